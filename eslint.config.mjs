@@ -1,0 +1,72 @@
+// Lint: typed rules for every TypeScript program, plus the layer rules of ARCHITECTURE.md.
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+
+const vscodeBan = {
+  paths: [{ name: 'vscode', message: 'The core (src/acp, src/session, src/protocol, src/cli) must not import vscode.' }],
+};
+
+export default tseslint.config(
+  { ignores: ['dist/**', 'out/**', 'node_modules/**', 'test/harness/**/node_modules/**', '.cache/**', '**/*.js', '**/*.mjs', 'media/**'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommendedTypeChecked,
+  ...tseslint.configs.stylisticTypeChecked,
+  {
+    languageOptions: {
+      parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
+    },
+    rules: {
+      '@typescript-eslint/no-explicit-any': 'error',
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-misused-promises': 'error',
+      '@typescript-eslint/switch-exhaustiveness-check': ['error', { considerDefaultExhaustiveForUnions: true }],
+      '@typescript-eslint/consistent-type-imports': 'error',
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      '@typescript-eslint/consistent-type-definitions': 'off',
+      '@typescript-eslint/prefer-nullish-coalescing': 'off',
+      '@typescript-eslint/class-literal-property-style': 'off',
+      eqeqeq: ['error', 'smart'],
+      curly: ['error', 'all'],
+      'no-console': 'error',
+    },
+  },
+  {
+    files: ['src/acp/**', 'src/session/**', 'src/protocol/**', 'src/cli/**', 'src/util/**'],
+    rules: { 'no-restricted-imports': ['error', vscodeBan] },
+  },
+  {
+    files: ['src/session/**'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        ...vscodeBan,
+        patterns: [
+          { group: ['node:*'], message: 'src/session is pure: no Node built-ins.' },
+          { group: ['**/acp/*', '**/views/*', '**/webview/*'], message: 'src/session may import only src/protocol and src/util.' },
+          { group: ['@agentclientprotocol/sdk*'], allowTypeImports: true, message: 'src/session may import SDK types only.' },
+        ],
+      }],
+    },
+  },
+  {
+    files: ['src/protocol/**'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        ...vscodeBan,
+        patterns: [{ group: ['**/acp/*', '**/session/*', '**/views/*', '**/webview/*', 'node:*'], message: 'src/protocol holds types and constants only.' }],
+      }],
+    },
+  },
+  {
+    files: ['src/webview/**'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        paths: [{ name: 'vscode', message: 'The webview runs in a browser.' }],
+        patterns: [{ group: ['node:*', '**/acp/*', '**/session/*', '**/views/*', '**/cli/*'], message: 'The webview imports only src/protocol and its own files.' }],
+      }],
+    },
+  },
+  {
+    files: ['test/**', 'scripts/**', 'bench/**', 'src/cli/**'],
+    rules: { 'no-console': 'off' },
+  },
+);

@@ -1,0 +1,494 @@
+import type { Readable, Writable } from 'node:stream';
+import * as acp from '@agentclientprotocol/sdk';
+import type { Disposable } from '../util/disposable';
+import { Emitter } from '../util/emitter';
+import { isObject } from '../util/json';
+import type { ClientPorts } from './clientPorts';
+import type { AgentExitedError} from './errors';
+import { AgentProtocolError, AgentTimeoutError } from './errors';
+import { decodeLine, LineReader } from './lineReader';
+import { parseSessionNotification } from './sessionUpdateGuard';
+import type { TrafficLog } from './trafficLog';
+
+/** The process side of a connection: AgentProcess satisfies it; tests may pass plain streams. */
+export interface AgentTransport {
+  readonly stdin: Writable;
+  readonly stdout: Readable;
+  /** Resolves (never rejects) when the agent is gone. */
+  readonly exited: Promise<AgentExitedError>;
+  markStdoutActivity?(): void;
+}
+
+/** Per-method answer deadlines. ACP itself has none, and the SDK adds none (reference §11.3). */
+export interface RequestTimeouts {
+  /** Hermes needs ~12 s when no provider is configured (provider auto-detection); be generous. */
+  readonly initialize: number;
+  /** session/new, load, resume, fork: Hermes builds an agent per session (2–3 s); load replays history. */
+  readonly session: number;
+  /** A whole prompt turn. Long, but finite: a wedged agent must not hold the chat forever. */
+  readonly prompt: number;
+  /** Everything else (list, set_mode, close, …). */
+  readonly other: number;
+}
+
+export const defaultTimeouts: RequestTimeouts = {
+  initialize: 60_000,
+  session: 120_000,
+  prompt: 60 * 60_000,
+  other: 30_000,
+};
+
+export interface AcpClientOptions {
+  readonly clientInfo: acp.Implementation;
+  readonly ports: ClientPorts;
+  readonly log: TrafficLog;
+  readonly timeouts?: Partial<RequestTimeouts>;
+  /** Longest accepted stdout line; longer lines are skipped and logged (the SDK would close the connection). */
+  readonly maxLineBytes?: number;
+  /** Extra client capabilities beyond fs/terminal, which follow the ports. */
+  readonly capabilities?: Omit<acp.ClientCapabilities, 'fs' | 'terminal'>;
+}
+
+export interface CallOptions {
+  readonly timeoutMs?: number;
+  readonly signal?: AbortSignal;
+}
+
+/** Unstable / removed methods Hermes still serves, called through the SDK's untyped overload. */
+export interface ForkSessionRequest {
+  readonly sessionId: string;
+  readonly cwd: string;
+  readonly mcpServers: acp.McpServer[];
+  readonly _meta?: Record<string, unknown>;
+}
+export interface ForkSessionResponse {
+  readonly sessionId: string;
+  readonly modes?: acp.SessionModeState | null;
+  readonly configOptions?: acp.SessionConfigOption[] | null;
+  readonly models?: unknown;
+  readonly _meta?: Record<string, unknown> | null;
+}
+
+const maxBufferedPerSession = 5000;
+const maxBufferedSessions = 32;
+
+/**
+ * An ACP v1 client connection over an agent's stdio, built on the SDK's app API.
+ *
+ * - Framing is ours (see {@link LineReader}): malformed, oversized and non-UTF-8 lines are logged
+ *   and skipped; nothing on the wire can close the connection except the agent exiting.
+ * - `session/update` takes a fast path straight to {@link onSessionUpdate} (synchronously, in wire
+ *   order); requests, responses and other notifications go through the SDK.
+ * - Every outgoing request races the agent's exit and a timeout, so nothing waits forever.
+ */
+export class AcpClient implements Disposable {
+  private readonly conn: acp.ClientConnection;
+  private readonly log: TrafficLog;
+  private readonly timeouts: RequestTimeouts;
+  private toSdk!: ReadableStreamDefaultController<acp.AnyMessage>;
+  private readonly pendingIds = new Set<string | number>();
+  private readonly sessionListeners = new Map<string, (n: acp.SessionNotification) => void>();
+  private readonly buffered = new Map<string, acp.SessionNotification[]>();
+  private exitError: AgentExitedError | undefined;
+  private readonly exitRejection: Promise<never>;
+  private readonly onAnyUpdateEmitter = new Emitter<acp.SessionNotification>();
+  private readonly onDidCloseEmitter = new Emitter<AgentExitedError>();
+  /** Every valid `session/update`, whatever its session (for observers such as the traffic view). */
+  readonly onAnyUpdate = this.onAnyUpdateEmitter.event;
+  /** The agent exited (or was stopped); all pending requests have been rejected. */
+  readonly onDidClose = this.onDidCloseEmitter.event;
+  /** Resolves with the exit reason once the connection is closed. */
+  readonly closed: Promise<AgentExitedError>;
+  private initializeResponse: acp.InitializeResponse | undefined;
+
+  constructor(
+    private readonly transport: AgentTransport,
+    private readonly options: AcpClientOptions,
+  ) {
+    this.log = options.log;
+    this.timeouts = { ...defaultTimeouts, ...options.timeouts };
+    const readable = new ReadableStream<acp.AnyMessage>({
+      start: (controller) => {
+        this.toSdk = controller;
+      },
+    });
+    const writable = new WritableStream<acp.AnyMessage>({
+      write: (msg) => this.writeToAgent(msg),
+    });
+    this.conn = this.buildApp().connect({ readable, writable });
+
+    const reader = new LineReader(
+      {
+        line: (bytes) => this.onLine(bytes),
+        oversized: (total, prefix) =>
+          this.log.append({
+            dir: 'in',
+            kind: 'oversized',
+            size: total,
+            text: decodeLine(prefix).text,
+            note: `line of ${total} bytes exceeds the ${this.maxLineBytes} byte limit; skipped`,
+          }),
+      },
+      this.maxLineBytes,
+    );
+    const stdoutEnded = new Promise<void>((resolve) => {
+      transport.stdout.on('data', (chunk: Uint8Array) => {
+        transport.markStdoutActivity?.();
+        reader.push(chunk);
+      });
+      transport.stdout.once('end', () => {
+        reader.end();
+        resolve();
+      });
+      transport.stdout.once('error', () => resolve());
+    });
+
+    this.closed = transport.exited.then(async (exit) => {
+      // Deliver what the agent wrote before it died, then fail everything still waiting.
+      await Promise.race([stdoutEnded, delay(250)]);
+      this.exitError = exit;
+      this.log.note(`agent exited: ${exit.message}${exit.stderrTail !== '' ? `\n${exit.stderrTail}` : ''}`);
+      this.conn.close(exit);
+      try {
+        this.toSdk.close();
+      } catch {
+        // already closed
+      }
+      this.onDidCloseEmitter.fire(exit);
+      return exit;
+    });
+    this.exitRejection = this.closed.then((e) => Promise.reject(e));
+    this.exitRejection.catch(() => undefined);
+  }
+
+  private get maxLineBytes(): number {
+    return this.options.maxLineBytes ?? 64 * 1024 * 1024;
+  }
+
+  /** The agent's answer to `initialize` (after {@link initialize} resolved). */
+  get agent(): acp.InitializeResponse | undefined {
+    return this.initializeResponse;
+  }
+
+  get isClosed(): boolean {
+    return this.exitError !== undefined;
+  }
+
+  /** What we advertise: only what the ports given to us implement. */
+  get clientCapabilities(): acp.ClientCapabilities {
+    const { ports } = this.options;
+    return {
+      ...this.options.capabilities,
+      fs: { readTextFile: ports.fs !== undefined, writeTextFile: ports.fs !== undefined },
+      terminal: ports.terminal !== undefined,
+    };
+  }
+
+  /** `initialize` with protocol version 1; rejects with {@link AgentProtocolError} on a version we do not speak. */
+  async initialize(options: CallOptions = {}): Promise<acp.InitializeResponse> {
+    const res = await this.call(
+      acp.methods.agent.initialize,
+      { protocolVersion: acp.PROTOCOL_VERSION, clientCapabilities: this.clientCapabilities, clientInfo: this.options.clientInfo },
+      { timeoutMs: this.timeouts.initialize, ...options },
+    );
+    if (res.protocolVersion !== acp.PROTOCOL_VERSION) {
+      // ACP initialization: a client that does not support the returned version SHOULD close the connection.
+      throw new AgentProtocolError(
+        `The agent speaks ACP version ${String(res.protocolVersion)}; this extension speaks version ${acp.PROTOCOL_VERSION}.`,
+      );
+    }
+    this.initializeResponse = res;
+    return res;
+  }
+
+  authenticate(methodId: string): Promise<acp.AuthenticateResponse> {
+    return this.call(acp.methods.agent.authenticate, { methodId });
+  }
+
+  newSession(params: acp.NewSessionRequest): Promise<acp.NewSessionResponse> {
+    return this.call(acp.methods.agent.session.new, params, { timeoutMs: this.timeouts.session });
+  }
+
+  /** The agent replays history as `session/update`s before answering: subscribe to the session first. */
+  loadSession(params: acp.LoadSessionRequest): Promise<acp.LoadSessionResponse> {
+    return this.call(acp.methods.agent.session.load, params, { timeoutMs: this.timeouts.session });
+  }
+
+  resumeSession(params: acp.ResumeSessionRequest): Promise<acp.ResumeSessionResponse> {
+    return this.call(acp.methods.agent.session.resume, params, { timeoutMs: this.timeouts.session });
+  }
+
+  listSessions(params: acp.ListSessionsRequest): Promise<acp.ListSessionsResponse> {
+    return this.call(acp.methods.agent.session.list, params);
+  }
+
+  closeSession(sessionId: string): Promise<acp.CloseSessionResponse> {
+    return this.call(acp.methods.agent.session.close, { sessionId });
+  }
+
+  /** `session/fork` is unstable in ACP v1; Hermes and Claude serve it. */
+  forkSession(params: ForkSessionRequest): Promise<ForkSessionResponse> {
+    return this.callUntyped<ForkSessionResponse>('session/fork', params, { timeoutMs: this.timeouts.session });
+  }
+
+  prompt(params: acp.PromptRequest, options: CallOptions = {}): Promise<acp.PromptResponse> {
+    // No $/cancel_request for prompts: a turn is cancelled with session/cancel (ACP prompt-turn).
+    return this.call(acp.methods.agent.session.prompt, params, { timeoutMs: this.timeouts.prompt, ...options }, false);
+  }
+
+  /** `session/cancel` (a notification). Callers must only send it while a prompt is in flight. */
+  async cancel(sessionId: string): Promise<void> {
+    if (this.exitError !== undefined) {
+      return;
+    }
+    await this.conn.agent.notify(acp.methods.agent.session.cancel, { sessionId });
+  }
+
+  setMode(sessionId: string, modeId: string): Promise<acp.SetSessionModeResponse> {
+    return this.call(acp.methods.agent.session.setMode, { sessionId, modeId });
+  }
+
+  setConfigOption(params: acp.SetSessionConfigOptionRequest): Promise<acp.SetSessionConfigOptionResponse> {
+    return this.call(acp.methods.agent.session.setConfigOption, params);
+  }
+
+  /** Legacy `session/set_model` (removed from ACP, still served by Hermes with `provider:model` ids). */
+  setModel(sessionId: string, modelId: string): Promise<unknown> {
+    return this.callUntyped('session/set_model', { sessionId, modelId });
+  }
+
+  /** Any other request, typed by the caller. */
+  callUntyped<T>(method: string, params: unknown, options: CallOptions = {}): Promise<T> {
+    return this.guard(
+      method,
+      (signal) => this.conn.agent.request<T>(method, params, signal !== undefined ? { cancellationSignal: signal, stopWaitingOnCancel: true } : {}),
+      options,
+      true,
+    );
+  }
+
+  /**
+   * Routes `session/update`s of one session to a listener, synchronously and in wire order.
+   * Updates that arrived before anyone listened (e.g. right after `session/new`, before its
+   * response was processed) are delivered first.
+   */
+  subscribeSession(sessionId: string, listener: (n: acp.SessionNotification) => void): Disposable {
+    this.sessionListeners.set(sessionId, listener);
+    const early = this.buffered.get(sessionId);
+    if (early !== undefined) {
+      this.buffered.delete(sessionId);
+      for (const n of early) {
+        listener(n);
+      }
+    }
+    return {
+      dispose: () => {
+        if (this.sessionListeners.get(sessionId) === listener) {
+          this.sessionListeners.delete(sessionId);
+        }
+      },
+    };
+  }
+
+  /** Closes stdin and the SDK connection; the process itself is the caller's to dispose. */
+  dispose(): void {
+    this.onAnyUpdateEmitter.dispose();
+    this.transport.stdin.end();
+  }
+
+  private call<M extends keyof acp.AgentRequestResponsesByMethod  >(
+    method: M,
+    params: acp.AgentRequestParamsByMethod[M],
+    options: CallOptions = {},
+    cancellable = true,
+  ): Promise<acp.AgentRequestResponsesByMethod[M]> {
+    return this.guard(
+      method,
+      (signal) =>
+        this.conn.agent.request(method, params, signal !== undefined ? { cancellationSignal: signal, stopWaitingOnCancel: true } : {}),
+      options,
+      cancellable,
+    );
+  }
+
+  /** Races a request against the agent's exit, a timeout and the caller's signal. */
+  private async guard<T>(
+    method: string,
+    send: (signal: AbortSignal | undefined) => Promise<T>,
+    options: CallOptions,
+    cancellable: boolean,
+  ): Promise<T> {
+    if (this.exitError !== undefined) {
+      throw this.exitError;
+    }
+    const timeoutMs = options.timeoutMs ?? this.timeouts.other;
+    const abort = cancellable ? new AbortController() : undefined;
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        const err = new AgentTimeoutError(method, timeoutMs);
+        this.log.note(err.message);
+        abort?.abort(err);
+        reject(err);
+      }, timeoutMs);
+    });
+    const onCallerAbort = (): void => abort?.abort(options.signal?.reason);
+    options.signal?.addEventListener('abort', onCallerAbort, { once: true });
+    try {
+      return await Promise.race([send(abort?.signal), this.exitRejection, timeout]);
+    } finally {
+      clearTimeout(timer);
+      options.signal?.removeEventListener('abort', onCallerAbort);
+    }
+  }
+
+  private buildApp(): acp.ClientApp {
+    const { ports } = this.options;
+    const app = acp
+      .client({ name: this.options.clientInfo.name })
+      .onRequest(acp.methods.client.session.requestPermission, ({ params, signal }) => ports.permission.requestPermission(params, signal));
+    const fs = ports.fs;
+    if (fs !== undefined) {
+      app
+        .onRequest(acp.methods.client.fs.readTextFile, ({ params, signal }) => fs.readTextFile(params, signal))
+        .onRequest(acp.methods.client.fs.writeTextFile, ({ params, signal }) => fs.writeTextFile(params, signal));
+    }
+    const t = ports.terminal;
+    if (t !== undefined) {
+      app
+        .onRequest(acp.methods.client.terminal.create, ({ params, signal }) => t.createTerminal(params, signal))
+        .onRequest(acp.methods.client.terminal.output, ({ params, signal }) => t.terminalOutput(params, signal))
+        .onRequest(acp.methods.client.terminal.waitForExit, ({ params, signal }) => t.waitForTerminalExit(params, signal))
+        .onRequest(acp.methods.client.terminal.kill, ({ params, signal }) => t.killTerminal(params, signal))
+        .onRequest(acp.methods.client.terminal.release, ({ params, signal }) => t.releaseTerminal(params, signal));
+    }
+    // Unhandled agent requests get -32601 from the SDK (that includes non-`_` extension methods such as
+    // Qwen's craft/drainMidTurnQueue); unhandled notifications are ignored. Both are in the traffic log.
+    return app;
+  }
+
+  private onLine(bytes: Uint8Array): void {
+    const { text, invalidUtf8 } = decodeLine(bytes);
+    let msg: unknown;
+    try {
+      msg = JSON.parse(text);
+    } catch (e) {
+      this.log.append({ dir: 'in', kind: 'invalid', size: bytes.length, text, note: `not JSON: ${(e as Error).message}` });
+      return;
+    }
+    const utf8Note = invalidUtf8 ? 'invalid UTF-8 replaced' : undefined;
+    if (!isObject(msg)) {
+      this.log.append({ dir: 'in', kind: 'invalid', size: bytes.length, text, note: 'not a JSON-RPC object' });
+      return;
+    }
+    const method = msg.method;
+    const id = msg.id;
+    const hasId = typeof id === 'string' || typeof id === 'number';
+    if (typeof method === 'string') {
+      if (!hasId) {
+        if (method === 'session/update') {
+          this.onSessionUpdateLine(msg.params, text, bytes.length, utf8Note);
+          return;
+        }
+        this.log.append({ dir: 'in', kind: 'notification', method, size: bytes.length, text, ...(utf8Note !== undefined ? { note: utf8Note } : {}) });
+      } else {
+        this.log.append({ dir: 'in', kind: 'request', method, id, size: bytes.length, text, ...(utf8Note !== undefined ? { note: utf8Note } : {}) });
+      }
+      this.forward(msg as acp.AnyMessage);
+      return;
+    }
+    if (hasId && ('result' in msg || 'error' in msg)) {
+      const kind = 'error' in msg ? 'error' : 'response';
+      if (!this.pendingIds.delete(id)) {
+        this.log.append({ dir: 'in', kind: 'ignored', id, size: bytes.length, text, note: 'response to an unknown request id' });
+        return;
+      }
+      this.log.append({ dir: 'in', kind, id, size: bytes.length, text, ...(utf8Note !== undefined ? { note: utf8Note } : {}) });
+      this.forward(msg as acp.AnyMessage);
+      return;
+    }
+    this.log.append({ dir: 'in', kind: 'invalid', size: bytes.length, text, note: 'not a JSON-RPC request, response or notification' });
+  }
+
+  private onSessionUpdateLine(params: unknown, text: string, size: number, utf8Note: string | undefined): void {
+    const parsed = parseSessionNotification(params);
+    if (!parsed.ok) {
+      this.log.append({ dir: 'in', kind: 'ignored', method: 'session/update', size, text, note: parsed.reason });
+      return;
+    }
+    this.log.append({ dir: 'in', kind: 'notification', method: 'session/update', size, text, ...(utf8Note !== undefined ? { note: utf8Note } : {}) });
+    const n = parsed.value;
+    if (this.onAnyUpdateEmitter.hasListeners) {
+      this.onAnyUpdateEmitter.fire(n);
+    }
+    const listener = this.sessionListeners.get(n.sessionId);
+    if (listener !== undefined) {
+      listener(n);
+      return;
+    }
+    // ACP allows updates for sessions we do not know yet (before the session/new response, replays).
+    let queue = this.buffered.get(n.sessionId);
+    if (queue === undefined) {
+      if (this.buffered.size >= maxBufferedSessions) {
+        const oldest = this.buffered.keys().next().value;
+        if (oldest !== undefined) {
+          this.buffered.delete(oldest);
+        }
+      }
+      queue = [];
+      this.buffered.set(n.sessionId, queue);
+    }
+    queue.push(n);
+    if (queue.length > maxBufferedPerSession) {
+      queue.shift();
+    }
+  }
+
+  private forward(msg: acp.AnyMessage): void {
+    try {
+      this.toSdk.enqueue(msg);
+    } catch {
+      // the SDK side is closed (agent exited); the message is in the traffic log
+    }
+  }
+
+  private writeToAgent(msg: acp.AnyMessage): Promise<void> | undefined {
+    const line = JSON.stringify(msg);
+    const rec = msg as Partial<Record<'id' | 'method', unknown>>;
+    const id = rec.id;
+    const method = typeof rec.method === 'string' ? rec.method : undefined;
+    const hasId = typeof id === 'string' || typeof id === 'number';
+    if (method !== undefined && hasId) {
+      this.pendingIds.add(id);
+    }
+    const kind = method === undefined ? ('error' in msg ? 'error' : 'response') : hasId ? 'request' : 'notification';
+    this.log.append({
+      dir: 'out',
+      kind,
+      size: Buffer.byteLength(line) + 1,
+      text: line,
+      ...(method !== undefined ? { method } : {}),
+      ...(hasId ? { id } : {}),
+    });
+    if (this.exitError !== undefined || this.transport.stdin.destroyed) {
+      return undefined;
+    }
+    if (this.transport.stdin.write(`${line}\n`)) {
+      return undefined;
+    }
+    // Backpressure: wait for the agent to read, unless it dies first.
+    return new Promise<void>((resolve) => {
+      const done = (): void => {
+        this.transport.stdin.off('drain', done);
+        this.transport.stdin.off('close', done);
+        resolve();
+      };
+      this.transport.stdin.once('drain', done);
+      this.transport.stdin.once('close', done);
+    });
+  }
+}
+
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

@@ -1,0 +1,31 @@
+import type * as acp from '@agentclientprotocol/sdk';
+import type { Disposable } from '../util/disposable';
+
+/**
+ * The port the session layer calls. `src/acp`'s AcpClient satisfies it structurally (the core
+ * never imports the other's runtime); tests may provide their own.
+ */
+export interface AgentConnection {
+  /** The agent's `initialize` answer (capabilities, info), once connected. */
+  readonly agent: acp.InitializeResponse | undefined;
+  /** True once the agent process has gone. */
+  readonly isClosed: boolean;
+  newSession(params: acp.NewSessionRequest): Promise<acp.NewSessionResponse>;
+  loadSession(params: acp.LoadSessionRequest): Promise<acp.LoadSessionResponse>;
+  resumeSession(params: acp.ResumeSessionRequest): Promise<acp.ResumeSessionResponse>;
+  forkSession(params: { sessionId: string; cwd: string; mcpServers: acp.McpServer[]; _meta?: Record<string, unknown> }): Promise<{
+    readonly sessionId: string;
+    readonly modes?: acp.SessionModeState | null;
+    readonly configOptions?: acp.SessionConfigOption[] | null;
+    readonly models?: unknown;
+  }>;
+  listSessions(params: acp.ListSessionsRequest): Promise<acp.ListSessionsResponse>;
+  closeSession(sessionId: string): Promise<unknown>;
+  prompt(params: acp.PromptRequest): Promise<acp.PromptResponse>;
+  cancel(sessionId: string): Promise<void>;
+  setMode(sessionId: string, modeId: string): Promise<unknown>;
+  setModel(sessionId: string, modelId: string): Promise<unknown>;
+  setConfigOption(params: acp.SetSessionConfigOptionRequest): Promise<acp.SetSessionConfigOptionResponse>;
+  /** Delivers the session's updates synchronously and in wire order, including ones that arrived early. */
+  subscribeSession(sessionId: string, listener: (n: acp.SessionNotification) => void): Disposable;
+}

@@ -1,0 +1,60 @@
+import type * as acp from '@agentclientprotocol/sdk';
+import type { ModelState, NoticeAction, NoticeLevel } from './sessionState';
+
+/**
+ * Everything that can happen to a session, as past-tense facts. All impurity (ids, times, what
+ * the agent said) enters here: the reducer never calls a clock or an id generator.
+ */
+export type SessionAction =
+  | { readonly type: 'sessionStarting' }
+  | {
+      readonly type: 'sessionStarted';
+      readonly sessionId: string;
+      readonly modes?: acp.SessionModeState | null;
+      readonly models?: ModelState;
+      readonly configOptions?: readonly acp.SessionConfigOption[] | null;
+    }
+  | { readonly type: 'replayStarted' }
+  | { readonly type: 'replayEnded' }
+  | { readonly type: 'promptSubmitted'; readonly turnId: number; readonly id: string; readonly at: number; readonly blocks: readonly acp.ContentBlock[] }
+  | { readonly type: 'updateReceived'; readonly id: string; readonly at: number; readonly update: acp.SessionUpdate }
+  | {
+      readonly type: 'permissionRequested';
+      /** Entry id used when the tool call was never announced. */
+      readonly id: string;
+      readonly at: number;
+      readonly requestId: string;
+      readonly toolCall: acp.ToolCallUpdate;
+      readonly options: readonly acp.PermissionOption[];
+    }
+  | {
+      readonly type: 'permissionResolved';
+      readonly requestId: string;
+      readonly at: number;
+      readonly outcome: PermissionOutcome;
+      /** `user`, `rule: <description>`, or why it was cancelled (`turn cancelled`, `agent exited`, …). */
+      readonly answeredBy: string;
+    }
+  | { readonly type: 'cancelRequested'; readonly at: number }
+  | { readonly type: 'turnEnded'; readonly turnId: number; readonly id: string; readonly at: number; readonly stopReason: acp.StopReason; readonly usage?: unknown }
+  | { readonly type: 'turnFailed'; readonly turnId: number; readonly id: string; readonly noticeId: string; readonly at: number; readonly error: string }
+  | { readonly type: 'agentExited'; readonly id: string; readonly noticeId: string; readonly at: number; readonly message: string; readonly stderrTail: string }
+  | {
+      readonly type: 'noticeAdded';
+      readonly id: string;
+      readonly at: number;
+      readonly level: NoticeLevel;
+      readonly title: string;
+      readonly detail?: string;
+      readonly actions?: readonly NoticeAction[];
+    }
+  | { readonly type: 'modeChanged'; readonly modeId: string }
+  | { readonly type: 'modelChanged'; readonly modelId: string }
+  | { readonly type: 'configOptionsChanged'; readonly configOptions: readonly acp.SessionConfigOption[] }
+  | { readonly type: 'sessionClosed' };
+
+export type PermissionOutcome =
+  | { readonly kind: 'selected'; readonly optionId: string }
+  | { readonly kind: 'cancelled' }
+  /** The agent stopped waiting (timed out, or the turn ended) before anyone answered. */
+  | { readonly kind: 'expired' };

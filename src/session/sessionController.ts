@@ -1,0 +1,374 @@
+import type * as acp from '@agentclientprotocol/sdk';
+import { Deferred } from '../util/deferred';
+import type { Disposable } from '../util/disposable';
+import { Emitter } from '../util/emitter';
+import { isObject } from '../util/json';
+import type { AgentConnection } from './agentConnection';
+import type { PermissionOutcome, SessionAction } from './sessionActions';
+import { findPermissionTool, reduceSession } from './sessionReducer';
+import { finishedToolStatuses, initialSessionState, type AgentQuirks, type ModelState, type SessionState } from './sessionState';
+
+export interface SessionChange {
+  readonly prev: SessionState;
+  readonly next: SessionState;
+  readonly action: SessionAction;
+}
+
+/** A permission request waiting for an answer, as announced to the surface layer. */
+export interface PendingPermission {
+  readonly requestId: string;
+  readonly sessionId: string;
+  readonly request: acp.RequestPermissionRequest;
+}
+
+/** Decides permission requests before a human sees them (the client-side policy). */
+export interface PermissionDecider {
+  /** An offered optionId and the rule that chose it, or undefined to ask the user. */
+  decide(request: acp.RequestPermissionRequest): { readonly optionId: string; readonly rule: string } | undefined;
+}
+
+export interface SessionControllerDeps {
+  readonly connection: AgentConnection;
+  readonly cwd: string;
+  readonly quirks: AgentQuirks;
+  /** Injected clock (ms). */
+  readonly now: () => number;
+  /** Injected id source for entries. */
+  readonly newId: () => string;
+  readonly mcpServers?: acp.McpServer[];
+  readonly permissions?: PermissionDecider;
+}
+
+interface PendingRequest {
+  readonly deferred: Deferred<acp.RequestPermissionResponse>;
+  readonly request: acp.RequestPermissionRequest;
+  readonly toolCallId: string;
+  readonly turnId: number | undefined;
+}
+
+/** The result of one prompt turn as the caller sees it. */
+export type TurnResult =
+  | { readonly kind: 'ended'; readonly stopReason: acp.StopReason; readonly response: acp.PromptResponse }
+  | { readonly kind: 'failed'; readonly error: unknown }
+  | { readonly kind: 'interrupted'; readonly error: unknown };
+
+/**
+ * Owns one ACP session: its state (through the pure reducer), its pending permission requests and
+ * the calls on the agent connection. No timers and no VS Code: the surface layer subscribes to
+ * {@link onDidChange} and answers through the methods here.
+ */
+export class SessionController implements Disposable {
+  private stateValue: SessionState;
+  private turnCounter = 0;
+  private permissionCounter = 0;
+  private readonly pending = new Map<string, PendingRequest>();
+  private subscription: Disposable | undefined;
+  private readonly onDidChangeEmitter = new Emitter<SessionChange>();
+  private readonly onPermissionRequestedEmitter = new Emitter<PendingPermission>();
+  private readonly onPermissionSettledEmitter = new Emitter<string>();
+  readonly onDidChange = this.onDidChangeEmitter.event;
+  /** A request is waiting for the user (not fired for requests a rule answered). */
+  readonly onPermissionRequested = this.onPermissionRequestedEmitter.event;
+  /** A request was answered (by anyone) — notifications about it can go. */
+  readonly onPermissionSettled = this.onPermissionSettledEmitter.event;
+  private disposed = false;
+
+  constructor(private readonly deps: SessionControllerDeps) {
+    this.stateValue = initialSessionState(deps.quirks);
+  }
+
+  get state(): SessionState {
+    return this.stateValue;
+  }
+
+  get sessionId(): string | undefined {
+    return this.stateValue.sessionId;
+  }
+
+  get connection(): AgentConnection {
+    return this.deps.connection;
+  }
+
+  /** Pending permission request ids, oldest first. */
+  get pendingPermissions(): readonly PendingPermission[] {
+    const sessionId = this.stateValue.sessionId ?? '';
+    return [...this.pending.entries()].map(([requestId, p]) => ({ requestId, sessionId, request: p.request }));
+  }
+
+  dispatch(action: SessionAction): void {
+    const prev = this.stateValue;
+    const next = reduceSession(prev, action);
+    if (next === prev) {
+      return;
+    }
+    this.stateValue = next;
+    this.onDidChangeEmitter.fire({ prev, next, action });
+  }
+
+  /** `session/new`. */
+  async start(): Promise<void> {
+    this.dispatch({ type: 'sessionStarting' });
+    const res = await this.deps.connection.newSession({ cwd: this.deps.cwd, mcpServers: this.deps.mcpServers ?? [] });
+    this.attach(res.sessionId, res);
+  }
+
+  /**
+   * Opens an existing session with `session/load` (or `session/resume`). History the agent replays
+   * is collected and merged so that nothing the chat already shows appears twice.
+   */
+  async load(sessionId: string, how: 'load' | 'resume' = 'load'): Promise<void> {
+    this.dispatch({ type: 'sessionStarting' });
+    this.subscribe(sessionId);
+    this.dispatch({ type: 'replayStarted' });
+    try {
+      const params = { sessionId, cwd: this.deps.cwd, mcpServers: this.deps.mcpServers ?? [] };
+      const res = how === 'load' ? await this.deps.connection.loadSession(params) : await this.deps.connection.resumeSession(params);
+      this.dispatch({ type: 'replayEnded' });
+      this.attach(sessionId, res ?? {});
+    } catch (e) {
+      this.dispatch({ type: 'replayEnded' });
+      throw e;
+    }
+  }
+
+  /** Adopts a session created elsewhere (e.g. by `session/fork`) and its initial modes/models. */
+  attach(sessionId: string, res: { modes?: acp.SessionModeState | null; configOptions?: acp.SessionConfigOption[] | null; models?: unknown }): void {
+    this.subscribe(sessionId);
+    const models = parseModels(res.models);
+    this.dispatch({
+      type: 'sessionStarted',
+      sessionId,
+      ...(res.modes !== undefined ? { modes: res.modes } : {}),
+      ...(res.configOptions !== undefined ? { configOptions: res.configOptions } : {}),
+      ...(models !== undefined ? { models } : {}),
+    });
+  }
+
+  /** Sends a prompt and resolves when the turn ended (never rejects). */
+  async prompt(blocks: readonly acp.ContentBlock[]): Promise<TurnResult> {
+    const sessionId = this.stateValue.sessionId;
+    if (sessionId === undefined || this.stateValue.phase !== 'idle') {
+      throw new Error(`Cannot send a prompt while the session is ${this.stateValue.phase}.`);
+    }
+    if (this.stateValue.cancelledPromptPending === true) {
+      this.addNotice('info', 'The agent will combine this message with the cancelled one.', 'Hermes prefixes the interrupted prompt to the next message it receives.');
+    }
+    const turnId = ++this.turnCounter;
+    this.dispatch({ type: 'promptSubmitted', turnId, id: this.deps.newId(), at: this.deps.now(), blocks });
+    try {
+      const response = await this.deps.connection.prompt({ sessionId, prompt: [...blocks] });
+      this.dispatch({ type: 'turnEnded', turnId, id: this.deps.newId(), at: this.deps.now(), stopReason: response.stopReason, usage: (response as { usage?: unknown }).usage });
+      return { kind: 'ended', stopReason: response.stopReason, response };
+    } catch (error) {
+      if (this.deps.connection.isClosed) {
+        return { kind: 'interrupted', error };
+      }
+      this.dispatch({ type: 'turnFailed', turnId, id: this.deps.newId(), noticeId: this.deps.newId(), at: this.deps.now(), error: describe(error) });
+      return { kind: 'failed', error };
+    } finally {
+      this.settleTurnPermissions(turnId, 'the turn ended first');
+    }
+  }
+
+  /**
+   * ACP prompt-turn cancellation: `session/cancel` only while a prompt is in flight (an idle cancel
+   * poisons Hermes' next prompt), every pending permission answered `cancelled` (MUST), unfinished
+   * tool calls marked cancelled; updates keep applying until the prompt response arrives.
+   */
+  async cancel(): Promise<boolean> {
+    const sessionId = this.stateValue.sessionId;
+    if (sessionId === undefined || this.stateValue.phase !== 'running') {
+      return false;
+    }
+    this.dispatch({ type: 'cancelRequested', at: this.deps.now() });
+    const sent = this.deps.connection.cancel(sessionId);
+    for (const requestId of [...this.pending.keys()]) {
+      this.settlePermission(requestId, { kind: 'cancelled' }, 'turn cancelled');
+    }
+    await sent;
+    return true;
+  }
+
+  /** Handles `session/request_permission` for this session. Always settles. */
+  requestPermission(request: acp.RequestPermissionRequest, signal?: AbortSignal): Promise<acp.RequestPermissionResponse> {
+    const requestId = `permission-${++this.permissionCounter}`;
+    this.dispatch({
+      type: 'permissionRequested',
+      id: this.deps.newId(),
+      at: this.deps.now(),
+      requestId,
+      toolCall: request.toolCall,
+      options: request.options,
+    });
+    const deferred = new Deferred<acp.RequestPermissionResponse>();
+    this.pending.set(requestId, { deferred, request, toolCallId: request.toolCall.toolCallId, turnId: this.stateValue.turn?.id });
+    if (this.stateValue.turn?.cancelRequested === true || this.stateValue.phase === 'exited' || this.stateValue.phase === 'closed') {
+      // Requests arriving after session/cancel are answered `cancelled` too (recommendation, reference §8).
+      this.settlePermission(requestId, { kind: 'cancelled' }, 'turn cancelled');
+      return deferred.promise;
+    }
+    signal?.addEventListener('abort', () => this.settlePermission(requestId, { kind: 'expired' }, 'the agent withdrew the request'), { once: true });
+    const decision = this.deps.permissions?.decide(request);
+    if (decision !== undefined && request.options.some((o) => o.optionId === decision.optionId)) {
+      this.settlePermission(requestId, { kind: 'selected', optionId: decision.optionId }, `rule: ${decision.rule}`);
+      return deferred.promise;
+    }
+    this.onPermissionRequestedEmitter.fire({ requestId, sessionId: this.stateValue.sessionId ?? request.sessionId, request });
+    return deferred.promise;
+  }
+
+  /**
+   * Answers a pending request with an option the agent offered. Returns false (and answers
+   * nothing) when the request is no longer pending or the option was not offered.
+   */
+  choosePermission(requestId: string, optionId: string, answeredBy = 'user'): boolean {
+    const p = this.pending.get(requestId);
+    if (!p?.request.options.some((o) => o.optionId === optionId)) {
+      return false;
+    }
+    this.settlePermission(requestId, { kind: 'selected', optionId }, answeredBy);
+    return true;
+  }
+
+  /** The agent's own deadline passed (Hermes denies after 60 s): show it expired, answer cancelled. */
+  expirePermission(requestId: string): void {
+    this.settlePermission(requestId, { kind: 'expired' }, 'the agent stopped waiting');
+  }
+
+  /** The agent process ended: the transcript stays, the turn is marked interrupted. */
+  agentExited(message: string, stderrTail: string): void {
+    for (const requestId of [...this.pending.keys()]) {
+      this.settlePermission(requestId, { kind: 'cancelled' }, 'agent exited');
+    }
+    if (this.stateValue.phase === 'exited' || this.stateValue.phase === 'closed') {
+      return;
+    }
+    this.subscription?.dispose();
+    this.subscription = undefined;
+    this.dispatch({ type: 'agentExited', id: this.deps.newId(), noticeId: this.deps.newId(), at: this.deps.now(), message, stderrTail });
+  }
+
+  addNotice(level: 'info' | 'warning' | 'error', title: string, detail?: string, actions?: readonly ('showTraffic' | 'restartAgent' | 'setupProvider' | 'newSession' | 'checkInstallation')[]): void {
+    this.dispatch({
+      type: 'noticeAdded',
+      id: this.deps.newId(),
+      at: this.deps.now(),
+      level,
+      title,
+      ...(detail !== undefined ? { detail } : {}),
+      ...(actions !== undefined ? { actions } : {}),
+    });
+  }
+
+  async setMode(modeId: string): Promise<void> {
+    const sessionId = this.requireSession();
+    await this.deps.connection.setMode(sessionId, modeId);
+    this.dispatch({ type: 'modeChanged', modeId });
+  }
+
+  async setModel(modelId: string): Promise<void> {
+    const sessionId = this.requireSession();
+    await this.deps.connection.setModel(sessionId, modelId);
+    this.dispatch({ type: 'modelChanged', modelId });
+  }
+
+  async setConfigOption(configId: string, value: string | boolean): Promise<void> {
+    const sessionId = this.requireSession();
+    const params: acp.SetSessionConfigOptionRequest =
+      typeof value === 'boolean' ? { sessionId, configId, type: 'boolean', value } : { sessionId, configId, value };
+    const res = await this.deps.connection.setConfigOption(params);
+    // The answer is the complete option list (ACP session-config-options): replace state wholesale.
+    if (Array.isArray(res.configOptions)) {
+      this.dispatch({ type: 'configOptionsChanged', configOptions: res.configOptions });
+    }
+  }
+
+  /** Answers everything still pending and stops listening. Idempotent. */
+  dispose(): void {
+    if (this.disposed) {
+      return;
+    }
+    this.disposed = true;
+    for (const requestId of [...this.pending.keys()]) {
+      this.settlePermission(requestId, { kind: 'cancelled' }, 'session closed');
+    }
+    this.subscription?.dispose();
+    this.onDidChangeEmitter.dispose();
+    this.onPermissionRequestedEmitter.dispose();
+    this.onPermissionSettledEmitter.dispose();
+  }
+
+  private requireSession(): string {
+    const id = this.stateValue.sessionId;
+    if (id === undefined) {
+      throw new Error('The session has not started.');
+    }
+    return id;
+  }
+
+  private subscribe(sessionId: string): void {
+    if (this.subscription !== undefined && this.stateValue.sessionId === sessionId) {
+      return;
+    }
+    this.subscription?.dispose();
+    this.subscription = this.deps.connection.subscribeSession(sessionId, (n) => this.onUpdate(n.update));
+  }
+
+  private onUpdate(update: acp.SessionUpdate): void {
+    this.dispatch({ type: 'updateReceived', id: this.deps.newId(), at: this.deps.now(), update });
+    if (this.pending.size > 0 && update.sessionUpdate === 'tool_call_update' && update.status !== undefined && update.status !== null) {
+      // The agent finished the call while its permission was still pending: it stopped waiting.
+      for (const [requestId, p] of this.pending) {
+        if (p.toolCallId === update.toolCallId) {
+          const tool = findPermissionTool(this.stateValue, requestId);
+          if (tool !== undefined && finishedToolStatuses.has(tool.status)) {
+            this.settlePermission(requestId, { kind: 'expired' }, 'the agent stopped waiting');
+          }
+        }
+      }
+    }
+  }
+
+  private settleTurnPermissions(turnId: number, reason: string): void {
+    for (const [requestId, p] of [...this.pending]) {
+      if (p.turnId === turnId || p.turnId === undefined) {
+        this.settlePermission(requestId, { kind: 'expired' }, reason);
+      }
+    }
+  }
+
+  private settlePermission(requestId: string, outcome: PermissionOutcome, answeredBy: string): void {
+    const p = this.pending.get(requestId);
+    if (p === undefined) {
+      return;
+    }
+    this.pending.delete(requestId);
+    this.dispatch({ type: 'permissionResolved', requestId, at: this.deps.now(), outcome, answeredBy });
+    p.deferred.resolve(
+      outcome.kind === 'selected' ? { outcome: { outcome: 'selected', optionId: outcome.optionId } } : { outcome: { outcome: 'cancelled' } },
+    );
+    this.onPermissionSettledEmitter.fire(requestId);
+  }
+}
+
+function parseModels(raw: unknown): ModelState | undefined {
+  if (!isObject(raw) || typeof raw.currentModelId !== 'string' || !Array.isArray(raw.availableModels)) {
+    return undefined;
+  }
+  const availableModels = (raw.availableModels as unknown[]).flatMap((m) =>
+    isObject(m) && typeof m.modelId === 'string'
+      ? [{ modelId: m.modelId, name: typeof m.name === 'string' ? m.name : m.modelId, ...(typeof m.description === 'string' ? { description: m.description } : {}) }]
+      : [],
+  );
+  return { currentModelId: raw.currentModelId, availableModels };
+}
+
+function describe(e: unknown): string {
+  if (isObject(e) && isObject(e.data) && typeof e.data.details === 'string') {
+    return e.data.details;
+  }
+  if (e instanceof Error) {
+    return e.message;
+  }
+  return String(e);
+}

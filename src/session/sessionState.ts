@@ -1,0 +1,215 @@
+import type * as acp from '@agentclientprotocol/sdk';
+
+/**
+ * The conversation model: plain, immutable JSON owned by the host. Every change produces a new
+ * state with structural sharing — untouched entries keep their identity, which is what makes the
+ * index patches of {@link diffEntries} cheap and correct.
+ */
+
+/** ACP's four tool statuses plus the client-local ones (ACP v1 has no `cancelled` tool status). */
+export type ToolStatus =
+  | acp.ToolCallStatus
+  /** Marked locally when the user cancelled the turn (ACP: client SHOULD mark non-finished calls cancelled). */
+  | 'cancelled'
+  /** The turn ended while the call was still open — the agent never reported a result (Hermes #50723). */
+  | 'ended'
+  /** The agent process died while the call was open. */
+  | 'interrupted';
+
+export const finishedToolStatuses: ReadonlySet<ToolStatus> = new Set(['completed', 'failed', 'cancelled', 'ended', 'interrupted']);
+
+export type PermissionStatus = 'pending' | 'selected' | 'cancelled' | 'expired';
+
+/** A `session/request_permission` attached to its tool call. */
+export interface PermissionState {
+  /** Local id, unique per session (the JSON-RPC id is not ours to rely on). */
+  readonly requestId: string;
+  readonly options: readonly acp.PermissionOption[];
+  readonly status: PermissionStatus;
+  readonly requestedAt: number;
+  readonly answeredAt?: number;
+  /** The optionId answered (when `selected`). */
+  readonly optionId?: string;
+  /** Who answered: `user`, or the rule that answered (`rule: …`), or why it was cancelled. */
+  readonly answeredBy?: string;
+}
+
+export interface UserEntry {
+  readonly kind: 'user';
+  readonly id: string;
+  readonly blocks: readonly acp.ContentBlock[];
+  readonly at: number;
+  /** The turn this prompt started (absent for replayed or agent-announced user messages). */
+  readonly turnId?: number;
+  /** `refusal`: "the user prompt and everything after it won't be included in the next prompt". */
+  readonly excluded?: boolean;
+  readonly origin: 'local' | 'replay' | 'agent';
+}
+
+export type AssistantPart =
+  | { readonly kind: 'text' | 'thought'; readonly text: string; readonly at: number }
+  | { readonly kind: 'block'; readonly block: acp.ContentBlock; readonly at: number };
+
+export interface AssistantEntry {
+  readonly kind: 'assistant';
+  readonly id: string;
+  readonly messageId?: string;
+  readonly parts: readonly AssistantPart[];
+  readonly at: number;
+  readonly turnId?: number;
+}
+
+/** Zed's `_meta` terminal convention (agent-side terminals the client never created). */
+export interface MetaTerminal {
+  readonly terminalId: string;
+  readonly output: string;
+  readonly exitCode?: number | null;
+  readonly signal?: string | null;
+  readonly cwd?: string;
+}
+
+export interface ToolEntry {
+  readonly kind: 'tool';
+  readonly id: string;
+  readonly toolCallId: string;
+  readonly title: string;
+  readonly name?: string;
+  readonly toolKind: acp.ToolKind;
+  readonly status: ToolStatus;
+  readonly content: readonly acp.ToolCallContent[];
+  readonly locations: readonly acp.ToolCallLocation[];
+  readonly rawInput?: unknown;
+  readonly rawOutput?: unknown;
+  readonly permission?: PermissionState;
+  readonly metaTerminals?: readonly MetaTerminal[];
+  readonly at: number;
+  readonly endedAt?: number;
+  readonly turnId?: number;
+}
+
+export interface PlanSnapshotEntry {
+  readonly kind: 'plan';
+  readonly id: string;
+  readonly entries: readonly acp.PlanEntry[];
+  readonly at: number;
+  readonly turnId?: number;
+}
+
+export type NoticeLevel = 'info' | 'warning' | 'error';
+
+/** What a notice offers the user to do next. */
+export type NoticeAction = 'showTraffic' | 'restartAgent' | 'setupProvider' | 'newSession' | 'checkInstallation';
+
+export interface NoticeEntry {
+  readonly kind: 'notice';
+  readonly id: string;
+  readonly level: NoticeLevel;
+  readonly title: string;
+  readonly detail?: string;
+  readonly actions?: readonly NoticeAction[];
+  readonly at: number;
+}
+
+export interface TokenUsage {
+  readonly inputTokens: number;
+  readonly outputTokens: number;
+  readonly totalTokens: number;
+  readonly thoughtTokens?: number;
+  readonly cachedReadTokens?: number;
+  readonly cachedWriteTokens?: number;
+}
+
+export type TurnOutcome = acp.StopReason | 'error' | 'interrupted';
+
+/** The footer of a finished turn. */
+export interface TurnEndEntry {
+  readonly kind: 'turnEnd';
+  readonly id: string;
+  readonly turnId: number;
+  readonly outcome: TurnOutcome;
+  readonly durationMs: number;
+  /** Tokens of this turn (already converted from cumulative where the agent reports cumulative usage). */
+  readonly usage?: TokenUsage;
+  readonly error?: string;
+  readonly at: number;
+}
+
+export type Entry = UserEntry | AssistantEntry | ToolEntry | PlanSnapshotEntry | NoticeEntry | TurnEndEntry;
+
+export type SessionPhase =
+  | 'new' // no ACP session yet
+  | 'starting' // session/new, load or resume in flight
+  | 'idle'
+  | 'running'
+  | 'cancelling'
+  | 'exited' // the agent process ended; the transcript stays readable
+  | 'closed';
+
+export interface TurnState {
+  readonly id: number;
+  readonly startedAt: number;
+  readonly cancelRequested: boolean;
+}
+
+export interface ModelInfo {
+  readonly modelId: string;
+  readonly name: string;
+  readonly description?: string;
+}
+
+/** The legacy `models` field of session responses (Hermes, Gemini, Qwen). */
+export interface ModelState {
+  readonly currentModelId: string;
+  readonly availableModels: readonly ModelInfo[];
+}
+
+export interface UsageGauge {
+  readonly used: number;
+  readonly size: number;
+  readonly cost?: { readonly amount: number; readonly currency: string };
+}
+
+/** Per-agent behaviours that ACP leaves open (see agentQuirks.ts). */
+export interface AgentQuirks {
+  /** `PromptResponse.usage` is cumulative for the session (Hermes) rather than per turn. */
+  readonly cumulativePromptUsage: boolean;
+  /** The next prompt after a cancel is merged with the cancelled one by the agent (Hermes). */
+  readonly mergesCancelledPrompt: boolean;
+  /** `session/resume` replays history although the spec says it must not (Hermes). */
+  readonly replaysOnResume: boolean;
+  /** The agent denies a permission request after this many ms (Hermes: 60 s). */
+  readonly permissionTimeoutMs?: number;
+}
+
+export interface SessionState {
+  readonly sessionId?: string;
+  readonly phase: SessionPhase;
+  readonly turn?: TurnState;
+  readonly entries: readonly Entry[];
+  /** The live plan (the last `plan` update); snapshots live in entries. */
+  readonly plan: readonly acp.PlanEntry[];
+  readonly usage?: UsageGauge;
+  /** The last cumulative usage the agent reported, for turn deltas. */
+  readonly cumulativeUsage?: TokenUsage;
+  readonly title?: string;
+  readonly updatedAt?: string;
+  readonly modes?: acp.SessionModeState;
+  readonly models?: ModelState;
+  readonly configOptions: readonly acp.SessionConfigOption[];
+  readonly commands: readonly acp.AvailableCommand[];
+  readonly quirks: AgentQuirks;
+  /** History being replayed by session/load or resume, merged into entries when the replay ends. */
+  readonly replay?: { readonly entries: readonly Entry[]; readonly plan: readonly acp.PlanEntry[] };
+  /** Set after a cancel when the agent will merge the cancelled prompt into the next one. */
+  readonly cancelledPromptPending?: boolean;
+}
+
+export const defaultQuirks: AgentQuirks = {
+  cumulativePromptUsage: false,
+  mergesCancelledPrompt: false,
+  replaysOnResume: false,
+};
+
+export function initialSessionState(quirks: AgentQuirks = defaultQuirks): SessionState {
+  return { phase: 'new', entries: [], plan: [], configOptions: [], commands: [], quirks };
+}
