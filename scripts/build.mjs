@@ -71,7 +71,7 @@ const present = builds.filter((b) => Object.values(b.entryPoints).every((p) => e
 if (withTests) {
   present.push({
     absWorkingDir: root,
-    entryPoints: ['src/**/*.ts', 'test/**/*.ts', 'bench/**/*.ts'],
+    entryPoints: ['src', 'test', 'bench'].filter((d) => existsSync(join(root, d))).map((d) => `${d}/**/*.ts`),
     outdir: 'out',
     outbase: '.',
     bundle: false,

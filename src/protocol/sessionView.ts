@@ -1,0 +1,188 @@
+/**
+ * The JSON view model the chat webview renders. The host owns it (derived from the session
+ * state by src/session/viewProjection.ts); the webview never computes domain state itself.
+ * Types and constants only: imported by the host and by the webview bundle.
+ */
+
+export type PhaseView = 'new' | 'starting' | 'idle' | 'running' | 'cancelling' | 'exited' | 'closed';
+
+export type ToolKindView = 'read' | 'edit' | 'delete' | 'move' | 'search' | 'execute' | 'think' | 'fetch' | 'switch_mode' | 'other';
+
+export type ToolStatusView = 'pending' | 'in_progress' | 'completed' | 'failed' | 'cancelled' | 'ended' | 'interrupted';
+
+/** A content block shown to the user (images only as data the host vetted; links are plain data). */
+export type BlockView =
+  | { readonly type: 'text'; readonly text: string }
+  | { readonly type: 'image'; readonly mimeType: string; readonly data?: string; readonly uri?: string }
+  | { readonly type: 'audio'; readonly mimeType: string }
+  | { readonly type: 'resource_link'; readonly uri: string; readonly name: string; readonly title?: string }
+  | { readonly type: 'resource'; readonly uri: string; readonly text?: string };
+
+export type PartView =
+  | { readonly kind: 'text'; readonly text: string }
+  | { readonly kind: 'thought'; readonly text: string; readonly startedAt: number; readonly endedAt?: number }
+  | { readonly kind: 'block'; readonly block: BlockView };
+
+export interface LocationView {
+  readonly path: string;
+  readonly line?: number;
+  /** Workspace-relative path (or the path) with the line, for display. */
+  readonly label: string;
+}
+
+export type ToolContentView =
+  | {
+      readonly type: 'text';
+      /** The text, or its head and tail when it was too long to send whole. */
+      readonly text: string;
+      /** Characters in the full text; larger than text.length when truncated. */
+      readonly fullLength: number;
+      readonly markdown: boolean;
+    }
+  | { readonly type: 'block'; readonly block: BlockView }
+  | {
+      readonly type: 'diff';
+      readonly path: string;
+      readonly label: string;
+      readonly isNew: boolean;
+      readonly added: number;
+      readonly removed: number;
+      /** Hermes V4A patches put several comma-joined paths in one diff: shown as a raw patch. */
+      readonly multiFile: boolean;
+    }
+  | {
+      readonly type: 'terminal';
+      readonly terminalId: string;
+      /** The tail of the output (ANSI colour codes kept; the webview renders them). */
+      readonly output: string;
+      readonly fullLength: number;
+      readonly exitCode?: number | null;
+      readonly signal?: string | null;
+      readonly running: boolean;
+    };
+
+export type PermissionStatusView = 'pending' | 'selected' | 'cancelled' | 'expired';
+
+export interface PermissionOptionView {
+  readonly optionId: string;
+  readonly name: string;
+  readonly kind: 'allow_once' | 'allow_always' | 'reject_once' | 'reject_always';
+}
+
+export interface PermissionView {
+  readonly requestId: string;
+  readonly status: PermissionStatusView;
+  readonly options: readonly PermissionOptionView[];
+  /** Host time (ms) when the request arrived; see {@link SessionHeaderView.hostTime}. */
+  readonly requestedAt: number;
+  readonly answeredAt?: number;
+  readonly optionId?: string;
+  readonly answeredBy?: string;
+  /** When the agent gives up on its own (Hermes: 60 s), host time; the card counts down to it. */
+  readonly expiresAt?: number;
+}
+
+export type EntryView =
+  | {
+      readonly kind: 'user';
+      readonly id: string;
+      readonly blocks: readonly BlockView[];
+      readonly origin: 'local' | 'replay' | 'agent';
+      readonly excluded: boolean;
+    }
+  | { readonly kind: 'assistant'; readonly id: string; readonly parts: readonly PartView[] }
+  | {
+      readonly kind: 'tool';
+      readonly id: string;
+      readonly toolCallId: string;
+      readonly title: string;
+      readonly toolKind: ToolKindView;
+      readonly status: ToolStatusView;
+      readonly locations: readonly LocationView[];
+      readonly content: readonly ToolContentView[];
+      /** Pretty-printed JSON, truncated; shown on demand. */
+      readonly rawInput?: string;
+      readonly rawOutput?: string;
+      readonly permission?: PermissionView;
+      readonly startedAt: number;
+      readonly endedAt?: number;
+    }
+  | { readonly kind: 'plan'; readonly id: string; readonly entries: readonly PlanItemView[] }
+  | {
+      readonly kind: 'notice';
+      readonly id: string;
+      readonly level: 'info' | 'warning' | 'error';
+      readonly title: string;
+      readonly detail?: string;
+      readonly actions: readonly NoticeActionView[];
+    }
+  | {
+      readonly kind: 'turnEnd';
+      readonly id: string;
+      readonly turnId: number;
+      readonly outcome: 'end_turn' | 'max_tokens' | 'max_turn_requests' | 'refusal' | 'cancelled' | 'error' | 'interrupted';
+      readonly durationMs: number;
+      readonly usage?: TokenUsageView;
+      readonly error?: string;
+    };
+
+export type NoticeActionView = 'showTraffic' | 'restartAgent' | 'setupProvider' | 'newSession' | 'checkInstallation';
+
+export interface PlanItemView {
+  readonly content: string;
+  readonly priority: 'high' | 'medium' | 'low';
+  readonly status: 'pending' | 'in_progress' | 'completed';
+}
+
+export interface TokenUsageView {
+  readonly inputTokens: number;
+  readonly outputTokens: number;
+  readonly totalTokens: number;
+  readonly thoughtTokens?: number;
+  readonly cachedReadTokens?: number;
+}
+
+export interface SelectView {
+  readonly current: string;
+  readonly options: readonly { readonly id: string; readonly name: string; readonly description?: string }[];
+}
+
+export type ConfigOptionView =
+  | { readonly type: 'select'; readonly id: string; readonly name: string; readonly category?: string; readonly select: SelectView }
+  | { readonly type: 'boolean'; readonly id: string; readonly name: string; readonly category?: string; readonly value: boolean };
+
+export interface CommandView {
+  readonly name: string;
+  readonly description: string;
+  readonly hint?: string;
+}
+
+/** Everything above the transcript and around the composer. Small; sent whole with each patch that changes it. */
+export interface SessionHeaderView {
+  /** Host clock (ms) when this view was produced; lets the webview correct for clock skew. */
+  readonly hostTime: number;
+  readonly sessionId?: string;
+  readonly agentName: string;
+  /** True when the chat runs the built-in demo agent instead of the configured one. */
+  readonly demo: boolean;
+  readonly title?: string;
+  readonly phase: PhaseView;
+  readonly turnStartedAt?: number;
+  readonly usage?: { readonly used: number; readonly size: number; readonly cost?: { readonly amount: number; readonly currency: string } };
+  readonly plan: readonly PlanItemView[];
+  readonly modes?: SelectView;
+  readonly models?: SelectView;
+  readonly configOptions: readonly ConfigOptionView[];
+  readonly commands: readonly CommandView[];
+  readonly pendingPermissions: number;
+  /** The transcript can no longer be continued (agent could not restore it). */
+  readonly readOnly: boolean;
+  readonly acceptsImages: boolean;
+  /** A notice for the composer area (e.g. "agent restarting…"). */
+  readonly status?: string;
+}
+
+export interface SessionView {
+  readonly header: SessionHeaderView;
+  readonly entries: readonly EntryView[];
+}

@@ -1,0 +1,92 @@
+import type { EntryView, NoticeActionView, SessionHeaderView, SessionView } from './sessionView';
+
+/** Bump when a message shape changes incompatibly; a webview on another version is reloaded. */
+export const PROTOCOL_VERSION = 1;
+
+/**
+ * Index-addressed changes to the transcript. `appendText` is the streaming case: it carries only the
+ * new characters, so a growing message costs its growth, not its length, per frame.
+ */
+export type EntryOp =
+  | { readonly op: 'insert'; readonly index: number; readonly entry: EntryView }
+  | { readonly op: 'replace'; readonly index: number; readonly entry: EntryView }
+  | { readonly op: 'remove'; readonly index: number; readonly count: number }
+  | {
+      readonly op: 'appendText';
+      readonly index: number;
+      /** Index of the part in the assistant entry; equal to the part count to start a new part. */
+      readonly part: number;
+      readonly kind: 'text' | 'thought';
+      readonly text: string;
+      /** For a new thought part: when it started (host time). */
+      readonly at?: number;
+    };
+
+/** Host → webview. */
+export type HostMessage =
+  | { readonly type: 'session/snapshot'; readonly seq: number; readonly view: SessionView }
+  | { readonly type: 'session/patch'; readonly seq: number; readonly ops: readonly EntryOp[]; readonly header?: SessionHeaderView }
+  | { readonly type: 'composer/insert'; readonly text: string }
+  | { readonly type: 'composer/focus' }
+  | { readonly type: 'request/result'; readonly id: number; readonly ok: boolean; readonly value?: unknown; readonly error?: string }
+  | { readonly type: 'host/reload' };
+
+/** A file offered by the `@` mention picker. */
+export interface MentionView {
+  readonly path: string;
+  readonly label: string;
+  readonly detail?: string;
+}
+
+/** A file or selection attached to the next prompt. */
+export interface AttachmentView {
+  readonly path: string;
+  readonly label: string;
+  readonly startLine?: number;
+  readonly endLine?: number;
+}
+
+/** Webview → host. */
+export type WebviewMessage =
+  | { readonly type: 'webview/ready'; readonly protocolVersion: number; readonly clientId: string }
+  | { readonly type: 'session/resync'; readonly lastSeq: number }
+  | { readonly type: 'prompt/submit'; readonly text: string; readonly attachments: readonly AttachmentView[] }
+  | { readonly type: 'turn/cancel' }
+  | { readonly type: 'permission/choose'; readonly requestId: string; readonly optionId: string }
+  | { readonly type: 'location/open'; readonly path: string; readonly line?: number }
+  | { readonly type: 'diff/open'; readonly entryId: string; readonly contentIndex: number }
+  | { readonly type: 'output/open'; readonly entryId: string; readonly contentIndex: number }
+  | { readonly type: 'notice/action'; readonly action: NoticeActionView }
+  | { readonly type: 'mode/set'; readonly modeId: string }
+  | { readonly type: 'model/set'; readonly modelId: string }
+  | { readonly type: 'config/set'; readonly configId: string; readonly value: string | boolean }
+  | { readonly type: 'fork/fromHere'; readonly entryId: string }
+  | { readonly type: 'transcript/copy' }
+  | { readonly type: 'request/call'; readonly id: number; readonly call: WebviewCall };
+
+/** Webview → host requests that need an answer (`request/result`). One line per method. */
+export interface WebviewRequests {
+  'mentions/search': { params: { readonly query: string }; result: readonly MentionView[] };
+}
+
+export type WebviewCall = {
+  [M in keyof WebviewRequests]: { readonly method: M; readonly params: WebviewRequests[M]['params'] };
+}[keyof WebviewRequests];
+
+export const webviewMessageTypes: readonly WebviewMessage['type'][] = [
+  'webview/ready',
+  'session/resync',
+  'prompt/submit',
+  'turn/cancel',
+  'permission/choose',
+  'location/open',
+  'diff/open',
+  'output/open',
+  'notice/action',
+  'mode/set',
+  'model/set',
+  'config/set',
+  'fork/fromHere',
+  'transcript/copy',
+  'request/call',
+];
