@@ -328,8 +328,9 @@ export class AcpClient implements Disposable {
       timer = setTimeout(() => {
         const err = new AgentTimeoutError(method, timeoutMs);
         this.log.note(err.message);
-        abort?.abort(err);
+        // Settle first: aborting makes the SDK reject the request too (and send $/cancel_request).
         reject(err);
+        abort?.abort(err);
       }, timeoutMs);
     });
     const onCallerAbort = (): void => abort?.abort(options.signal?.reason);

@@ -126,7 +126,7 @@ export type EntryView =
       readonly error?: string;
     };
 
-export type NoticeActionView = 'showTraffic' | 'restartAgent' | 'setupProvider' | 'newSession' | 'checkInstallation';
+export type NoticeActionView = 'showTraffic' | 'restartAgent' | 'setupProvider' | 'newSession' | 'checkInstallation' | 'useDemoAgent' | 'openSettings';
 
 export interface PlanItemView {
   readonly content: string;

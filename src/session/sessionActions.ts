@@ -1,11 +1,13 @@
 import type * as acp from '@agentclientprotocol/sdk';
-import type { ModelState, NoticeAction, NoticeLevel } from './sessionState';
+import type { AgentQuirks, ModelState, NoticeAction, NoticeLevel } from './sessionState';
 
 /**
  * Everything that can happen to a session, as past-tense facts. All impurity (ids, times, what
  * the agent said) enters here: the reducer never calls a clock or an id generator.
  */
 export type SessionAction =
+  /** The agent's `initialize` answer is known: its quirks apply from now on. */
+  | { readonly type: 'agentConnected'; readonly quirks: AgentQuirks }
   | { readonly type: 'sessionStarting' }
   | {
       readonly type: 'sessionStarted';

@@ -6,7 +6,15 @@ import { isObject } from '../util/json';
 import type { AgentConnection } from './agentConnection';
 import type { PermissionOutcome, SessionAction } from './sessionActions';
 import { findPermissionTool, reduceSession } from './sessionReducer';
-import { finishedToolStatuses, initialSessionState, type AgentQuirks, type ModelState, type SessionState } from './sessionState';
+import {
+  finishedToolStatuses,
+  initialSessionState,
+  type AgentQuirks,
+  type ModelState,
+  type NoticeAction,
+  type NoticeLevel,
+  type SessionState,
+} from './sessionState';
 
 export interface SessionChange {
   readonly prev: SessionState;
@@ -28,7 +36,8 @@ export interface PermissionDecider {
 }
 
 export interface SessionControllerDeps {
-  readonly connection: AgentConnection;
+  /** The agent connection; may be provided later ({@link SessionController.useConnection}) and replaced after a restart. */
+  readonly connection?: AgentConnection;
   readonly cwd: string;
   readonly quirks: AgentQuirks;
   /** Injected clock (ms). */
@@ -63,6 +72,7 @@ export class SessionController implements Disposable {
   private permissionCounter = 0;
   private readonly pending = new Map<string, PendingRequest>();
   private subscription: Disposable | undefined;
+  private subscribedTo: string | undefined;
   private readonly onDidChangeEmitter = new Emitter<SessionChange>();
   private readonly onPermissionRequestedEmitter = new Emitter<PendingPermission>();
   private readonly onPermissionSettledEmitter = new Emitter<string>();
@@ -72,9 +82,27 @@ export class SessionController implements Disposable {
   /** A request was answered (by anyone) — notifications about it can go. */
   readonly onPermissionSettled = this.onPermissionSettledEmitter.event;
   private disposed = false;
+  private connectionValue: AgentConnection | undefined;
 
   constructor(private readonly deps: SessionControllerDeps) {
     this.stateValue = initialSessionState(deps.quirks);
+    this.connectionValue = deps.connection;
+  }
+
+  /** Binds (or, after an agent restart, rebinds) the connection this session talks through. */
+  useConnection(connection: AgentConnection, quirks?: AgentQuirks): void {
+    if (this.connectionValue !== connection) {
+      this.subscription?.dispose();
+      this.subscription = undefined;
+      this.connectionValue = connection;
+    }
+    if (quirks !== undefined) {
+      this.dispatch({ type: 'agentConnected', quirks });
+    }
+  }
+
+  get hasConnection(): boolean {
+    return this.connectionValue !== undefined && !this.connectionValue.isClosed;
   }
 
   get state(): SessionState {
@@ -86,7 +114,10 @@ export class SessionController implements Disposable {
   }
 
   get connection(): AgentConnection {
-    return this.deps.connection;
+    if (this.connectionValue === undefined) {
+      throw new Error('The session has no agent connection.');
+    }
+    return this.connectionValue;
   }
 
   /** Pending permission request ids, oldest first. */
@@ -108,7 +139,7 @@ export class SessionController implements Disposable {
   /** `session/new`. */
   async start(): Promise<void> {
     this.dispatch({ type: 'sessionStarting' });
-    const res = await this.deps.connection.newSession({ cwd: this.deps.cwd, mcpServers: this.deps.mcpServers ?? [] });
+    const res = await this.connection.newSession({ cwd: this.deps.cwd, mcpServers: this.deps.mcpServers ?? [] });
     this.attach(res.sessionId, res);
   }
 
@@ -122,7 +153,7 @@ export class SessionController implements Disposable {
     this.dispatch({ type: 'replayStarted' });
     try {
       const params = { sessionId, cwd: this.deps.cwd, mcpServers: this.deps.mcpServers ?? [] };
-      const res = how === 'load' ? await this.deps.connection.loadSession(params) : await this.deps.connection.resumeSession(params);
+      const res = how === 'load' ? await this.connection.loadSession(params) : await this.connection.resumeSession(params);
       this.dispatch({ type: 'replayEnded' });
       this.attach(sessionId, res ?? {});
     } catch (e) {
@@ -156,11 +187,11 @@ export class SessionController implements Disposable {
     const turnId = ++this.turnCounter;
     this.dispatch({ type: 'promptSubmitted', turnId, id: this.deps.newId(), at: this.deps.now(), blocks });
     try {
-      const response = await this.deps.connection.prompt({ sessionId, prompt: [...blocks] });
+      const response = await this.connection.prompt({ sessionId, prompt: [...blocks] });
       this.dispatch({ type: 'turnEnded', turnId, id: this.deps.newId(), at: this.deps.now(), stopReason: response.stopReason, usage: (response as { usage?: unknown }).usage });
       return { kind: 'ended', stopReason: response.stopReason, response };
     } catch (error) {
-      if (this.deps.connection.isClosed) {
+      if (this.connection.isClosed) {
         return { kind: 'interrupted', error };
       }
       this.dispatch({ type: 'turnFailed', turnId, id: this.deps.newId(), noticeId: this.deps.newId(), at: this.deps.now(), error: describe(error) });
@@ -181,7 +212,7 @@ export class SessionController implements Disposable {
       return false;
     }
     this.dispatch({ type: 'cancelRequested', at: this.deps.now() });
-    const sent = this.deps.connection.cancel(sessionId);
+    const sent = this.connection.cancel(sessionId);
     for (const requestId of [...this.pending.keys()]) {
       this.settlePermission(requestId, { kind: 'cancelled' }, 'turn cancelled');
     }
@@ -230,6 +261,18 @@ export class SessionController implements Disposable {
     return true;
   }
 
+  /**
+   * The user dismissed the request without choosing (closed the prompt): answered `cancelled`,
+   * which every agent treats as "not allowed" — never an option the user did not pick.
+   */
+  dismissPermission(requestId: string): boolean {
+    if (!this.pending.has(requestId)) {
+      return false;
+    }
+    this.settlePermission(requestId, { kind: 'cancelled' }, 'user dismissed');
+    return true;
+  }
+
   /** The agent's own deadline passed (Hermes denies after 60 s): show it expired, answer cancelled. */
   expirePermission(requestId: string): void {
     this.settlePermission(requestId, { kind: 'expired' }, 'the agent stopped waiting');
@@ -248,7 +291,7 @@ export class SessionController implements Disposable {
     this.dispatch({ type: 'agentExited', id: this.deps.newId(), noticeId: this.deps.newId(), at: this.deps.now(), message, stderrTail });
   }
 
-  addNotice(level: 'info' | 'warning' | 'error', title: string, detail?: string, actions?: readonly ('showTraffic' | 'restartAgent' | 'setupProvider' | 'newSession' | 'checkInstallation')[]): void {
+  addNotice(level: NoticeLevel, title: string, detail?: string, actions?: readonly NoticeAction[]): void {
     this.dispatch({
       type: 'noticeAdded',
       id: this.deps.newId(),
@@ -262,13 +305,13 @@ export class SessionController implements Disposable {
 
   async setMode(modeId: string): Promise<void> {
     const sessionId = this.requireSession();
-    await this.deps.connection.setMode(sessionId, modeId);
+    await this.connection.setMode(sessionId, modeId);
     this.dispatch({ type: 'modeChanged', modeId });
   }
 
   async setModel(modelId: string): Promise<void> {
     const sessionId = this.requireSession();
-    await this.deps.connection.setModel(sessionId, modelId);
+    await this.connection.setModel(sessionId, modelId);
     this.dispatch({ type: 'modelChanged', modelId });
   }
 
@@ -276,7 +319,7 @@ export class SessionController implements Disposable {
     const sessionId = this.requireSession();
     const params: acp.SetSessionConfigOptionRequest =
       typeof value === 'boolean' ? { sessionId, configId, type: 'boolean', value } : { sessionId, configId, value };
-    const res = await this.deps.connection.setConfigOption(params);
+    const res = await this.connection.setConfigOption(params);
     // The answer is the complete option list (ACP session-config-options): replace state wholesale.
     if (Array.isArray(res.configOptions)) {
       this.dispatch({ type: 'configOptionsChanged', configOptions: res.configOptions });
@@ -307,11 +350,12 @@ export class SessionController implements Disposable {
   }
 
   private subscribe(sessionId: string): void {
-    if (this.subscription !== undefined && this.stateValue.sessionId === sessionId) {
+    if (this.subscription !== undefined && this.subscribedTo === sessionId) {
       return;
     }
     this.subscription?.dispose();
-    this.subscription = this.deps.connection.subscribeSession(sessionId, (n) => this.onUpdate(n.update));
+    this.subscribedTo = sessionId;
+    this.subscription = this.connection.subscribeSession(sessionId, (n) => this.onUpdate(n.update));
   }
 
   private onUpdate(update: acp.SessionUpdate): void {

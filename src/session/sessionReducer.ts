@@ -12,6 +12,8 @@ import { parseUsage, usageDelta } from './usage';
  */
 export function reduceSession(state: SessionState, action: SessionAction): SessionState {
   switch (action.type) {
+    case 'agentConnected':
+      return { ...state, quirks: action.quirks };
     case 'sessionStarting':
       return { ...state, phase: 'starting' };
     case 'sessionStarted':

@@ -98,7 +98,7 @@ export interface PlanSnapshotEntry {
 export type NoticeLevel = 'info' | 'warning' | 'error';
 
 /** What a notice offers the user to do next. */
-export type NoticeAction = 'showTraffic' | 'restartAgent' | 'setupProvider' | 'newSession' | 'checkInstallation';
+export type NoticeAction = 'showTraffic' | 'restartAgent' | 'setupProvider' | 'newSession' | 'checkInstallation' | 'useDemoAgent' | 'openSettings';
 
 export interface NoticeEntry {
   readonly kind: 'notice';

@@ -1,0 +1,125 @@
+// The whole test suite, as README.md documents it: `npm test`.
+//   build → typecheck → lint → static checks → unit (mocha, real agent processes) →
+//   extension host (mocha inside a real VS Code: code-server) → UI (Chromium driving code-server).
+// Ends with one plain line "N passed, N failed" and a non-zero exit code on any failure.
+//   --quick           stop after the unit suites (no VS Code, no browser)
+//   --only <stage>    run one stage (build always runs): types, lint, checks, unit, host, ui
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, realpathSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const args = process.argv.slice(2);
+const quick = args.includes('--quick');
+const onlyIndex = args.indexOf('--only');
+const only = onlyIndex >= 0 ? args[onlyIndex + 1] : undefined;
+const totals = { passed: 0, failed: 0 };
+const stageResults = [];
+const t0 = Date.now();
+
+function run(cmd, cmdArgs, { capture = false, env = {} } = {}) {
+  return new Promise((resolve) => {
+    const child = spawn(cmd, cmdArgs, { cwd: root, env: { ...process.env, ...env }, stdio: capture ? ['ignore', 'pipe', 'pipe'] : 'inherit' });
+    let out = '';
+    if (capture) {
+      child.stdout.on('data', (d) => {
+        out += d;
+        process.stdout.write(d);
+      });
+      child.stderr.on('data', (d) => {
+        out += d;
+        process.stderr.write(d);
+      });
+    }
+    child.on('close', (code) => resolve({ code: code ?? 1, out }));
+  });
+}
+
+async function stage(name, fn) {
+  if (only !== undefined && only !== name && name !== 'build') {
+    return;
+  }
+  const started = Date.now();
+  console.log(`\n=== ${name} ===`);
+  let result;
+  try {
+    result = await fn();
+  } catch (e) {
+    console.error(e);
+    result = { passed: 0, failed: 1 };
+  }
+  totals.passed += result.passed;
+  totals.failed += result.failed;
+  stageResults.push({ name, ...result, seconds: (Date.now() - started) / 1000 });
+  console.log(`--- ${name}: ${result.passed} passed, ${result.failed} failed (${((Date.now() - started) / 1000).toFixed(1)} s)`);
+}
+
+const check = async (cmd, cmdArgs) => ((await run(cmd, cmdArgs)).code === 0 ? { passed: 1, failed: 0 } : { passed: 0, failed: 1 });
+const bin = (name) => join(root, 'node_modules', '.bin', name);
+
+/** Counts from mocha's spec reporter ("N passing", "N failing"). */
+function mochaCounts({ code, out }) {
+  const passed = Number(/(\d+) passing/.exec(out)?.[1] ?? 0);
+  const failed = Number(/(\d+) failing/.exec(out)?.[1] ?? 0);
+  return { passed, failed: failed === 0 && code !== 0 ? 1 : failed };
+}
+
+await stage('build', () => check(process.execPath, ['scripts/build.mjs', '--tests']));
+await stage('types', async () => {
+  const configs = ['tsconfig.json', 'src/webview/tsconfig.json', 'test/unit/webview/tsconfig.json'].filter((c) => existsSync(join(root, c)));
+  let failed = 0;
+  for (const c of configs) {
+    if ((await run(bin('tsc'), ['--noEmit', '-p', c])).code !== 0) {
+      failed++;
+    }
+  }
+  return { passed: configs.length - failed, failed };
+});
+await stage('lint', () => check(bin('eslint'), ['.', '--max-warnings=0']));
+await stage('checks', async () => {
+  const checks = ['test/checks/checkManifest.mjs', 'test/checks/checkBundleSize.mjs'].filter((c) => existsSync(join(root, c)));
+  let failed = 0;
+  for (const c of checks) {
+    if ((await run(process.execPath, [c])).code !== 0) {
+      failed++;
+    }
+  }
+  return { passed: checks.length - failed, failed };
+});
+await stage('unit', async () => mochaCounts(await run(bin('mocha'), [], { capture: true })));
+
+if (!quick) {
+  await stage('host', async () => {
+    const { ensureHarness } = await import('../test/harness/install.mjs');
+    await ensureHarness();
+    const { runExtensionTests } = await import('../test/harness/runExtensionTests.mjs');
+    const workspace = realpathSync(mkdtempSync(join(tmpdir(), 'hermes-host-ws-')));
+    const r = await runExtensionTests({
+      extensionDevelopmentPath: root,
+      extensionTestsPath: join(root, 'out', 'test', 'integration', 'index.js'),
+      workspace,
+      timeoutMs: 300_000,
+      env: { HERMES_TEST_WORKSPACE: workspace },
+    });
+    return { passed: r.passed, failed: r.failed > 0 || r.exitCode !== 0 ? Math.max(r.failed, 1) : 0 };
+  });
+  await stage('ui', async () => {
+    const { ensureHarness } = await import('../test/harness/install.mjs');
+    await ensureHarness();
+    const specs = join(root, 'out', 'test', 'ui');
+    if (!existsSync(specs)) {
+      return { passed: 0, failed: 0 };
+    }
+    return mochaCounts(await run(bin('mocha'), ['--config', 'test/ui/.mocharc.json'], { capture: true }));
+  });
+}
+
+console.log('\n=== summary ===');
+for (const s of stageResults) {
+  console.log(`${s.name.padEnd(6)} ${String(s.passed).padStart(4)} passed ${String(s.failed).padStart(3)} failed  ${s.seconds.toFixed(1)} s`);
+}
+console.log(`total time ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+console.log(`${totals.passed} passed, ${totals.failed} failed`);
+process.exit(totals.failed > 0 ? 1 : 0);

@@ -1,0 +1,188 @@
+import type * as acp from '@agentclientprotocol/sdk';
+import { Emitter } from '../util/emitter';
+import { AcpClient, type AcpClientOptions, type RequestTimeouts } from './acpConnection';
+import { AgentProcess, type AgentCommand } from './agentProcess';
+import type { ClientPorts } from './clientPorts';
+import type { AgentExitedError } from './errors';
+import { TrafficLog } from './trafficLog';
+
+/** An agent the user configured (or a built-in preset). */
+export interface AgentDefinition {
+  readonly id: string;
+  readonly name: string;
+  readonly command: string;
+  readonly args: readonly string[];
+  readonly env: Readonly<Record<string, string>>;
+  /** The built-in scripted agent standing in for a missing one; labelled "Demo" everywhere. */
+  readonly demo?: boolean;
+}
+
+export type AgentState =
+  | { readonly kind: 'notStarted' }
+  | { readonly kind: 'starting' }
+  | { readonly kind: 'ready'; readonly info: acp.InitializeResponse }
+  | { readonly kind: 'exited'; readonly error: AgentExitedError }
+  | { readonly kind: 'failed'; readonly error: unknown };
+
+export interface AgentHostOptions {
+  readonly cwd: string;
+  readonly clientInfo: acp.Implementation;
+  readonly ports: ClientPorts;
+  readonly capabilities?: AcpClientOptions['capabilities'];
+  readonly timeouts?: Partial<RequestTimeouts>;
+  readonly log?: TrafficLog;
+  /** Extra environment for the process (overlaid after the definition's env). */
+  readonly env?: Readonly<Record<string, string>>;
+}
+
+/**
+ * One agent process and its ACP connection, started on demand: spawn → initialize → ready. Exits
+ * are reported, not hidden; restarting is explicit (the surface layer decides the policy).
+ */
+export class AgentHost {
+  readonly log: TrafficLog;
+  private stateValue: AgentState = { kind: 'notStarted' };
+  private process: AgentProcess | undefined;
+  private clientValue: AcpClient | undefined;
+  private starting: Promise<AcpClient> | undefined;
+  private generation = 0;
+  private disposed = false;
+  private readonly onDidChangeStateEmitter = new Emitter<AgentState>();
+  private readonly onDidExitEmitter = new Emitter<AgentExitedError>();
+  private readonly onDidConnectEmitter = new Emitter<AcpClient>();
+  readonly onDidChangeState = this.onDidChangeStateEmitter.event;
+  /** The agent process ended while connected (expected or not). */
+  readonly onDidExit = this.onDidExitEmitter.event;
+  /** A new connection is ready (first start and every restart). */
+  readonly onDidConnect = this.onDidConnectEmitter.event;
+
+  constructor(
+    readonly definition: AgentDefinition,
+    private readonly options: AgentHostOptions,
+  ) {
+    this.log = options.log ?? new TrafficLog();
+  }
+
+  get state(): AgentState {
+    return this.stateValue;
+  }
+
+  get client(): AcpClient | undefined {
+    return this.clientValue;
+  }
+
+  get pid(): number | undefined {
+    return this.process?.isRunning === true ? this.process.pid : undefined;
+  }
+
+  /** Starts the agent if needed and resolves with a ready connection. */
+  start(): Promise<AcpClient> {
+    if (this.disposed) {
+      return Promise.reject(new Error('The agent host was disposed.'));
+    }
+    if (this.clientValue !== undefined && !this.clientValue.isClosed && this.stateValue.kind === 'ready') {
+      return Promise.resolve(this.clientValue);
+    }
+    this.starting ??= this.doStart().finally(() => {
+      this.starting = undefined;
+    });
+    return this.starting;
+  }
+
+  /** Stops the process (and everything it started). Resolves when it is gone. */
+  async stop(): Promise<void> {
+    this.generation++;
+    const proc = this.process;
+    this.clientValue?.dispose();
+    if (proc !== undefined) {
+      await proc.dispose();
+    }
+    this.process = undefined;
+    this.clientValue = undefined;
+    if (!this.disposed) {
+      this.setState({ kind: 'notStarted' });
+    }
+  }
+
+  async restart(): Promise<AcpClient> {
+    await this.stop();
+    return this.start();
+  }
+
+  async dispose(): Promise<void> {
+    if (this.disposed) {
+      return;
+    }
+    this.disposed = true;
+    await this.stop();
+    this.onDidChangeStateEmitter.dispose();
+    this.onDidExitEmitter.dispose();
+    this.onDidConnectEmitter.dispose();
+  }
+
+  private async doStart(): Promise<AcpClient> {
+    const generation = ++this.generation;
+    this.setState({ kind: 'starting' });
+    const def = this.definition;
+    const spec: AgentCommand = {
+      command: def.command,
+      args: def.args,
+      cwd: this.options.cwd,
+      env: { ...def.env, ...this.options.env },
+    };
+    this.log.note(`starting ${def.name}: ${[def.command, ...def.args].join(' ')} (cwd ${this.options.cwd})`);
+    let proc: AgentProcess;
+    try {
+      proc = await AgentProcess.start(spec);
+    } catch (error) {
+      this.log.note(`could not start ${def.name}: ${error instanceof Error ? error.message : String(error)}`);
+      this.setState({ kind: 'failed', error });
+      throw error;
+    }
+    if (generation !== this.generation || this.disposed) {
+      await proc.dispose();
+      throw new Error('The agent start was superseded.');
+    }
+    this.process = proc;
+    proc.onStderrLine((line) => this.log.append({ dir: 'stderr', kind: 'text', size: Buffer.byteLength(line), text: line }));
+    const client = new AcpClient(proc, {
+      clientInfo: this.options.clientInfo,
+      ports: this.options.ports,
+      log: this.log,
+      ...(this.options.capabilities !== undefined ? { capabilities: this.options.capabilities } : {}),
+      ...(this.options.timeouts !== undefined ? { timeouts: this.options.timeouts } : {}),
+    });
+    this.clientValue = client;
+    void client.closed.then((exit) => {
+      if (this.clientValue === client) {
+        this.clientValue = undefined;
+        this.process = undefined;
+        if (!this.disposed) {
+          this.setState({ kind: 'exited', error: exit });
+        }
+      }
+      this.onDidExitEmitter.fire(exit);
+    });
+    try {
+      const info = await client.initialize();
+      if (generation !== this.generation) {
+        throw new Error('The agent start was superseded.');
+      }
+      this.setState({ kind: 'ready', info });
+      this.onDidConnectEmitter.fire(client);
+      return client;
+    } catch (error) {
+      // A failed initialize leaves no half-started agent behind.
+      if (this.clientValue === client) {
+        await this.stop();
+      }
+      this.setState({ kind: 'failed', error });
+      throw error;
+    }
+  }
+
+  private setState(state: AgentState): void {
+    this.stateValue = state;
+    this.onDidChangeStateEmitter.fire(state);
+  }
+}

@@ -1,0 +1,242 @@
+import type * as acp from '@agentclientprotocol/sdk';
+import type { AgentHost } from '../acp/agentHost';
+import type { AcpClient } from '../acp/acpConnection';
+import { describeError } from '../acp/errors';
+import { quirksFor } from '../session/agentQuirks';
+import { SessionController, type TurnResult } from '../session/sessionController';
+import { defaultQuirks } from '../session/sessionState';
+import { DisposableStore, type Disposable } from '../util/disposable';
+import { Emitter } from '../util/emitter';
+import { describeStartError } from './startErrors';
+
+/** Asks before an agent process is started (untrusted workspaces). */
+export interface SpawnConsent {
+  allow(agentName: string): Promise<boolean>;
+}
+
+export interface ChatSessionOptions {
+  readonly host: AgentHost;
+  readonly cwd: string;
+  readonly consent: SpawnConsent;
+  readonly now?: () => number;
+}
+
+let chatCounter = 0;
+
+/**
+ * One conversation in the UI: a {@link SessionController} bound to an agent host, plus what the
+ * surface needs around it (start-up, errors as notices, permission deadlines, restore after a
+ * restart). VS Code-free apart from what it is given.
+ */
+export class ChatSession implements Disposable {
+  readonly id = `chat-${++chatCounter}`;
+  readonly controller: SessionController;
+  private statusValue: string | undefined;
+  private readOnlyValue = false;
+  private starting: Promise<boolean> | undefined;
+  private entryCounter = 0;
+  private readonly timers = new Map<string, NodeJS.Timeout>();
+  private readonly disposables = new DisposableStore();
+  private readonly onDidChangeEmitter = new Emitter<void>();
+  /** The session state or the chat's own status changed. */
+  readonly onDidChange = this.onDidChangeEmitter.event;
+  private readonly now: () => number;
+
+  constructor(private readonly options: ChatSessionOptions) {
+    this.now = options.now ?? Date.now;
+    this.controller = new SessionController({
+      cwd: options.cwd,
+      quirks: defaultQuirks,
+      now: this.now,
+      newId: () => `${this.id}-e${++this.entryCounter}`,
+    });
+    this.disposables.add(this.controller.onDidChange(() => this.onDidChangeEmitter.fire()));
+    this.disposables.add(this.controller.onPermissionRequested((p) => this.armPermissionDeadline(p.requestId)));
+    this.disposables.add(this.controller.onPermissionSettled((id) => this.clearDeadline(id)));
+    this.disposables.add(
+      options.host.onDidExit((exit) => {
+        if (!exit.expected || this.controller.state.phase === 'running' || this.controller.state.phase === 'cancelling') {
+          this.controller.agentExited(exit.message, exit.stderrTail);
+        } else {
+          this.controller.agentExited('The agent was stopped.', '');
+        }
+      }),
+    );
+  }
+
+  get host(): AgentHost {
+    return this.options.host;
+  }
+
+  get agentName(): string {
+    return this.options.host.definition.name;
+  }
+
+  get isDemo(): boolean {
+    return this.options.host.definition.demo === true;
+  }
+
+  get status(): string | undefined {
+    return this.statusValue;
+  }
+
+  get readOnly(): boolean {
+    return this.readOnlyValue;
+  }
+
+  get sessionId(): string | undefined {
+    return this.controller.sessionId;
+  }
+
+  /** Starts the agent and the ACP session if needed. False (with a notice shown) when it could not. */
+  ensureStarted(): Promise<boolean> {
+    const phase = this.controller.state.phase;
+    if ((phase === 'idle' || phase === 'running' || phase === 'cancelling') && this.controller.hasConnection) {
+      return Promise.resolve(true);
+    }
+    this.starting ??= this.start().finally(() => {
+      this.starting = undefined;
+    });
+    return this.starting;
+  }
+
+  /** Sends a prompt (starting the session first if needed). */
+  async submit(blocks: readonly acp.ContentBlock[]): Promise<TurnResult | undefined> {
+    if (!(await this.ensureStarted())) {
+      return undefined;
+    }
+    if (this.controller.state.phase !== 'idle') {
+      return undefined;
+    }
+    return this.controller.prompt(blocks);
+  }
+
+  cancel(): Promise<boolean> {
+    return this.controller.cancel();
+  }
+
+  /** Opens an existing agent session in this chat (history list, restore after a crash). */
+  async open(sessionId: string): Promise<boolean> {
+    const client = await this.connect();
+    if (client === undefined) {
+      return false;
+    }
+    return this.restore(client, sessionId);
+  }
+
+  dispose(): void {
+    for (const t of this.timers.values()) {
+      clearTimeout(t);
+    }
+    this.timers.clear();
+    this.controller.dispose();
+    this.disposables.dispose();
+    this.onDidChangeEmitter.dispose();
+  }
+
+  private async start(): Promise<boolean> {
+    const client = await this.connect();
+    if (client === undefined) {
+      return false;
+    }
+    const previous = this.controller.state.sessionId;
+    if (previous !== undefined) {
+      return this.restore(client, previous);
+    }
+    this.setStatus(`Starting a session with ${this.agentName}…`);
+    try {
+      await this.controller.start();
+      return true;
+    } catch (e) {
+      this.showStartError(e);
+      return false;
+    } finally {
+      this.setStatus(undefined);
+    }
+  }
+
+  private async connect(): Promise<AcpClient | undefined> {
+    const host = this.options.host;
+    if (host.state.kind !== 'ready' && !(await this.options.consent.allow(this.agentName))) {
+      this.controller.addNotice(
+        'warning',
+        `${this.agentName} was not started: this workspace is not trusted.`,
+        'Agents can read and change files and run commands. Trust the workspace, or allow this agent when asked.',
+      );
+      return undefined;
+    }
+    this.setStatus(`Starting ${this.agentName}…`);
+    try {
+      const client = await host.start();
+      this.controller.useConnection(client, quirksFor(client.agent?.agentInfo));
+      return client;
+    } catch (e) {
+      this.showStartError(e);
+      return undefined;
+    } finally {
+      this.setStatus(undefined);
+    }
+  }
+
+  /** `session/load` (or `session/resume`) into this chat; history already shown is not repeated. */
+  private async restore(client: AcpClient, sessionId: string): Promise<boolean> {
+    const caps = client.agent?.agentCapabilities;
+    const how = caps?.loadSession === true ? 'load' : caps?.sessionCapabilities?.resume !== undefined && caps.sessionCapabilities.resume !== null ? 'resume' : undefined;
+    if (how === undefined) {
+      this.readOnlyValue = true;
+      this.controller.addNotice('warning', `${this.agentName} cannot reopen sessions; this conversation is read-only.`, undefined, ['newSession']);
+      this.onDidChangeEmitter.fire();
+      return false;
+    }
+    this.setStatus(`Restoring the conversation from ${this.agentName}…`);
+    try {
+      await this.controller.load(sessionId, how);
+      this.readOnlyValue = false;
+      return true;
+    } catch (e) {
+      this.readOnlyValue = true;
+      this.controller.addNotice(
+        'error',
+        `${this.agentName} could not restore this session; the transcript is kept read-only.`,
+        describeError(e),
+        ['newSession', 'showTraffic'],
+      );
+      return false;
+    } finally {
+      this.setStatus(undefined);
+    }
+  }
+
+  private showStartError(e: unknown): void {
+    const n = describeStartError(e, this.options.host.definition);
+    this.controller.addNotice('error', n.title, n.detail, n.actions);
+  }
+
+  private setStatus(status: string | undefined): void {
+    if (this.statusValue !== status) {
+      this.statusValue = status;
+      this.onDidChangeEmitter.fire();
+    }
+  }
+
+  /** Hermes denies a permission after 60 s: show the request expired instead of leaving it clickable. */
+  private armPermissionDeadline(requestId: string): void {
+    const ms = this.controller.state.quirks.permissionTimeoutMs;
+    if (ms === undefined) {
+      return;
+    }
+    const timer = setTimeout(() => {
+      this.timers.delete(requestId);
+      this.controller.expirePermission(requestId);
+    }, ms);
+    this.timers.set(requestId, timer);
+  }
+
+  private clearDeadline(requestId: string): void {
+    const t = this.timers.get(requestId);
+    if (t !== undefined) {
+      clearTimeout(t);
+      this.timers.delete(requestId);
+    }
+  }
+}

@@ -1,0 +1,71 @@
+import * as vscode from 'vscode';
+import type { ChatManager } from './chatManager';
+import { chatWebviewHtml, chatWebviewOptions, webviewLike } from './chatWebview';
+import { WebviewChannel } from './webviewChannel';
+
+/** The chat in the Hermes side bar (`hermes.chatView`). */
+export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disposable {
+  private view: vscode.WebviewView | undefined;
+  private channel: WebviewChannel | undefined;
+  private readonly disposables: vscode.Disposable[] = [];
+
+  constructor(
+    private readonly extensionUri: vscode.Uri,
+    private readonly manager: ChatManager,
+    private readonly log: (message: string) => void,
+  ) {
+    const sub = this.manager.onDidChangeSidebarChat((chat) => this.channel?.bind(chat));
+    this.disposables.push({ dispose: () => sub.dispose() });
+  }
+
+  get isVisible(): boolean {
+    return this.view?.visible === true;
+  }
+
+  /** The channel of the resolved view (tests use it to observe what the webview was sent). */
+  get webviewChannel(): WebviewChannel | undefined {
+    return this.channel;
+  }
+
+  resolveWebviewView(view: vscode.WebviewView): void {
+    this.view = view;
+    view.webview.options = chatWebviewOptions(this.extensionUri);
+    view.webview.html = chatWebviewHtml(view.webview, this.extensionUri);
+    this.channel?.dispose();
+    const channel = new WebviewChannel(webviewLike(view.webview), {
+      context: (chat) => this.manager.viewContext(chat),
+      onMessage: (message, chat) => this.manager.handleWebviewMessage(message, chat),
+      log: this.log,
+    });
+    this.channel = channel;
+    const chat = this.manager.sidebar;
+    channel.bind(chat);
+    view.onDidChangeVisibility(() => {
+      if (view.visible) {
+        // Hidden webviews drop messages: a snapshot brings it up to date.
+        channel.resync();
+      }
+    });
+    view.onDidDispose(() => {
+      channel.dispose();
+      if (this.channel === channel) {
+        this.channel = undefined;
+        this.view = undefined;
+      }
+    });
+    void chat.ensureStarted();
+  }
+
+  /** Reveals the view (and focuses its composer). */
+  async reveal(): Promise<void> {
+    await vscode.commands.executeCommand('hermes.chatView.focus');
+    this.channel?.post({ type: 'composer/focus' });
+  }
+
+  dispose(): void {
+    this.channel?.dispose();
+    for (const d of this.disposables) {
+      d.dispose();
+    }
+  }
+}

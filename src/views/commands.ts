@@ -1,0 +1,105 @@
+import * as vscode from 'vscode';
+import { toMarkdown } from '../session/transcript';
+import { ChatPanel } from './chatPanel';
+import type { ChatManager } from './chatManager';
+import type { ChatSession } from './chatSession';
+import type { ChatViewProvider } from './chatViewProvider';
+import { CommandId, type CommandIdValue } from './commandIds';
+import type { Configuration } from './configuration';
+import { checkInstallation, runTerminalSetup } from './installation';
+import type { TrafficChannel } from './trafficChannel';
+
+export interface CommandDeps {
+  readonly extensionUri: vscode.Uri;
+  readonly manager: ChatManager;
+  readonly chatView: ChatViewProvider;
+  readonly config: Configuration;
+  readonly traffic: TrafficChannel;
+}
+
+/** The chat a command applies to: the focused editor-tab chat, else the sidebar chat. */
+export function activeChat(manager: ChatManager): ChatSession {
+  return ChatPanel.all.find((p) => p.panel.active)?.chat ?? manager.sidebar;
+}
+
+export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
+  const { manager, config, traffic } = deps;
+  const log = (m: string): void => traffic.channel.info(m);
+  const handlers: Record<CommandIdValue, (...args: unknown[]) => unknown> = {
+    [CommandId.openChat]: () => deps.chatView.reveal(),
+    [CommandId.newSession]: async () => {
+      await manager.newSidebarSession();
+      await deps.chatView.reveal();
+    },
+    [CommandId.openChatInEditor]: () => ChatPanel.create(deps.extensionUri, manager, log),
+    [CommandId.cancelTurn]: () => activeChat(manager).cancel(),
+    [CommandId.showTraffic]: () => traffic.show(manager.allHosts.map((h) => ({ name: h.definition.name, log: h.log }))),
+    [CommandId.checkInstallation]: () => checkInstallation(activeChat(manager).host.definition, manager.workspaceRoot, traffic.channel),
+    [CommandId.setupProvider]: () => setupProvider(manager, config),
+    [CommandId.restartAgent]: () => manager.restartAgent(activeChat(manager).host),
+    [CommandId.selectAgent]: () => selectAgent(manager, config, deps.chatView),
+    [CommandId.copyTranscript]: async () => {
+      await vscode.env.clipboard.writeText(toMarkdown(activeChat(manager).controller.state, { timings: true }));
+      void vscode.window.showInformationMessage(vscode.l10n.t('Transcript copied.'));
+    },
+  };
+  return Object.entries(handlers).map(([id, fn]) => vscode.commands.registerCommand(id, fn));
+}
+
+/**
+ * Runs the agent's `terminal` auth method (Hermes: `hermes acp --setup`) in a terminal, then
+ * reconnects: the agent restarts and chats that could not start try again.
+ */
+async function setupProvider(manager: ChatManager, config: Configuration): Promise<void> {
+  const chat = activeChat(manager);
+  const host = chat.host;
+  let info = host.state.kind === 'ready' ? host.state.info : undefined;
+  if (info === undefined) {
+    try {
+      info = (await host.start()).agent;
+    } catch {
+      // Not startable (e.g. missing binary): fall back to the preset's known setup arguments.
+    }
+  }
+  const method = info?.authMethods?.find((m) => 'type' in m && m.type === 'terminal');
+  const def = host.definition;
+  let args: readonly string[] | undefined;
+  let env: Record<string, string> = {};
+  if (method !== undefined && 'type' in method && method.type === 'terminal') {
+    args = method.args ?? [];
+    env = method.env ?? {};
+  } else if (def.id === 'hermes' || def.command === 'hermes') {
+    args = ['--setup'];
+  }
+  if (args === undefined) {
+    void vscode.window.showInformationMessage(vscode.l10n.t('{0} offers no terminal setup. See its documentation for how to configure a provider.', def.name));
+    return;
+  }
+  const code = await runTerminalSetup(def, args, env, manager.workspaceRoot);
+  if (code === 0) {
+    await manager.restartAgent(host);
+  } else if (code !== undefined) {
+    void vscode.window.showWarningMessage(vscode.l10n.t('{0} setup exited with code {1}.', def.name, code));
+  }
+  void config;
+}
+
+async function selectAgent(manager: ChatManager, config: Configuration, view: ChatViewProvider): Promise<void> {
+  const { agents, problems } = config.agents();
+  for (const p of problems) {
+    void vscode.window.showWarningMessage(p);
+  }
+  const pick = await vscode.window.showQuickPick(
+    agents.map((a) => ({
+      label: a.name,
+      description: [a.command, ...a.args].join(' '),
+      ...(a.demo === true ? { detail: vscode.l10n.t('Built-in scripted demo agent') } : {}),
+      agent: a,
+    })),
+    { title: vscode.l10n.t('Chat with which agent?'), placeHolder: vscode.l10n.t('Agents come from the "hermes.agents" user setting') },
+  );
+  if (pick !== undefined) {
+    await manager.newSidebarSession(pick.agent);
+    await view.reveal();
+  }
+}

@@ -1,0 +1,86 @@
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import type { AgentDefinition } from '../acp/agentHost';
+import { isObject } from '../util/json';
+
+export type TraceLevel = 'off' | 'messages' | 'verbose';
+
+/** The built-in Hermes preset; a user entry with id `hermes` overrides it. */
+export const hermesPreset: AgentDefinition = { id: 'hermes', name: 'Hermes', command: 'hermes', args: ['acp'], env: {} };
+
+/** The scripted agent shipped with the extension, for trying the UI without an agent installed. */
+export function demoAgent(extensionPath: string): AgentDefinition {
+  return {
+    id: 'demo',
+    name: 'Demo agent',
+    // The extension host's own Node runs it (desktop VS Code needs ELECTRON_RUN_AS_NODE for that).
+    command: process.execPath,
+    args: [path.join(extensionPath, 'dist', 'agents', 'scriptedAgent.js')],
+    env: { ELECTRON_RUN_AS_NODE: '1' },
+    demo: true,
+  };
+}
+
+/** Typed reader for `hermes.*` settings. Invalid entries are skipped and reported, never cast. */
+export class Configuration {
+  constructor(private readonly extensionPath: string) {}
+
+  private get section(): vscode.WorkspaceConfiguration {
+    return vscode.workspace.getConfiguration('hermes');
+  }
+
+  /** Every agent: user entries (machine-scoped), then the presets they do not override. */
+  agents(): { agents: AgentDefinition[]; problems: string[] } {
+    const problems: string[] = [];
+    const raw = this.section.get<unknown>('agents');
+    const agents: AgentDefinition[] = [];
+    if (Array.isArray(raw)) {
+      raw.forEach((item: unknown, i) => {
+        const def = parseAgent(item);
+        if (def === undefined) {
+          problems.push(`hermes.agents[${i}] needs at least "id" and "command" strings.`);
+        } else {
+          agents.push(def);
+        }
+      });
+    }
+    for (const preset of [hermesPreset, demoAgent(this.extensionPath)]) {
+      if (!agents.some((a) => a.id === preset.id)) {
+        agents.push(preset);
+      }
+    }
+    return { agents, problems };
+  }
+
+  defaultAgentId(): string {
+    const id = this.section.get<unknown>('defaultAgent');
+    return typeof id === 'string' && id !== '' ? id : hermesPreset.id;
+  }
+
+  defaultAgent(): AgentDefinition {
+    const { agents } = this.agents();
+    const id = this.defaultAgentId();
+    return agents.find((a) => a.id === id) ?? hermesPreset;
+  }
+
+  trace(): TraceLevel {
+    const v = this.section.get<unknown>('trace');
+    return v === 'off' || v === 'verbose' ? v : 'messages';
+  }
+}
+
+function parseAgent(item: unknown): AgentDefinition | undefined {
+  if (!isObject(item) || typeof item.id !== 'string' || item.id === '' || typeof item.command !== 'string' || item.command === '') {
+    return undefined;
+  }
+  const args = Array.isArray(item.args) ? item.args.filter((a): a is string => typeof a === 'string') : [];
+  const env: Record<string, string> = {};
+  if (isObject(item.env)) {
+    for (const [k, v] of Object.entries(item.env)) {
+      if (typeof v === 'string') {
+        env[k] = v;
+      }
+    }
+  }
+  return { id: item.id, name: typeof item.name === 'string' && item.name !== '' ? item.name : item.id, command: item.command, args, env };
+}

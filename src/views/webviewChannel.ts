@@ -1,0 +1,178 @@
+import type { HostMessage, WebviewMessage } from '../protocol/webviewProtocol';
+import { PROTOCOL_VERSION } from '../protocol/webviewProtocol';
+import type { SessionState } from '../session/sessionState';
+import { ViewProjector, type ViewContext } from '../session/viewProjection';
+import type { Disposable } from '../util/disposable';
+import type { ChatSession } from './chatSession';
+import { parseWebviewMessage } from './webviewMessages';
+
+/** The part of `vscode.Webview` the channel uses (so the channel is testable without VS Code). */
+export interface WebviewLike {
+  postMessage(message: HostMessage): Thenable<boolean>;
+  onDidReceiveMessage(listener: (raw: unknown) => void): Disposable;
+}
+
+/** Handles what the webview asks for (the surface's side of the protocol). */
+export type WebviewMessageHandler = (message: Exclude<WebviewMessage, { type: 'webview/ready' | 'session/resync' }>, chat: ChatSession) => void;
+
+export interface ChannelOptions {
+  /** The view context for the bound chat (agent name, capabilities, path labels, …). */
+  readonly context: (chat: ChatSession) => ViewContext;
+  readonly onMessage: WebviewMessageHandler;
+  /** Coalescing window: at most one patch per window (~one per frame). */
+  readonly flushMs?: number;
+  readonly log?: (message: string) => void;
+}
+
+/**
+ * Typed, incremental host→webview sync for one webview:
+ * - nothing is sent before the webview says `webview/ready` (a full snapshot answers it);
+ * - session changes are coalesced and sent as one patch per window, never the whole transcript;
+ * - a dropped message (`postMessage` resolved false: the webview was hidden) or a reported seq gap
+ *   owes a snapshot, so correctness never depends on a patch arriving.
+ */
+export class WebviewChannel implements Disposable {
+  private chat: ChatSession | undefined;
+  private chatSubscription: Disposable | undefined;
+  private readonly receiveSubscription: Disposable;
+  private ready = false;
+  private clientId: string | undefined;
+  private seq = 0;
+  private posted: SessionState | undefined;
+  private projector = new ViewProjector();
+  private timer: NodeJS.Timeout | undefined;
+  private snapshotOwed = true;
+  private disposed = false;
+  /** Patches and snapshots posted (for tests and benchmarks). */
+  readonly stats = { patches: 0, snapshots: 0, ops: 0 };
+
+  constructor(
+    private readonly webview: WebviewLike,
+    private readonly options: ChannelOptions,
+  ) {
+    this.receiveSubscription = webview.onDidReceiveMessage((raw) => this.receive(raw));
+  }
+
+  get boundChat(): ChatSession | undefined {
+    return this.chat;
+  }
+
+  /** Shows another chat in this webview (a fresh snapshot follows). */
+  bind(chat: ChatSession): void {
+    if (this.chat === chat) {
+      return;
+    }
+    this.chatSubscription?.dispose();
+    this.chat = chat;
+    this.projector = new ViewProjector();
+    this.chatSubscription = chat.onDidChange(() => this.schedule());
+    this.snapshotOwed = true;
+    this.schedule();
+  }
+
+  /** The webview became visible again (it may have missed messages while hidden). */
+  resync(): void {
+    this.snapshotOwed = true;
+    this.schedule();
+  }
+
+  /** Any other host → webview message (composer inserts, request results). */
+  post(message: HostMessage): void {
+    if (this.ready) {
+      void this.webview.postMessage(message);
+    }
+  }
+
+  /** Sends pending changes now (tests; and before the chat is torn down). */
+  flush(): void {
+    if (this.timer !== undefined) {
+      clearTimeout(this.timer);
+      this.timer = undefined;
+    }
+    const chat = this.chat;
+    if (!this.ready || chat === undefined || this.disposed) {
+      return;
+    }
+    const state = chat.controller.state;
+    const ctx = this.options.context(chat);
+    this.projector.setPermissionTimeout(state.quirks.permissionTimeoutMs);
+    let message: HostMessage;
+    if (this.snapshotOwed || this.posted === undefined) {
+      message = { type: 'session/snapshot', seq: ++this.seq, view: this.projector.snapshot(state, ctx) };
+      this.snapshotOwed = false;
+      this.stats.snapshots++;
+    } else {
+      const { ops, header } = this.projector.patch(this.posted, state, ctx);
+      if (ops.length === 0 && header === undefined) {
+        this.posted = state;
+        return;
+      }
+      message = { type: 'session/patch', seq: ++this.seq, ops, ...(header !== undefined ? { header } : {}) };
+      this.stats.patches++;
+      this.stats.ops += ops.length;
+    }
+    this.posted = state;
+    void this.webview.postMessage(message).then(
+      (delivered) => {
+        if (!delivered) {
+          this.resync();
+        }
+      },
+      () => this.resync(),
+    );
+  }
+
+  dispose(): void {
+    this.disposed = true;
+    if (this.timer !== undefined) {
+      clearTimeout(this.timer);
+    }
+    this.chatSubscription?.dispose();
+    this.receiveSubscription.dispose();
+  }
+
+  private schedule(): void {
+    if (this.timer !== undefined || this.disposed || !this.ready) {
+      return;
+    }
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      this.flush();
+    }, this.options.flushMs ?? 16);
+  }
+
+  private receive(raw: unknown): void {
+    const message = parseWebviewMessage(raw);
+    if (message === undefined) {
+      this.options.log?.(`ignored a malformed webview message: ${safeJson(raw)}`);
+      return;
+    }
+    switch (message.type) {
+      case 'webview/ready':
+        if (message.protocolVersion !== PROTOCOL_VERSION) {
+          void this.webview.postMessage({ type: 'host/reload' });
+          return;
+        }
+        this.clientId = message.clientId;
+        this.ready = true;
+        this.snapshotOwed = true;
+        this.flush();
+        return;
+      case 'session/resync':
+        this.resync();
+        return;
+      default:
+        if (this.chat !== undefined && this.clientId !== undefined) {
+          this.options.onMessage(message, this.chat);
+        }
+    }
+  }
+}
+
+function safeJson(v: unknown): string {
+  try {
+    return JSON.stringify(v).slice(0, 200);
+  } catch {
+    return '(unserializable)';
+  }
+}

@@ -1,0 +1,101 @@
+import { webviewMessageTypes, type AttachmentView, type WebviewMessage } from '../protocol/webviewProtocol';
+import { isObject, type JsonObject } from '../util/json';
+
+/**
+ * Parses what a webview posted. `onDidReceiveMessage` hands us `any`; nothing from the webview is
+ * trusted (it renders agent-controlled content), so every field is checked and unknown messages
+ * are dropped.
+ */
+export function parseWebviewMessage(raw: unknown): WebviewMessage | undefined {
+  if (!isObject(raw) || typeof raw.type !== 'string' || !(webviewMessageTypes as readonly string[]).includes(raw.type)) {
+    return undefined;
+  }
+  const m = raw;
+  const str = (k: string): string | undefined => (typeof m[k] === 'string' ? m[k] : undefined);
+  const int = (k: string): number | undefined => (typeof m[k] === 'number' && Number.isInteger(m[k]) ? m[k] : undefined);
+  switch (m.type) {
+    case 'webview/ready': {
+      const protocolVersion = int('protocolVersion');
+      const clientId = str('clientId');
+      return protocolVersion !== undefined && clientId !== undefined ? { type: 'webview/ready', protocolVersion, clientId } : undefined;
+    }
+    case 'session/resync': {
+      const lastSeq = int('lastSeq');
+      return lastSeq !== undefined ? { type: 'session/resync', lastSeq } : undefined;
+    }
+    case 'prompt/submit': {
+      const text = str('text');
+      if (text === undefined) {
+        return undefined;
+      }
+      const attachments = Array.isArray(m.attachments) ? m.attachments.map(parseAttachment).filter((a): a is AttachmentView => a !== undefined) : [];
+      return { type: 'prompt/submit', text, attachments };
+    }
+    case 'turn/cancel':
+      return { type: 'turn/cancel' };
+    case 'transcript/copy':
+      return { type: 'transcript/copy' };
+    case 'permission/choose': {
+      const requestId = str('requestId');
+      const optionId = str('optionId');
+      return requestId !== undefined && optionId !== undefined ? { type: 'permission/choose', requestId, optionId } : undefined;
+    }
+    case 'location/open': {
+      const path = str('path');
+      const line = int('line');
+      return path !== undefined ? { type: 'location/open', path, ...(line !== undefined ? { line } : {}) } : undefined;
+    }
+    case 'diff/open':
+    case 'output/open': {
+      const entryId = str('entryId');
+      const contentIndex = int('contentIndex');
+      return entryId !== undefined && contentIndex !== undefined ? { type: m.type, entryId, contentIndex } : undefined;
+    }
+    case 'notice/action': {
+      const action = str('action');
+      const known = ['showTraffic', 'restartAgent', 'setupProvider', 'newSession', 'checkInstallation', 'useDemoAgent', 'openSettings'] as const;
+      const match = known.find((k) => k === action);
+      return match !== undefined ? { type: 'notice/action', action: match } : undefined;
+    }
+    case 'mode/set': {
+      const modeId = str('modeId');
+      return modeId !== undefined ? { type: 'mode/set', modeId } : undefined;
+    }
+    case 'model/set': {
+      const modelId = str('modelId');
+      return modelId !== undefined ? { type: 'model/set', modelId } : undefined;
+    }
+    case 'config/set': {
+      const configId = str('configId');
+      const value = m.value;
+      return configId !== undefined && (typeof value === 'string' || typeof value === 'boolean') ? { type: 'config/set', configId, value } : undefined;
+    }
+    case 'fork/fromHere': {
+      const entryId = str('entryId');
+      return entryId !== undefined ? { type: 'fork/fromHere', entryId } : undefined;
+    }
+    case 'request/call': {
+      const id = int('id');
+      const call = m.call;
+      if (id === undefined || !isObject(call) || call.method !== 'mentions/search' || !isObject(call.params) || typeof call.params.query !== 'string') {
+        return undefined;
+      }
+      return { type: 'request/call', id, call: { method: 'mentions/search', params: { query: call.params.query } } };
+    }
+    default:
+      return undefined;
+  }
+}
+
+function parseAttachment(raw: unknown): AttachmentView | undefined {
+  if (!isObject(raw) || typeof raw.path !== 'string' || typeof raw.label !== 'string') {
+    return undefined;
+  }
+  const a: JsonObject = raw;
+  return {
+    path: raw.path,
+    label: raw.label,
+    ...(typeof a.startLine === 'number' ? { startLine: a.startLine } : {}),
+    ...(typeof a.endLine === 'number' ? { endLine: a.endLine } : {}),
+  };
+}

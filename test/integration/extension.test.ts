@@ -1,0 +1,68 @@
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import { api, extension, isAlive, lastAssistantText, useScriptedAgent, waitFor } from './support';
+
+interface Manifest {
+  contributes: { commands: { command: string }[] };
+  activationEvents: string[];
+}
+
+suite('extension in a real VS Code', () => {
+  test('activates lazily and registers exactly the contributed commands', async () => {
+    const manifest = JSON.parse(fs.readFileSync(path.join(extension().extensionPath, 'package.json'), 'utf8')) as Manifest;
+    assert.ok(!manifest.activationEvents.includes('*'), 'no * activation');
+    const a = await api();
+    console.log(`activate() took ${a.activationMs.toFixed(1)} ms`);
+    const contributed = manifest.contributes.commands.map((c) => c.command).sort();
+    const registered = (await vscode.commands.getCommands(true)).filter((c) => c.startsWith('hermes.') && !c.startsWith('hermes.chatView')).sort();
+    assert.deepEqual(registered, contributed);
+  });
+
+  test('spawns the configured agent and runs a turn through the chat', async () => {
+    await useScriptedAgent();
+    const a = await api();
+    await vscode.commands.executeCommand('hermes.newSession');
+    const chat = a.manager.sidebar;
+    await waitFor('session', () => chat.sessionId);
+    const pid = await waitFor('agent pid', () => chat.host.pid);
+    assert.ok(isAlive(pid));
+    assert.deepEqual(chat.host.definition.args.slice(-1)[0]?.endsWith('scriptedAgent.js'), true);
+    const result = await chat.submit([{ type: 'text', text: 'Hello from the host test [plain]' }]);
+    assert.equal(result?.kind, 'ended');
+    assert.match(lastAssistantText(chat), /Hello/);
+    assert.equal(a.statusBar.state, 'ready');
+  });
+
+  test('says plainly when the agent binary is missing', async () => {
+    const config = vscode.workspace.getConfiguration('hermes');
+    await config.update('agents', [{ id: 'missing', name: 'Missing', command: 'hermes-not-installed-here', args: ['acp'] }], vscode.ConfigurationTarget.Global);
+    await config.update('defaultAgent', 'missing', vscode.ConfigurationTarget.Global);
+    const a = await api();
+    const chat = await a.manager.newSidebarSession();
+    const notice = await waitFor('notice', () => chat.controller.state.entries.find((e) => e.kind === 'notice'));
+    assert.equal(notice.kind, 'notice');
+    assert.match(notice.kind === 'notice' ? notice.title : '', /`hermes-not-installed-here` was not found on PATH/);
+    assert.deepEqual(notice.kind === 'notice' ? notice.actions : [], ['checkInstallation', 'openSettings', 'useDemoAgent']);
+    assert.equal(a.statusBar.state, 'error');
+  });
+
+  test('turns "No LLM provider configured" into a Set Up Provider notice', async () => {
+    await useScriptedAgent({ SCRIPTED_AGENT_NO_PROVIDER: '1' }, 'noprovider');
+    const a = await api();
+    const chat = await a.manager.newSidebarSession();
+    const notice = await waitFor('notice', () => chat.controller.state.entries.find((e) => e.kind === 'notice'));
+    assert.match(notice.kind === 'notice' ? notice.title : '', /no LLM provider configured/);
+    assert.ok(notice.kind === 'notice' && notice.actions?.includes('setupProvider'));
+  });
+
+  test('Check Installation runs --check and --version with the configured command', async () => {
+    await useScriptedAgent({}, 'checked');
+    const results = (await vscode.commands.executeCommand('hermes.checkInstallation')) as { command: string; ok: boolean; output: string }[];
+    assert.equal(results.length, 2);
+    assert.ok(results.every((r) => r.ok), JSON.stringify(results));
+    assert.match(results[0]?.output ?? '', /check OK/);
+    assert.match(results[1]?.output ?? '', /1\.0\.0/);
+  });
+});
