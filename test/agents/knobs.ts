@@ -1,0 +1,47 @@
+/** Environment knobs of the scripted agent, read once at start-up. See test/agents/README.md. */
+
+export interface Knobs {
+  /** `SCRIPTED_AGENT_NO_PROVIDER=1`: `session/new` fails like Hermes without a provider. */
+  readonly noProvider: boolean;
+  /** `SCRIPTED_AGENT_INIT_DELAY_MS`: delay before answering `initialize`. */
+  readonly initDelayMs: number;
+  /** `SCRIPTED_AGENT_CONFIG_OPTIONS=1`: sessions carry `configOptions` instead of `modes`/`models`. */
+  readonly configOptions: boolean;
+  /** `SCRIPTED_AGENT_STATE_FILE`: absolute path of the JSON file that persists sessions. */
+  readonly stateFile: string | undefined;
+  /** `SCRIPTED_AGENT_RESUME_REPLAYS=1`: `session/resume` replays history (as Hermes does). */
+  readonly resumeReplays: boolean;
+  /** `SCRIPTED_AGENT_LIST_PAGE_SIZE`: page size of `session/list` (default 50, as Hermes). */
+  readonly listPageSize: number;
+  /** `SCRIPTED_AGENT_CRASH_ON_LOAD=1`: exit in the middle of a `session/load` replay. */
+  readonly crashOnLoad: boolean;
+  /** `SCRIPTED_AGENT_CHUNK_DELAY_MS`: pause between streamed chunks (default 5). */
+  readonly chunkDelayMs: number;
+}
+
+function flag(env: NodeJS.ProcessEnv, name: string): boolean {
+  const v = env[name]?.trim().toLowerCase();
+  return v === '1' || v === 'true' || v === 'yes';
+}
+
+function int(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number): number {
+  const raw = env[name]?.trim();
+  if (raw === undefined || !/^\d+$/.test(raw)) {
+    return fallback;
+  }
+  return Math.max(min, Number.parseInt(raw, 10));
+}
+
+export function readKnobs(env: NodeJS.ProcessEnv = process.env): Knobs {
+  const stateFile = env.SCRIPTED_AGENT_STATE_FILE?.trim();
+  return {
+    noProvider: flag(env, 'SCRIPTED_AGENT_NO_PROVIDER'),
+    initDelayMs: int(env, 'SCRIPTED_AGENT_INIT_DELAY_MS', 0, 0),
+    configOptions: flag(env, 'SCRIPTED_AGENT_CONFIG_OPTIONS'),
+    stateFile: stateFile === undefined || stateFile === '' ? undefined : stateFile,
+    resumeReplays: flag(env, 'SCRIPTED_AGENT_RESUME_REPLAYS'),
+    listPageSize: int(env, 'SCRIPTED_AGENT_LIST_PAGE_SIZE', 50, 1),
+    crashOnLoad: flag(env, 'SCRIPTED_AGENT_CRASH_ON_LOAD'),
+    chunkDelayMs: int(env, 'SCRIPTED_AGENT_CHUNK_DELAY_MS', 5, 0),
+  };
+}

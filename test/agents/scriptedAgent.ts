@@ -1,0 +1,67 @@
+/**
+ * Scripted ACP agent: a real agent process over stdio, built on the SDK's agent side, whose
+ * behaviour is selected by bracketed markers in the prompt text (see test/agents/README.md).
+ * It imitates Hermes 0.19.0 (reference/hermes-acp.md) closely enough for client tests.
+ *
+ *   node dist/agents/scriptedAgent.js            serve ACP on stdin/stdout
+ *   node dist/agents/scriptedAgent.js --version  print 1.0.0
+ *   node dist/agents/scriptedAgent.js --check    print "Scripted agent check OK"
+ *   node dist/agents/scriptedAgent.js --setup    stand-in for Hermes' terminal auth method; exit 0
+ */
+import * as acp from '@agentclientprotocol/sdk';
+import { Readable } from 'node:stream';
+import { buildAgent } from './agentApp';
+import { log } from './agentLog';
+import { readKnobs } from './knobs';
+import { SerialStdout } from './rawStdout';
+import { exitAfterFlush, type AgentRuntime } from './runtime';
+import { SessionStore } from './sessionStore';
+
+function runFlag(flag: string): void {
+  switch (flag) {
+    case '--version':
+      process.stdout.write('1.0.0\n');
+      return;
+    case '--check':
+      process.stdout.write('Scripted agent check OK\n');
+      return;
+    case '--setup':
+      process.stdout.write('Scripted agent setup: nothing to configure (stands in for `hermes acp --setup`).\n');
+      return;
+    default:
+      process.stderr.write(`scripted-agent: unknown option ${flag}\n`);
+      process.exitCode = 2;
+  }
+}
+
+async function serve(): Promise<void> {
+  const knobs = readKnobs();
+  const stdout = new SerialStdout();
+  const runtime: AgentRuntime = {
+    knobs,
+    store: new SessionStore(knobs.stateFile),
+    stdout,
+    clientCapabilities: {},
+    live: new Map(),
+    alwaysAllowedCommands: new Set(),
+    counters: { editApproval: 0, permCheck: 0 },
+  };
+  process.on('unhandledRejection', (reason) => log(`unhandled rejection: ${String(reason)}`));
+  const input = Readable.toWeb(process.stdin) as unknown as ReadableStream<Uint8Array>;
+  const connection = buildAgent(runtime).connect(acp.ndJsonStream(stdout.sdkSink(), input));
+  log(
+    `started, pid ${process.pid}` +
+      (knobs.stateFile === undefined ? '' : `, state file ${knobs.stateFile}`) +
+      (knobs.configOptions ? ', config options' : ', modes + legacy models'),
+  );
+  await connection.closed;
+  log('connection closed (stdin ended); exiting');
+  await exitAfterFlush(runtime, 0);
+}
+
+const flag = process.argv[2];
+if (flag === undefined) {
+  void serve();
+} else {
+  runFlag(flag);
+}
