@@ -31,10 +31,12 @@ interface Options {
   readonly segment: number | undefined;
   readonly speed: number | undefined;
   readonly maps: readonly (readonly [string, string])[];
+  /** Stay alive after the recording until stdin closes (golden tests read the transcript first). */
+  readonly stay: boolean;
 }
 
 function usage(message: string): never {
-  process.stderr.write(`replay-agent: ${message}\nusage: replayAgent.js <fixture.jsonl> [--lab DIR] [--segment N] [--speed F] [--map FROM=TO]\n`);
+  process.stderr.write(`replay-agent: ${message}\nusage: replayAgent.js <fixture.jsonl> [--lab DIR] [--segment N] [--speed F] [--map FROM=TO] [--stay]\n`);
   process.exit(2);
 }
 
@@ -44,6 +46,7 @@ function parseArgs(argv: readonly string[]): Options {
   let segment: number | undefined;
   let speed: number | undefined;
   const maps: [string, string][] = [];
+  let stay = false;
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i] ?? '';
     const value = (): string => {
@@ -72,6 +75,8 @@ function parseArgs(argv: readonly string[]): Options {
         usage('--map needs FROM=TO');
       }
       maps.push([m.slice(0, eq), m.slice(eq + 1)]);
+    } else if (a === '--stay') {
+      stay = true;
     } else if (a.startsWith('--')) {
       usage(`unknown option ${a}`);
     } else if (fixture === undefined) {
@@ -83,7 +88,7 @@ function parseArgs(argv: readonly string[]): Options {
   if (fixture === undefined) {
     usage('missing fixture path');
   }
-  return { fixture, lab, segment, speed, maps };
+  return { fixture, lab, segment, speed, maps, stay };
 }
 
 /** Replaces a path inside JSON text; the replacement is JSON-escaped so the frame stays valid. */
@@ -246,6 +251,13 @@ async function main(): Promise<void> {
     log('stdin closed before the end of the recording');
   }
   await peer.drain();
+  if (options.stay && !process.stdin.readableEnded) {
+    log('--stay: waiting for stdin to close');
+    await new Promise<void>((resolveEnd) => {
+      process.stdin.once('end', resolveEnd);
+      process.stdin.once('close', resolveEnd);
+    });
+  }
   process.exit(0);
 }
 

@@ -33,9 +33,16 @@ suite('golden transcripts from recorded real agents', function () {
       const segs = segments(readFixture(file, lab));
       for (let i = 0; i < segs.length; i++) {
         const seg = segs[i] ?? [];
-        const stack = await startStack(replayAgentCommand(lab, file, segs.length > 1 ? ['--segment', String(i + 1)] : []));
+        const stack = await startStack(replayAgentCommand(lab, file, ['--stay', ...(segs.length > 1 ? ['--segment', String(i + 1)] : [])]));
         try {
           const controllers = await driveFixture(stack, seg);
+          // Some updates come after the last response (Hermes sends the title late): wait for every
+          // recorded agent frame to have arrived before reading the transcript.
+          const expected = seg.filter((f) => f.dir === 'a2c').length;
+          const deadline = Date.now() + 5000;
+          while (stack.log.snapshot().filter((e) => e.dir === 'in').length < expected && Date.now() < deadline) {
+            await new Promise((r) => setTimeout(r, 10));
+          }
           if (segs.length > 1) {
             parts.push(`<!-- agent process ${i + 1} -->`, '');
           }
