@@ -53,6 +53,17 @@ export class Configuration {
   }
 
   defaultAgentId(): string {
+    const inspected = this.section.inspect<unknown>('defaultAgent');
+    const explicit = inspected?.globalValue;
+    if (typeof explicit === 'string' && explicit !== '') {
+      return explicit;
+    }
+    // `npm start` without Hermes installed picks the built-in demo preset this way; only preset
+    // ids are honoured, so the environment can never choose an arbitrary command.
+    const fromEnv = process.env.HERMES_ACP_DEFAULT_AGENT;
+    if (fromEnv === 'demo' || fromEnv === hermesPreset.id) {
+      return fromEnv;
+    }
     const id = this.section.get<unknown>('defaultAgent');
     return typeof id === 'string' && id !== '' ? id : hermesPreset.id;
   }
