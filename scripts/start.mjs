@@ -22,7 +22,7 @@ execFileSync(process.execPath, [join(root, 'scripts', 'build.mjs'), '--productio
 const vsix = join(root, '.cache', 'hermes-acp.vsix');
 mkdirSync(dirname(vsix), { recursive: true });
 console.log('Packaging hermes-acp.vsix…');
-execFileSync(join(root, 'node_modules', '.bin', 'vsce'), ['package', '--no-dependencies', '--skip-license', '-o', vsix], { stdio: 'inherit', cwd: root });
+execFileSync(join(root, 'node_modules', '.bin', 'vsce'), ['package', '--no-dependencies', '--skip-license', '--no-rewrite-relative-links', '-o', vsix], { stdio: 'inherit', cwd: root });
 
 const hermesInstalled = onPath('hermes');
 const env = {};

@@ -97,7 +97,7 @@ export class ChatManager implements vscode.Disposable {
     if (old !== undefined) {
       await this.closeChat(old);
     }
-    void chat.ensureStarted();
+    chat.autoStart();
     return chat;
   }
 

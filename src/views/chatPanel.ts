@@ -49,7 +49,7 @@ export class ChatPanel implements vscode.Disposable {
     panel.webview.html = chatWebviewHtml(panel.webview, extensionUri);
     const chat = manager.createChat();
     const created = new ChatPanel(panel, chat, manager, log);
-    void chat.ensureStarted();
+    chat.autoStart();
     return created;
   }
 

@@ -34,6 +34,7 @@ export class ChatSession implements Disposable {
   private statusValue: string | undefined;
   private readOnlyValue = false;
   private starting: Promise<boolean> | undefined;
+  private startAttempted = false;
   private entryCounter = 0;
   private readonly timers = new Map<string, NodeJS.Timeout>();
   private readonly disposables = new DisposableStore();
@@ -88,6 +89,16 @@ export class ChatSession implements Disposable {
     return this.controller.sessionId;
   }
 
+  /**
+   * Starts the session when a chat is first shown; after a failure it waits for the user (a
+   * prompt or an action) instead of retrying — and repeating the same notice — on every reveal.
+   */
+  autoStart(): void {
+    if (!this.startAttempted) {
+      void this.ensureStarted();
+    }
+  }
+
   /** Starts the agent and the ACP session if needed. False (with a notice shown) when it could not. */
   ensureStarted(): Promise<boolean> {
     const phase = this.controller.state.phase;
@@ -135,6 +146,7 @@ export class ChatSession implements Disposable {
   }
 
   private async start(): Promise<boolean> {
+    this.startAttempted = true;
     const client = await this.connect();
     if (client === undefined) {
       return false;

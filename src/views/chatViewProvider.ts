@@ -53,7 +53,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
         this.view = undefined;
       }
     });
-    void chat.ensureStarted();
+    chat.autoStart();
   }
 
   /** Reveals the view (and focuses its composer). */

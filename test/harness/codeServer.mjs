@@ -120,6 +120,8 @@ function childEnv({ runDir, node24Bin, extra }) {
  * @property {string} [extensionsDir] used as --extensions-dir (extension folders in it are picked up); default: fresh dir in the run dir
  * @property {string} [vsixPath] a packaged extension to install with --install-extension before starting
  * @property {Record<string, unknown>} [userSettings] merged over the base settings.json
+ * @property {Record<string, unknown>} [machineSettings] the remote machine's settings.json (code-server is a
+ *   remote: `machine`-scoped settings are read from here, not from the user settings)
  * @property {Record<string, string>} [env] extra environment for code-server and so for the extension host
  * @property {string} [logName] log file name (without .log) inside the run dir; default "code-server"
  * @property {boolean} [workspaceTrust] true: keep workspace trust on (omits --disable-workspace-trust)
@@ -146,7 +148,7 @@ function childEnv({ runDir, node24Bin, extra }) {
  * @returns {Promise<CodeServer>}
  */
 export async function startCodeServer(options) {
-  const { workspace, vsixPath, userSettings = {}, env = {}, logName = 'code-server', workspaceTrust = false, startTimeoutMs = 30_000 } = options;
+  const { workspace, vsixPath, userSettings = {}, machineSettings, env = {}, logName = 'code-server', workspaceTrust = false, startTimeoutMs = 30_000 } = options;
   const { node24Bin, codeServerBin } = await ensureHarness({ quiet: true });
   installCleanup();
 
@@ -158,6 +160,10 @@ export async function startCodeServer(options) {
   mkdirSync(extensionsDir, { recursive: true });
   mkdirSync(join(runDir, 'home'), { recursive: true });
   writeFileSync(join(userDataDir, 'User', 'settings.json'), JSON.stringify({ ...BASE_SETTINGS, ...userSettings }, null, 2));
+  if (machineSettings !== undefined) {
+    mkdirSync(join(userDataDir, 'Machine'), { recursive: true });
+    writeFileSync(join(userDataDir, 'Machine', 'settings.json'), JSON.stringify(machineSettings, null, 2));
+  }
   const childEnvironment = childEnv({ runDir, node24Bin, extra: env });
   const dirs = ['--user-data-dir', userDataDir, '--extensions-dir', extensionsDir];
   const logFile = join(runDir, `${logName}.log`);

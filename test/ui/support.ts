@@ -1,0 +1,109 @@
+import { execFileSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import type { BrowserContext, FrameLocator, Page } from 'playwright-core';
+import { repoRoot, scriptedAgentPath } from '../support/paths';
+
+/** The harness modules are plain ESM (test/harness); these are the parts the UI tests use. */
+interface CodeServer {
+  readonly url: string;
+  readonly runDir: string;
+  baseUrl(folder?: string): string;
+  stop(): Promise<void>;
+}
+interface CodeServerModule {
+  startCodeServer(o: {
+    workspace: string;
+    vsixPath?: string;
+    extensionsDir?: string;
+    userSettings?: Record<string, unknown>;
+    machineSettings?: Record<string, unknown>; env?: Record<string, string>; logName?: string; workspaceTrust?: boolean }): Promise<CodeServer>;
+}
+interface BrowserModule {
+  launchBrowser(o?: { artifactsDir?: string }): Promise<{ context: BrowserContext; page: Page; artifactsDir: string; close(): Promise<void> }>;
+  openWorkbench(page: Page, url: string): Promise<void>;
+  runCommand(page: Page, title: string): Promise<void>;
+  webviewFrame(page: Page, o?: { title?: string; index?: number; timeoutMs?: number }): Promise<FrameLocator>;
+  screenshot(page: Page, name: string, o?: { fullPage?: boolean }): Promise<string>;
+  collectNonLoopbackRequests(page: Page): string[];
+}
+
+async function harness<T>(file: string): Promise<T> {
+  const specifier = path.join(repoRoot, 'test', 'harness', file);
+  return (await import(specifier)) as T;
+}
+
+let packaged: string | undefined;
+
+/** Packages the extension once per run (the way a user installs it). */
+export function packageExtension(): string {
+  if (packaged !== undefined) {
+    return packaged;
+  }
+  const out = path.join(repoRoot, '.cache', 'ui', 'hermes-acp.vsix');
+  fs.mkdirSync(path.dirname(out), { recursive: true });
+  execFileSync(path.join(repoRoot, 'node_modules', '.bin', 'vsce'), ['package', '--no-dependencies', '--skip-license', '--no-rewrite-relative-links', '-o', out], { cwd: repoRoot, stdio: 'pipe' });
+  packaged = out;
+  return out;
+}
+
+export interface UiSession {
+  readonly page: Page;
+  readonly server: CodeServer;
+  readonly workspace: string;
+  readonly nonLoopback: string[];
+  /** The chat webview's content frame. */
+  chat(): Promise<FrameLocator>;
+  command(title: string): Promise<void>;
+  shot(name: string): Promise<string>;
+  close(): Promise<void>;
+}
+
+export interface UiOptions {
+  readonly agentEnv?: Record<string, string>;
+  readonly settings?: Record<string, unknown>;
+  readonly workspaceTrust?: boolean;
+  readonly files?: Record<string, string>;
+}
+
+/** code-server with the packaged extension, configured for the scripted agent; Chromium on its workbench. */
+export async function openVsCode(options: UiOptions = {}): Promise<UiSession> {
+  const vsix = packageExtension();
+  const workspace = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'hermes-ui-ws-')));
+  for (const [name, content] of Object.entries(options.files ?? { 'hello.txt': 'hello world\n' })) {
+    fs.mkdirSync(path.dirname(path.join(workspace, name)), { recursive: true });
+    fs.writeFileSync(path.join(workspace, name), content);
+  }
+  const cs = await harness<CodeServerModule>('codeServer.mjs');
+  const br = await harness<BrowserModule>('browser.mjs');
+  const server = await cs.startCodeServer({
+    workspace,
+    vsixPath: vsix,
+    logName: 'ui',
+    ...(options.workspaceTrust === true ? { workspaceTrust: true } : {}),
+    // code-server is a remote: machine-scoped settings (which agent to spawn) live in the machine settings.
+    machineSettings: {
+      'hermes.agents': [{ id: 'scripted', name: 'Scripted', command: process.execPath, args: [scriptedAgentPath], env: options.agentEnv ?? {} }],
+      'hermes.defaultAgent': 'scripted',
+    },
+    userSettings: { 'workbench.colorTheme': 'Default Dark Modern', ...options.settings },
+  });
+  const browser = await br.launchBrowser();
+  const page = browser.page;
+  const nonLoopback = br.collectNonLoopbackRequests(page);
+  await br.openWorkbench(page, server.baseUrl(workspace));
+  return {
+    page,
+    server,
+    workspace,
+    nonLoopback,
+    chat: () => br.webviewFrame(page, { title: 'Hermes', timeoutMs: 30_000 }),
+    command: (title) => br.runCommand(page, title),
+    shot: (name) => br.screenshot(page, name),
+    close: async () => {
+      await browser.close();
+      await server.stop();
+    },
+  };
+}
