@@ -1,0 +1,200 @@
+import { readFileSync, statSync } from 'node:fs';
+import * as path from 'node:path';
+import { parseArgs } from 'node:util';
+import { parseRules } from '../session/permissionPolicy';
+import type { PermissionMode } from './permissions';
+
+export type OutputFormat = 'text' | 'stream-json';
+
+/** The agent preset used when nothing follows `--`. */
+export const defaultAgentCommand: readonly string[] = ['hermes', 'acp'];
+
+export interface RunOptions {
+  readonly query: string;
+  readonly format: OutputFormat;
+  /** Absolute; the agent's working directory and the session's cwd. */
+  readonly cwd: string;
+  readonly permissions: PermissionMode;
+  /** Wall-clock budget of the whole run, in ms. */
+  readonly timeoutMs?: number;
+  readonly agent: { readonly command: string; readonly args: readonly string[] };
+  /** Where to write the ACP traffic (JSONL) when the run ends. */
+  readonly trafficLog?: string;
+}
+
+export type ParsedCommandLine =
+  | { readonly kind: 'run'; readonly options: RunOptions }
+  | { readonly kind: 'help' }
+  | { readonly kind: 'version' }
+  | { readonly kind: 'error'; readonly message: string };
+
+export const usage = `Usage: hermes-acp-run (-q TEXT | --query-file FILE) [options] [-- AGENT [ARGS...]]
+
+Runs one prompt turn against an Agent Client Protocol (ACP) agent and exits with a code that
+says whether the turn really completed.
+
+Options:
+  -q, --query TEXT         the prompt
+      --query-file FILE    read the prompt from FILE ("-" for stdin)
+      --format FORMAT      text (default: the final answer on stdout) or stream-json
+                           (one JSON event per stdout line, nothing else)
+      --cwd DIR            working directory of the agent and the session (default: .)
+      --permissions POLICY deny (default), allow, or a rules file (JSON, the extension's
+                           permission rule format); unmatched requests are denied
+      --timeout SEC        stop the run after SEC seconds: cancel the turn, exit 1 "timeout"
+      --traffic-log FILE   write the ACP traffic (both directions, agent stderr) as JSONL
+  -h, --help               show this help
+  -V, --version            show the version
+
+The agent command follows "--" (default: ${defaultAgentCommand.join(' ')}).
+
+Exit codes: 0 turn completed, 1 failed (or agent missing/crashed, refusal, max_tokens,
+timeout), 2 bad command line, 75 provider rate-limited/overloaded/unavailable (retry later),
+130 interrupted.
+`;
+
+/** Parses the command line. Pure except for reading the query and rules files. */
+export function parseCommandLine(argv: readonly string[], cwd: string, readStdin: () => string): ParsedCommandLine {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: [...argv],
+      options: {
+        query: { type: 'string', short: 'q' },
+        'query-file': { type: 'string' },
+        format: { type: 'string' },
+        cwd: { type: 'string' },
+        permissions: { type: 'string' },
+        timeout: { type: 'string' },
+        'traffic-log': { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+        version: { type: 'boolean', short: 'V' },
+      },
+      allowPositionals: true,
+      strict: true,
+      tokens: true,
+    });
+  } catch (e) {
+    return error(argsErrorMessage(e));
+  }
+  const { values, tokens } = parsed;
+  if (values.help === true) {
+    return { kind: 'help' };
+  }
+  if (values.version === true) {
+    return { kind: 'version' };
+  }
+  const terminator = tokens.find((t) => t.kind === 'option-terminator');
+  const before = tokens.filter((t) => t.kind === 'positional' && (terminator === undefined || t.index < terminator.index));
+  const stray = before[0];
+  if (stray?.kind === 'positional') {
+    return error(`unexpected argument "${stray.value}" (put the agent command after "--")`);
+  }
+  const agentArgv = terminator !== undefined ? argv.slice(terminator.index + 1) : [...defaultAgentCommand];
+  const [command, ...args] = agentArgv;
+  if (command === undefined || command === '') {
+    return error('no agent command after "--"');
+  }
+
+  let query: string;
+  if (values.query !== undefined && values['query-file'] !== undefined) {
+    return error('use either -q/--query or --query-file, not both');
+  }
+  if (values.query !== undefined) {
+    query = values.query;
+  } else if (values['query-file'] !== undefined) {
+    const file = values['query-file'];
+    try {
+      query = file === '-' ? readStdin() : readFileSync(path.resolve(cwd, file), 'utf8');
+    } catch (e) {
+      return error(`cannot read the query file ${file}: ${e instanceof Error ? e.message : String(e)}`);
+    }
+  } else {
+    return error('a prompt is required: -q/--query TEXT or --query-file FILE');
+  }
+  if (query.trim() === '') {
+    return error('the prompt is empty');
+  }
+
+  const format = values.format ?? 'text';
+  if (format !== 'text' && format !== 'stream-json') {
+    return error(`--format must be "text" or "stream-json", not "${format}"`);
+  }
+
+  const workDir = path.resolve(cwd, values.cwd ?? '.');
+  if (!isDirectory(workDir)) {
+    return error(`--cwd ${workDir} is not a directory`);
+  }
+
+  let timeoutMs: number | undefined;
+  if (values.timeout !== undefined) {
+    const sec = Number(values.timeout);
+    if (values.timeout.trim() === '' || !Number.isFinite(sec) || sec <= 0) {
+      return error(`--timeout must be a positive number of seconds, not "${values.timeout}"`);
+    }
+    timeoutMs = Math.round(sec * 1000);
+  }
+
+  const permissions = parsePermissions(values.permissions ?? 'deny', cwd);
+  if (typeof permissions === 'string') {
+    return error(permissions);
+  }
+
+  return {
+    kind: 'run',
+    options: {
+      query,
+      format,
+      cwd: workDir,
+      permissions,
+      agent: { command, args },
+      ...(timeoutMs !== undefined ? { timeoutMs } : {}),
+      ...(values['traffic-log'] !== undefined ? { trafficLog: path.resolve(cwd, values['traffic-log']) } : {}),
+    },
+  };
+}
+
+/** `deny`, `allow`, or a rules file (resolved against the invoking directory). Returns an error message on failure. */
+function parsePermissions(value: string, cwd: string): PermissionMode | string {
+  if (value === 'deny' || value === 'allow') {
+    return { kind: value };
+  }
+  const file = path.resolve(cwd, value);
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(file, 'utf8')) as unknown;
+  } catch (e) {
+    return `--permissions: expected "deny", "allow" or a JSON rules file; cannot use ${value}: ${e instanceof Error ? e.message : String(e)}`;
+  }
+  const { rules, problems } = parseRules(raw);
+  if (problems.length > 0) {
+    return `--permissions ${value}: ${problems.join('; ')}`;
+  }
+  return { kind: 'rules', file, rules };
+}
+
+function isDirectory(p: string): boolean {
+  try {
+    return statSync(p).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/** node:util's messages, shortened to what applies here. */
+function argsErrorMessage(e: unknown): string {
+  const message = e instanceof Error ? e.message : String(e);
+  const unknown = /^Unknown option '([^']+)'/.exec(message);
+  if (unknown !== null) {
+    return `unknown option ${unknown[1] ?? ''}`;
+  }
+  const ambiguous = /^Option '([^']+)' argument is ambiguous/.exec(message);
+  if (ambiguous !== null) {
+    return `${ambiguous[1] ?? 'the option'} needs a value (for a value starting with "-", write --option=VALUE)`;
+  }
+  return message.split('\n')[0] ?? message;
+}
+
+function error(message: string): ParsedCommandLine {
+  return { kind: 'error', message };
+}

@@ -1,0 +1,128 @@
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { parseCommandLine, type ParsedCommandLine, type RunOptions } from '../../../src/cli/args';
+import { turnVerdict } from '../../../src/cli/exitCodes';
+import { capText } from '../../../src/cli/turnEvents';
+
+const noStdin = (): string => {
+  throw new Error('stdin not expected');
+};
+
+function runOptions(parsed: ParsedCommandLine): RunOptions {
+  assert.equal(parsed.kind, 'run', JSON.stringify(parsed));
+  return parsed.options;
+}
+
+function rpcError(code: number, message: string, data?: unknown): Error {
+  return Object.assign(new Error(message), { code, data });
+}
+
+suite('hermes-acp-run arguments', () => {
+  const cwd = fs.realpathSync(os.tmpdir());
+
+  test('defaults: text format, deny, the Hermes preset, the current directory', () => {
+    const o = runOptions(parseCommandLine(['-q', 'hello'], cwd, noStdin));
+    assert.deepEqual(o, { query: 'hello', format: 'text', cwd, permissions: { kind: 'deny' }, agent: { command: 'hermes', args: ['acp'] } });
+  });
+
+  test('everything after -- is the agent command, options included', () => {
+    const o = runOptions(parseCommandLine(['-q', 'x', '--format', 'stream-json', '--timeout', '2.5', '--', 'agent', '-q', '--format', 'y'], cwd, noStdin));
+    assert.deepEqual(o.agent, { command: 'agent', args: ['-q', '--format', 'y'] });
+    assert.equal(o.format, 'stream-json');
+    assert.equal(o.timeoutMs, 2500);
+  });
+
+  test('the prompt comes from -q, --query-file FILE or --query-file - (stdin)', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hermes-args-'));
+    try {
+      fs.writeFileSync(path.join(dir, 'q.txt'), 'from a file\n');
+      assert.equal(runOptions(parseCommandLine(['--query-file', 'q.txt'], dir, noStdin)).query, 'from a file\n');
+      assert.equal(runOptions(parseCommandLine(['--query-file', '-'], dir, () => 'from stdin')).query, 'from stdin');
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test('usage errors', () => {
+    const cases: [string[], RegExp][] = [
+      [[], /a prompt is required/],
+      [['-q', '  '], /empty/],
+      [['-q', 'a', '--query-file', 'b'], /not both/],
+      [['-q', 'a', '--format', 'json'], /--format/],
+      [['-q', 'a', '--timeout', '-1'], /--timeout/],
+      [['-q', 'a', '--cwd', '/no/such/dir'], /not a directory/],
+      [['-q', 'a', 'hermes'], /unexpected argument "hermes"/],
+      [['-q', 'a', '--'], /no agent command/],
+      [['-q', 'a', '--nope'], /unknown option --nope/],
+      [['-q'], /argument missing/],
+    ];
+    for (const [argv, message] of cases) {
+      const parsed = parseCommandLine(argv, cwd, noStdin);
+      assert.equal(parsed.kind, 'error', argv.join(' '));
+      assert.match((parsed as { message: string }).message, message, argv.join(' '));
+    }
+  });
+
+  test('--permissions: deny, allow, or a rules file whose problems are usage errors', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hermes-args-'));
+    try {
+      assert.deepEqual(runOptions(parseCommandLine(['-q', 'a', '--permissions', 'allow'], dir, noStdin)).permissions, { kind: 'allow' });
+      fs.writeFileSync(path.join(dir, 'ok.json'), JSON.stringify([{ kind: 'read', effect: 'allow' }]));
+      const p = runOptions(parseCommandLine(['-q', 'a', '--permissions', 'ok.json'], dir, noStdin)).permissions;
+      assert.deepEqual(p, { kind: 'rules', file: path.join(dir, 'ok.json'), rules: [{ kind: ['read'], effect: 'allow' }] });
+      fs.writeFileSync(path.join(dir, 'bad.json'), JSON.stringify([{ effect: 'maybe' }]));
+      const bad = parseCommandLine(['-q', 'a', '--permissions', 'bad.json'], dir, noStdin);
+      assert.equal(bad.kind, 'error');
+      assert.match((bad as { message: string }).message, /"effect" must be/);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+suite('hermes-acp-run exit codes', () => {
+  const ended = (stopReason: 'end_turn' | 'refusal' | 'max_tokens' | 'max_turn_requests' | 'cancelled') =>
+    ({ kind: 'ended', stopReason, response: { stopReason } }) as const;
+
+  test('end_turn is 0 unless the answer is a provider failure (Hermes)', () => {
+    assert.equal(turnVerdict(ended('end_turn'), 'All done.', undefined).exitCode, 0);
+    assert.equal(turnVerdict(ended('end_turn'), 'API call failed after 3 retries: HTTP 503: upstream unavailable', undefined).exitCode, 75);
+    assert.equal(turnVerdict(ended('end_turn'), 'HTTP 402: insufficient credits', undefined).exitCode, 75);
+    const auth = turnVerdict(ended('end_turn'), 'HTTP 401: invalid api key', undefined);
+    assert.equal(auth.exitCode, 1);
+    assert.match(auth.error ?? '', /401/);
+  });
+
+  test('refusal, max_tokens, max_turn_requests and an unasked cancel are failures', () => {
+    for (const r of ['refusal', 'max_tokens', 'max_turn_requests', 'cancelled'] as const) {
+      const v = turnVerdict(ended(r), 'text', undefined);
+      assert.equal(v.exitCode, 1, r);
+      assert.equal(v.stopReason, r);
+      assert.ok(v.error !== undefined);
+    }
+  });
+
+  test('JSON-RPC errors: transient provider failures are 75, others 1', () => {
+    const failed = (error: unknown) => turnVerdict({ kind: 'failed', error }, '', undefined).exitCode;
+    assert.equal(failed(rpcError(-32603, 'Internal error', { httpStatus: 429 })), 75);
+    assert.equal(failed(rpcError(-32603, 'Internal error', { httpStatus: 529 })), 75);
+    assert.equal(failed(rpcError(-32603, 'Internal error', { message: 'upstream request timed out' })), 75);
+    assert.equal(failed(rpcError(-32603, 'Internal error', { message: 'You exceeded your current quota' })), 75);
+    assert.equal(failed(rpcError(-32603, 'Internal error')), 1);
+    assert.equal(failed(rpcError(-32602, 'Invalid params')), 1);
+  });
+
+  test('a stop by the runner wins: interrupt 130, timeout 1 "timeout"', () => {
+    assert.deepEqual(turnVerdict(ended('cancelled'), '', 'interrupt'), { exitCode: 130, stopReason: 'cancelled', error: 'interrupted' });
+    assert.deepEqual(turnVerdict(ended('cancelled'), '', 'timeout'), { exitCode: 1, stopReason: 'cancelled', error: 'timeout' });
+    assert.equal(turnVerdict(ended('end_turn'), 'done anyway', 'interrupt').exitCode, 130);
+  });
+
+  test('tool output is capped without splitting a surrogate pair', () => {
+    assert.deepEqual(capText('abc', 5), { text: 'abc', truncated: false });
+    assert.deepEqual(capText('abcdef', 5), { text: 'abcde', truncated: true });
+    assert.deepEqual(capText('abcd😀x', 5), { text: 'abcd', truncated: true });
+  });
+});

@@ -1,0 +1,146 @@
+/**
+ * Runs the built runner (`node dist/cli.js …`) as a real process against real agent processes and
+ * collects what it wrote.
+ */
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { repoRoot, replayAgentPath, scriptedAgentPath } from '../../support/paths';
+
+export const cliPath = path.join(repoRoot, 'dist', 'cli.js');
+export const scriptedAgent: readonly string[] = [process.execPath, scriptedAgentPath];
+
+export function replayAgent(fixture: string, lab: string): readonly string[] {
+  return [process.execPath, replayAgentPath, path.join(repoRoot, 'test', 'fixtures', ...fixture.split('/')), '--lab', lab];
+}
+
+/** A stream-json event as read back (loosely typed on purpose: the tests check the wire shape). */
+export type Event = Record<string, unknown> & { readonly type: string; readonly timestamp: number };
+
+export interface CliRun {
+  readonly code: number | null;
+  readonly signal: NodeJS.Signals | null;
+  readonly stdout: string;
+  readonly stderr: string;
+  readonly startedAt: number;
+  readonly endedAt: number;
+}
+
+export interface CliOptions {
+  readonly cwd?: string;
+  readonly env?: Record<string, string>;
+  readonly stdin?: string;
+  /** Called for every complete stdout line as it arrives. */
+  readonly onLine?: (line: string, child: ChildProcessWithoutNullStreams) => void;
+  /** Called for every stderr chunk as it arrives (with everything so far). */
+  readonly onStderr?: (all: string, child: ChildProcessWithoutNullStreams) => void;
+  readonly timeoutMs?: number;
+}
+
+const live = new Set<ChildProcessWithoutNullStreams>();
+
+/** Kills runner processes a failed test left behind. */
+export function killLeftovers(): void {
+  for (const c of live) {
+    c.kill('SIGKILL');
+  }
+  live.clear();
+}
+
+export function runCli(args: readonly string[], options: CliOptions = {}): Promise<CliRun> {
+  const startedAt = Date.now();
+  const child = spawn(process.execPath, [cliPath, ...args], {
+    cwd: options.cwd ?? os.tmpdir(),
+    env: { ...process.env, ...options.env },
+    stdio: 'pipe',
+  });
+  live.add(child);
+  let stdout = '';
+  let stderr = '';
+  let partial = '';
+  child.stdout.setEncoding('utf8').on('data', (s: string) => {
+    stdout += s;
+    const lines = (partial + s).split('\n');
+    partial = lines.pop() ?? '';
+    for (const line of lines) {
+      options.onLine?.(line, child);
+    }
+  });
+  child.stderr.setEncoding('utf8').on('data', (s: string) => {
+    stderr += s;
+    options.onStderr?.(stderr, child);
+  });
+  child.stdin.on('error', () => undefined);
+  if (options.stdin !== undefined) {
+    child.stdin.end(options.stdin);
+  } else {
+    child.stdin.end();
+  }
+  const timeoutMs = options.timeoutMs ?? 20_000;
+  return new Promise<CliRun>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`hermes-acp-run did not exit within ${timeoutMs} ms\nstdout:\n${stdout}\nstderr:\n${stderr}`));
+    }, timeoutMs);
+    child.once('close', (code, signal) => {
+      clearTimeout(timer);
+      live.delete(child);
+      resolve({ code, signal, stdout, stderr, startedAt, endedAt: Date.now() });
+    });
+  });
+}
+
+/** Every stdout line parsed as JSON; throws with the line when one is not a JSON object. */
+export function events(run: CliRun): Event[] {
+  const lines = run.stdout.split('\n');
+  if (lines.pop() !== '') {
+    throw new Error(`stdout does not end with a newline: ${JSON.stringify(run.stdout.slice(-200))}`);
+  }
+  return lines.map((line, i) => {
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch (e) {
+      throw new Error(`stdout line ${i + 1} is not JSON (${(e as Error).message}): ${line}`, { cause: e });
+    }
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+      throw new Error(`stdout line ${i + 1} is not a JSON object: ${line}`);
+    }
+    return value as Event;
+  });
+}
+
+export function ofType(evs: readonly Event[], type: string): Event[] {
+  return evs.filter((e) => e.type === type);
+}
+
+export function resultOf(evs: readonly Event[]): Event {
+  const last = evs[evs.length - 1];
+  if (last?.type !== 'result') {
+    throw new Error(`the last event is not a result: ${JSON.stringify(last)}`);
+  }
+  if (evs.filter((e) => e.type === 'result').length !== 1) {
+    throw new Error('more than one result event');
+  }
+  return last;
+}
+
+export function tempDir(prefix = 'hermes-cli-'): string {
+  return fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), prefix)));
+}
+
+/** The pid the scripted agent logged at start (`[scripted-agent] started, pid N`). */
+export function scriptedAgentPid(stderr: string): number | undefined {
+  const m = /\[scripted-agent\] started, pid (\d+)/.exec(stderr);
+  return m?.[1] !== undefined ? Number(m[1]) : undefined;
+}
+
+export function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
