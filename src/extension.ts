@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import { ChatManager } from './views/chatManager';
+import { ChatPanel } from './views/chatPanel';
 import { ChatViewProvider } from './views/chatViewProvider';
 import { registerCommands } from './views/commands';
 import { ViewId } from './views/commandIds';
@@ -26,12 +27,15 @@ export function activate(context: vscode.ExtensionContext): HermesApi {
   const version = (context.extension.packageJSON as { version?: unknown }).version;
   manager = new ChatManager({
     extensionUri: context.extensionUri,
+    workspaceState: context.workspaceState,
     extensionVersion: typeof version === 'string' ? version : '0.0.0',
     config,
     traffic,
     consent: new WorkspaceTrustConsent(),
   });
   const chatView = new ChatViewProvider(context.extensionUri, manager, (m) => traffic.channel.warn(m));
+  const m = manager;
+  m.setVisibilityProbe((chat) => (chat === m.sidebarIfAny && chatView.isVisible) || ChatPanel.all.some((p) => p.chat === chat && p.panel.visible));
   const statusBar = new StatusBar(manager);
   context.subscriptions.push(
     traffic,

@@ -4,8 +4,7 @@ import type { Disposable } from '../util/disposable';
 import { Emitter } from '../util/emitter';
 import { isObject } from '../util/json';
 import type { ClientPorts } from './clientPorts';
-import type { AgentExitedError} from './errors';
-import { AgentProtocolError, AgentTimeoutError } from './errors';
+import { AgentProtocolError, AgentTimeoutError, ClientRequestError, type AgentExitedError } from './errors';
 import { decodeLine, LineReader } from './lineReader';
 import { parseSessionNotification } from './sessionUpdateGuard';
 import type { TrafficLog } from './trafficLog';
@@ -351,17 +350,17 @@ export class AcpClient implements Disposable {
     const fs = ports.fs;
     if (fs !== undefined) {
       app
-        .onRequest(acp.methods.client.fs.readTextFile, ({ params, signal }) => fs.readTextFile(params, signal))
-        .onRequest(acp.methods.client.fs.writeTextFile, ({ params, signal }) => fs.writeTextFile(params, signal));
+        .onRequest(acp.methods.client.fs.readTextFile, ({ params, signal }) => wireErrors(fs.readTextFile(params, signal)))
+        .onRequest(acp.methods.client.fs.writeTextFile, ({ params, signal }) => wireErrors(fs.writeTextFile(params, signal)));
     }
     const t = ports.terminal;
     if (t !== undefined) {
       app
-        .onRequest(acp.methods.client.terminal.create, ({ params, signal }) => t.createTerminal(params, signal))
-        .onRequest(acp.methods.client.terminal.output, ({ params, signal }) => t.terminalOutput(params, signal))
-        .onRequest(acp.methods.client.terminal.waitForExit, ({ params, signal }) => t.waitForTerminalExit(params, signal))
-        .onRequest(acp.methods.client.terminal.kill, ({ params, signal }) => t.killTerminal(params, signal))
-        .onRequest(acp.methods.client.terminal.release, ({ params, signal }) => t.releaseTerminal(params, signal));
+        .onRequest(acp.methods.client.terminal.create, ({ params, signal }) => wireErrors(t.createTerminal(params, signal)))
+        .onRequest(acp.methods.client.terminal.output, ({ params, signal }) => wireErrors(t.terminalOutput(params, signal)))
+        .onRequest(acp.methods.client.terminal.waitForExit, ({ params, signal }) => wireErrors(t.waitForTerminalExit(params, signal)))
+        .onRequest(acp.methods.client.terminal.kill, ({ params, signal }) => wireErrors(t.killTerminal(params, signal)))
+        .onRequest(acp.methods.client.terminal.release, ({ params, signal }) => wireErrors(t.releaseTerminal(params, signal)));
     }
     // Unhandled agent requests get -32601 from the SDK (that includes non-`_` extension methods such as
     // Qwen's craft/drainMidTurnQueue); unhandled notifications are ignored. Both are in the traffic log.
@@ -487,6 +486,18 @@ export class AcpClient implements Disposable {
       this.transport.stdin.once('drain', done);
       this.transport.stdin.once('close', done);
     });
+  }
+}
+
+/** Ports throw {@link ClientRequestError}; the SDK only sends the code of its own RequestError. */
+async function wireErrors<T>(p: Promise<T>): Promise<T> {
+  try {
+    return await p;
+  } catch (e) {
+    if (ClientRequestError.is(e)) {
+      throw new acp.RequestError(e.code, e.message, e.data);
+    }
+    throw e;
   }
 }
 

@@ -139,3 +139,30 @@ export function describeError(e: unknown): string {
   }
   return String(e);
 }
+
+/**
+ * An error our request handlers throw to answer the agent with a specific JSON-RPC code
+ * (`acpConnection.ts` turns it into the SDK's RequestError, so the code reaches the wire).
+ */
+export class ClientRequestError extends Error {
+  override readonly name = 'ClientRequestError';
+  constructor(
+    readonly code: number,
+    message: string,
+    readonly data?: unknown,
+  ) {
+    super(message);
+  }
+
+  static resourceNotFound(message: string, path?: string): ClientRequestError {
+    return new ClientRequestError(RpcCode.resourceNotFound, message, path !== undefined ? { path } : undefined);
+  }
+
+  static invalidParams(message: string, data?: unknown): ClientRequestError {
+    return new ClientRequestError(RpcCode.invalidParams, message, data);
+  }
+
+  static is(e: unknown): e is ClientRequestError {
+    return e instanceof ClientRequestError;
+  }
+}

@@ -8,13 +8,20 @@ import { toMarkdown } from '../session/transcript';
 import type { ViewContext } from '../session/viewProjection';
 import type { AttachmentView, WebviewMessage } from '../protocol/webviewProtocol';
 import { Emitter } from '../util/emitter';
+import { WorkspaceBoundary } from '../acp/workspaceBoundary';
+import type { PendingPermission } from '../session/sessionController';
+import type { PermissionRule } from '../session/permissionPolicy';
 import { ChatSession, type SpawnConsent } from './chatSession';
+import { DiffReviewer } from './diffReview';
+import { WorkspaceFileSystem } from './workspaceFileSystem';
 import { CommandId } from './commandIds';
 import type { Configuration } from './configuration';
 import type { TrafficChannel } from './trafficChannel';
 
 export interface ChatManagerOptions {
   readonly extensionUri: vscode.Uri;
+  /** Stores client permission rules remembered for this workspace. */
+  readonly workspaceState: vscode.Memento;
   readonly extensionVersion: string;
   readonly config: Configuration;
   readonly traffic: TrafficChannel;
@@ -33,10 +40,32 @@ export class ChatManager implements vscode.Disposable {
   /** Any chat or agent state changed (status bar, context keys). */
   readonly onDidChange = this.onDidChangeEmitter.event;
   private sidebarChat: ChatSession | undefined;
+  readonly reviewer = new DiffReviewer();
+  private readonly boundary = new WorkspaceBoundary(() => (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath));
+  private readonly fileSystem: WorkspaceFileSystem;
+  private isVisible: (chat: ChatSession) => boolean = () => false;
+  private readonly workspaceRulesKey = 'hermes.permissions.workspaceRules';
   private readonly onDidChangeSidebarChatEmitter = new Emitter<ChatSession>();
   readonly onDidChangeSidebarChat = this.onDidChangeSidebarChatEmitter.event;
 
-  constructor(private readonly options: ChatManagerOptions) {}
+  constructor(private readonly options: ChatManagerOptions) {
+    this.fileSystem = new WorkspaceFileSystem({
+      boundary: this.boundary,
+      maxReadBytes: 50 * 1024 * 1024,
+      writeMode: () => options.config.writesMode(),
+      review: (params, before) => this.reviewWrite(params, before),
+    });
+    vscode.workspace.onDidChangeWorkspaceFolders(() => this.boundary.reset());
+  }
+
+  /** How the surface tells whether a chat is on screen (permission notifications when it is not). */
+  setVisibilityProbe(probe: (chat: ChatSession) => boolean): void {
+    this.isVisible = probe;
+  }
+
+  get fs(): WorkspaceFileSystem {
+    return this.fileSystem;
+  }
 
   get allChats(): readonly ChatSession[] {
     return [...this.chats];
@@ -49,6 +78,11 @@ export class ChatManager implements vscode.Disposable {
   /** The chat shown in the sidebar view (created on first use). */
   get sidebar(): ChatSession {
     this.sidebarChat ??= this.createChat();
+    return this.sidebarChat;
+  }
+
+  /** The sidebar's chat if one exists (does not create it). */
+  get sidebarIfAny(): ChatSession | undefined {
     return this.sidebarChat;
   }
 
@@ -68,6 +102,7 @@ export class ChatManager implements vscode.Disposable {
     }
     const ports: ClientPorts = {
       permission: { requestPermission: (params, signal) => this.routePermission(params, signal) },
+      fs: this.fileSystem,
     };
     host = new AgentHost(def, {
       cwd: this.workspaceRoot,
@@ -81,9 +116,18 @@ export class ChatManager implements vscode.Disposable {
   }
 
   createChat(def: AgentDefinition = this.options.config.defaultAgent()): ChatSession {
-    const chat = new ChatSession({ host: this.hostFor(def), cwd: this.workspaceRoot, consent: this.options.consent });
+    const chat = new ChatSession({
+      host: this.hostFor(def),
+      cwd: this.workspaceRoot,
+      consent: this.options.consent,
+      rules: () => [...this.workspaceRules(), ...this.options.config.permissionRules().rules],
+      rememberAlways: () => this.options.config.rememberAlways(),
+      rememberForWorkspace: (rule) => void this.options.workspaceState.update(this.workspaceRulesKey, [...this.workspaceRules(), rule]),
+    });
     this.chats.add(chat);
     chat.onDidChange(() => this.onDidChangeEmitter.fire());
+    chat.controller.onPermissionRequested((p) => void this.onPermissionRequested(chat, p));
+    chat.controller.onPermissionSettled(() => this.reviewer.updateContext());
     this.onDidChangeEmitter.fire();
     return chat;
   }
@@ -154,7 +198,7 @@ export class ChatManager implements vscode.Disposable {
         void chat.cancel();
         return;
       case 'permission/choose':
-        chat.controller.choosePermission(message.requestId, message.optionId);
+        chat.choosePermission(message.requestId, message.optionId);
         return;
       case 'location/open':
         void openLocation(message.path, message.line);
@@ -163,7 +207,7 @@ export class ChatManager implements vscode.Disposable {
         void this.openOutput(chat, message.entryId, message.contentIndex);
         return;
       case 'diff/open':
-        void this.openOutput(chat, message.entryId, message.contentIndex);
+        void this.openDiff(chat, message.entryId, message.contentIndex, false);
         return;
       case 'notice/action':
         void this.runNoticeAction(message.action, chat);
@@ -217,6 +261,7 @@ export class ChatManager implements vscode.Disposable {
   }
 
   async dispose(): Promise<void> {
+    this.reviewer.dispose();
     for (const chat of this.chats) {
       chat.dispose();
     }
@@ -225,6 +270,64 @@ export class ChatManager implements vscode.Disposable {
     this.hosts.clear();
     this.onDidChangeEmitter.dispose();
     this.onDidChangeSidebarChatEmitter.dispose();
+  }
+
+  /** Opens the diff of a tool card's `diff` content; Allow/Reject in its title answer the card's pending permission. */
+  async openDiff(chat: ChatSession, entryId: string, contentIndex: number, preserveFocus: boolean): Promise<void> {
+    const entry = chat.controller.state.entries.find((e) => e.id === entryId);
+    const c = entry?.kind === 'tool' ? entry.content[contentIndex] : undefined;
+    if (entry?.kind !== 'tool' || c?.type !== 'diff') {
+      return;
+    }
+    const requestId = entry.permission?.status === 'pending' ? entry.permission.requestId : undefined;
+    await this.reviewer.show(c, {
+      agentName: chat.agentName,
+      preserveFocus,
+      ...(requestId !== undefined ? { target: { kind: 'permission' as const, chat, requestId } } : {}),
+    });
+  }
+
+  private workspaceRules(): PermissionRule[] {
+    return this.options.workspaceState.get<PermissionRule[]>(this.workspaceRulesKey) ?? [];
+  }
+
+  /** A permission is waiting: open its diff (per hermes.review.openDiffs) and make sure it is seen. */
+  private async onPermissionRequested(chat: ChatSession, p: PendingPermission): Promise<void> {
+    const mode = this.options.config.openDiffs();
+    const entry = chat.controller.state.entries.find((e) => e.kind === 'tool' && e.permission?.requestId === p.requestId);
+    const diffIndex = entry?.kind === 'tool' ? entry.content.findIndex((c) => c.type === 'diff') : -1;
+    if (entry !== undefined && diffIndex >= 0 && mode !== 'onClick') {
+      await this.openDiff(chat, entry.id, diffIndex, mode === 'background');
+    }
+    if (this.isVisible(chat) && vscode.window.state.focused) {
+      return;
+    }
+    // Hidden chat or another window has focus: a notification with the same options, so the
+    // request cannot be missed (Hermes denies after 60 s). Dismissing it answers nothing.
+    const items = p.request.options.map((o) => ({ title: o.name, optionId: o.optionId }));
+    const title = p.request.toolCall.title ?? vscode.l10n.t('a tool call');
+    const choice = await vscode.window.showWarningMessage(vscode.l10n.t('{0} asks for permission: {1}', chat.agentName, title), ...items);
+    if (choice !== undefined && !chat.choosePermission(p.requestId, choice.optionId, 'user (notification)')) {
+      void vscode.window.showInformationMessage(vscode.l10n.t('That request was already answered or has expired.'));
+    }
+  }
+
+  /** `hermes.review.writes: review`: the write waits for Accept/Reject in the diff editor. */
+  private reviewWrite(params: acp.WriteTextFileRequest, before: string | undefined): Promise<boolean> {
+    const chat = this.chatForSession(params.sessionId);
+    return new Promise<boolean>((resolve) => {
+      let pending = true;
+      const decide = (accepted: boolean): void => {
+        if (pending) {
+          pending = false;
+          resolve(accepted);
+        }
+      };
+      void this.reviewer.show(
+        { path: params.path, oldText: before ?? null, newText: params.content },
+        { agentName: chat?.agentName ?? 'the agent', preserveFocus: false, target: { kind: 'write', decide, isPending: () => pending } },
+      );
+    });
   }
 
   private routePermission(params: acp.RequestPermissionRequest, signal: AbortSignal): Promise<acp.RequestPermissionResponse> {

@@ -3,7 +3,8 @@ import type { AgentHost } from '../acp/agentHost';
 import type { AcpClient } from '../acp/acpConnection';
 import { describeError } from '../acp/errors';
 import { quirksFor } from '../session/agentQuirks';
-import { SessionController, type TurnResult } from '../session/sessionController';
+import { PermissionPolicy, requestFacts, type PermissionRule } from '../session/permissionPolicy';
+import { SessionController, type PermissionDecider, type TurnResult } from '../session/sessionController';
 import { defaultQuirks } from '../session/sessionState';
 import { DisposableStore, type Disposable } from '../util/disposable';
 import { Emitter } from '../util/emitter';
@@ -19,6 +20,12 @@ export interface ChatSessionOptions {
   readonly cwd: string;
   readonly consent: SpawnConsent;
   readonly now?: () => number;
+  /** The client-side rules (settings, and answers remembered for the workspace). */
+  readonly rules?: () => readonly PermissionRule[];
+  /** Where an answer of kind allow_always / reject_always is remembered as a rule. */
+  readonly rememberAlways?: () => 'off' | 'session' | 'workspace';
+  /** Stores a rule remembered for the workspace. */
+  readonly rememberForWorkspace?: (rule: PermissionRule) => void;
 }
 
 let chatCounter = 0;
@@ -42,14 +49,25 @@ export class ChatSession implements Disposable {
   /** The session state or the chat's own status changed. */
   readonly onDidChange = this.onDidChangeEmitter.event;
   private readonly now: () => number;
+  /** Rules remembered from this session's "always" answers. */
+  private readonly sessionRules: PermissionRule[] = [];
+  private readonly policy: PermissionPolicy;
 
   constructor(private readonly options: ChatSessionOptions) {
     this.now = options.now ?? Date.now;
+    this.policy = new PermissionPolicy([], { cwd: options.cwd });
+    const decider: PermissionDecider = {
+      decide: (request) => {
+        this.policy.setRules([...this.sessionRules, ...(options.rules?.() ?? [])]);
+        return this.policy.decide(request);
+      },
+    };
     this.controller = new SessionController({
       cwd: options.cwd,
       quirks: defaultQuirks,
       now: this.now,
       newId: () => `${this.id}-e${++this.entryCounter}`,
+      permissions: decider,
     });
     this.disposables.add(this.controller.onDidChange(() => this.onDidChangeEmitter.fire()));
     this.disposables.add(this.controller.onPermissionRequested((p) => this.armPermissionDeadline(p.requestId)));
@@ -124,6 +142,46 @@ export class ChatSession implements Disposable {
 
   cancel(): Promise<boolean> {
     return this.controller.cancel();
+  }
+
+  /**
+   * The user answered a permission request. An "always" answer also becomes a client rule (per
+   * `hermes.permissions.rememberAlways`) that answers matching requests — the ones already
+   * waiting included — the same way, so the user is not asked twice.
+   */
+  choosePermission(requestId: string, optionId: string, answeredBy = 'user'): boolean {
+    const pending = this.controller.pendingPermissions.find((p) => p.requestId === requestId);
+    if (pending === undefined || !this.controller.choosePermission(requestId, optionId, answeredBy)) {
+      return false;
+    }
+    const option = pending.request.options.find((o) => o.optionId === optionId);
+    const scope = this.options.rememberAlways?.() ?? 'session';
+    if (option === undefined || scope === 'off' || (option.kind !== 'allow_always' && option.kind !== 'reject_always')) {
+      return true;
+    }
+    const facts = requestFacts(pending.request.toolCall, this.options.cwd);
+    const what = facts.command !== undefined ? `"${facts.command}"` : facts.paths.length > 0 ? facts.paths.join(', ') : (facts.kind ?? 'this tool');
+    const rule: PermissionRule = {
+      effect: option.kind === 'allow_always' ? 'allow' : 'reject',
+      ...(facts.kind !== undefined ? { kind: [facts.kind] } : {}),
+      ...(facts.command !== undefined ? { command: facts.command.trim() } : facts.paths.length === 1 && facts.paths[0] !== undefined ? { path: facts.paths[0] } : {}),
+      scope,
+      description: `you chose "${option.name}" for ${what} (${scope === 'workspace' ? 'this workspace' : 'this session'})`,
+    };
+    if (scope === 'workspace') {
+      this.options.rememberForWorkspace?.(rule);
+    } else {
+      this.sessionRules.push(rule);
+    }
+    // "Always" applies to matching requests that are already waiting too.
+    this.policy.setRules([...this.sessionRules, ...(this.options.rules?.() ?? [])]);
+    for (const other of this.controller.pendingPermissions) {
+      const decision = this.policy.decide(other.request);
+      if (decision !== undefined) {
+        this.controller.choosePermission(other.requestId, decision.optionId, `rule: ${decision.rule}`);
+      }
+    }
+    return true;
   }
 
   /** Opens an existing agent session in this chat (history list, restore after a crash). */

@@ -15,7 +15,8 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
     private readonly log: (message: string) => void,
   ) {
     const sub = this.manager.onDidChangeSidebarChat((chat) => this.channel?.bind(chat));
-    this.disposables.push({ dispose: () => sub.dispose() });
+    const badge = this.manager.onDidChange(() => this.updateBadge());
+    this.disposables.push({ dispose: () => sub.dispose() }, { dispose: () => badge.dispose() });
   }
 
   get isVisible(): boolean {
@@ -54,6 +55,19 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
       }
     });
     chat.autoStart();
+  }
+
+  /** A badge with the number of permission requests waiting in the sidebar chat. */
+  private updateBadge(): void {
+    const view = this.view;
+    if (view === undefined) {
+      return;
+    }
+    const pending = this.manager.sidebarIfAny?.controller.pendingPermissions.length ?? 0;
+    const current = view.badge?.value ?? 0;
+    if (current !== pending) {
+      view.badge = pending > 0 ? { value: pending, tooltip: vscode.l10n.t('{0} permission request(s) waiting', pending) } : undefined;
+    }
   }
 
   /** Reveals the view (and focuses its composer). */

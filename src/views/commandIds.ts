@@ -10,6 +10,8 @@ export const CommandId = {
   selectAgent: 'hermes.selectAgent',
   copyTranscript: 'hermes.copyTranscript',
   openChat: 'hermes.openChat',
+  allowProposal: 'hermes.allowProposal',
+  rejectProposal: 'hermes.rejectProposal',
 } as const;
 
 export type CommandIdValue = (typeof CommandId)[keyof typeof CommandId];
@@ -23,4 +25,5 @@ export const ContextKey = {
   turnRunning: 'hermes.turnRunning',
   hasSession: 'hermes.hasSession',
   agentState: 'hermes.agentState',
+  reviewPending: 'hermes.reviewPending',
 } as const;

@@ -38,6 +38,8 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
     [CommandId.setupProvider]: () => setupProvider(manager, config),
     [CommandId.restartAgent]: () => manager.restartAgent(activeChat(manager).host),
     [CommandId.selectAgent]: () => selectAgent(manager, config, deps.chatView),
+    [CommandId.allowProposal]: (uri) => manager.reviewer.answer(uri instanceof vscode.Uri ? uri : undefined, true),
+    [CommandId.rejectProposal]: (uri) => manager.reviewer.answer(uri instanceof vscode.Uri ? uri : undefined, false),
     [CommandId.copyTranscript]: async () => {
       await vscode.env.clipboard.writeText(toMarkdown(activeChat(manager).controller.state, { timings: true }));
       void vscode.window.showInformationMessage(vscode.l10n.t('Transcript copied.'));

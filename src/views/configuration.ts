@@ -1,6 +1,7 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { AgentDefinition } from '../acp/agentHost';
+import { parseRules, type PermissionRule } from '../session/permissionPolicy';
 import { isObject } from '../util/json';
 
 export type TraceLevel = 'off' | 'messages' | 'verbose';
@@ -72,6 +73,28 @@ export class Configuration {
     const { agents } = this.agents();
     const id = this.defaultAgentId();
     return agents.find((a) => a.id === id) ?? hermesPreset;
+  }
+
+  /** `hermes.permissions.rules` (machine-scoped: a repository cannot auto-allow anything). */
+  permissionRules(): { rules: PermissionRule[]; problems: string[] } {
+    return parseRules(this.section.get<unknown>('permissions.rules') ?? []);
+  }
+
+  /** Where an "always" answer on a permission card is remembered as a client rule. */
+  rememberAlways(): 'off' | 'session' | 'workspace' {
+    const v = this.section.get<unknown>('permissions.rememberAlways');
+    return v === 'off' || v === 'workspace' ? v : 'session';
+  }
+
+  /** `hermes.review.openDiffs`: open a proposed edit's diff at once, in the background, or only on click. */
+  openDiffs(): 'auto' | 'background' | 'onClick' {
+    const v = this.section.get<unknown>('review.openDiffs');
+    return v === 'auto' || v === 'onClick' ? v : 'background';
+  }
+
+  /** `hermes.review.writes`: `fs/write_text_file` writes at once, or after Accept in the diff editor. */
+  writesMode(): 'auto' | 'review' {
+    return this.section.get<unknown>('review.writes') === 'review' ? 'review' : 'auto';
   }
 
   trace(): TraceLevel {

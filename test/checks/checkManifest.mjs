@@ -13,7 +13,9 @@ const nls = JSON.parse(readFileSync(join(root, 'package.nls.json'), 'utf8'));
 const ids = readFileSync(join(root, 'src/views/commandIds.ts'), 'utf8');
 const problems = [];
 
-const declared = new Set([...ids.matchAll(/:\s*'(hermes\.[A-Za-z]+)'/g)].map((m) => m[1]).filter((id) => !id.startsWith('hermes.chatView') && id !== 'hermes.turnRunning' && id !== 'hermes.hasSession' && id !== 'hermes.agentState'));
+// Only the CommandId block declares commands (ViewId and ContextKey follow it).
+const commandBlock = ids.slice(ids.indexOf('export const CommandId'), ids.indexOf('export type CommandIdValue'));
+const declared = new Set([...commandBlock.matchAll(/:\s*'(hermes\.[A-Za-z]+)'/g)].map((m) => m[1]));
 const contributed = new Set(pkg.contributes.commands.map((c) => c.command));
 for (const c of contributed) {
   if (!declared.has(c)) problems.push(`command ${c} is contributed but not in CommandId`);

@@ -1,0 +1,114 @@
+import { promises as fs, type Stats } from 'node:fs';
+import * as path from 'node:path';
+import { ClientRequestError } from './errors';
+
+/**
+ * Where the agent may read and write through the client: inside the workspace folders, after
+ * resolving symlinks, and only regular files with a single link (a hard link inside the workspace
+ * can point at a file outside it). Everything else is refused with a message the agent (and the
+ * traffic log) can show.
+ */
+export class WorkspaceBoundary {
+  private realRoots: Promise<string[]> | undefined;
+
+  constructor(private readonly roots: () => readonly string[]) {}
+
+  /** Call when the workspace folders change. */
+  reset(): void {
+    this.realRoots = undefined;
+  }
+
+  /** The real path of `p` if it is allowed; throws a {@link ClientRequestError} otherwise. */
+  async resolve(p: string, intent: 'read' | 'write'): Promise<{ realPath: string; stat: Stats | undefined }> {
+    if (typeof p !== 'string' || p === '' || p.includes('\0')) {
+      throw ClientRequestError.invalidParams('The path is empty or invalid.');
+    }
+    if (!path.isAbsolute(p)) {
+      throw ClientRequestError.invalidParams(`Paths must be absolute (ACP); got "${p}".`, { path: p });
+    }
+    const normalized = path.resolve(p);
+    const realPath = await realPathOf(normalized);
+    const roots = await this.rootPaths();
+    const inside = roots.some((r) => realPath === r || realPath.startsWith(r.endsWith(path.sep) ? r : `${r}${path.sep}`));
+    if (!inside) {
+      const via = realPath !== normalized ? ` (it resolves to ${realPath})` : '';
+      throw ClientRequestError.resourceNotFound(`${p} is outside the workspace${via}; the client only ${intent}s files inside the workspace folders.`, p);
+    }
+    const link = await fs.lstat(realPath).catch(() => undefined);
+    if (link?.isSymbolicLink() === true) {
+      // realpath resolves every live link, so this one dangles: writing would follow it anywhere.
+      throw ClientRequestError.invalidParams(`${p} is a symbolic link to a missing target; the client does not follow it.`, { path: p });
+    }
+    let stat: Stats | undefined;
+    try {
+      stat = await fs.stat(realPath);
+    } catch {
+      stat = undefined;
+    }
+    if (stat !== undefined) {
+      if (!stat.isFile()) {
+        throw ClientRequestError.invalidParams(`${p} is not a regular file (${describeKind(stat)}).`, { path: p });
+      }
+      if (stat.nlink > 1) {
+        throw ClientRequestError.invalidParams(
+          `${p} has ${stat.nlink} hard links; another of them may be outside the workspace, so the client does not ${intent} it.`,
+          { path: p },
+        );
+      }
+    } else if (intent === 'read') {
+      throw ClientRequestError.resourceNotFound(`${p} does not exist.`, p);
+    }
+    return { realPath, stat };
+  }
+
+  private rootPaths(): Promise<string[]> {
+    this.realRoots ??= Promise.all(this.roots().map((r) => realPathOf(path.resolve(r))));
+    return this.realRoots;
+  }
+}
+
+/** realpath of the path, or of its nearest existing ancestor joined with the rest (files to be created). */
+async function realPathOf(p: string): Promise<string> {
+  const rest: string[] = [];
+  let current = p;
+  for (;;) {
+    try {
+      const real = await fs.realpath(current);
+      return rest.length === 0 ? real : path.join(real, ...rest.reverse());
+    } catch {
+      const parent = path.dirname(current);
+      if (parent === current) {
+        return p;
+      }
+      rest.push(path.basename(current));
+      current = parent;
+    }
+  }
+}
+
+function describeKind(s: Stats): string {
+  if (s.isDirectory()) {
+    return 'a directory';
+  }
+  if (s.isCharacterDevice() || s.isBlockDevice()) {
+    return 'a device';
+  }
+  if (s.isFIFO()) {
+    return 'a pipe';
+  }
+  if (s.isSocket()) {
+    return 'a socket';
+  }
+  return 'not a file';
+}
+
+/** Lines `line` (1-based) … `line + limit - 1` of a text (ACP fs/read_text_file). */
+export function sliceLines(text: string, line?: number | null, limit?: number | null): string {
+  if ((line === undefined || line === null) && (limit === undefined || limit === null)) {
+    return text;
+  }
+  const lines = text.split('\n');
+  const start = Math.max(0, (line ?? 1) - 1);
+  const end = limit !== undefined && limit !== null ? start + Math.max(0, limit) : lines.length;
+  return lines.slice(start, end).join('\n');
+}
