@@ -16,8 +16,9 @@ export class AgentNotFoundError extends Error {
     );
   }
 
+  /** By name, so it holds across bundles (the extension and its tests load separate copies). */
   static is(e: unknown): e is AgentNotFoundError {
-    return e instanceof AgentNotFoundError;
+    return e instanceof Error && e.name === 'AgentNotFoundError';
   }
 }
 
@@ -32,8 +33,9 @@ export class AgentSpawnError extends Error {
     super(`Could not start \`${command}\`: ${cause instanceof Error ? cause.message : String(cause)}`);
   }
 
+  /** By name, so it holds across bundles (the extension and its tests load separate copies). */
   static is(e: unknown): e is AgentSpawnError {
-    return e instanceof AgentSpawnError;
+    return e instanceof Error && e.name === 'AgentSpawnError';
   }
 }
 
@@ -52,8 +54,9 @@ export class AgentExitedError extends Error {
     super(expected ? `The agent was stopped.` : `The agent ${how}.`);
   }
 
+  /** By name, so it holds across bundles (the extension and its tests load separate copies). */
   static is(e: unknown): e is AgentExitedError {
-    return e instanceof AgentExitedError;
+    return e instanceof Error && e.name === 'AgentExitedError';
   }
 }
 
@@ -67,8 +70,9 @@ export class AgentTimeoutError extends Error {
     super(`The agent did not answer \`${method}\` within ${Math.round(timeoutMs / 1000)} s.`);
   }
 
+  /** By name, so it holds across bundles (the extension and its tests load separate copies). */
   static is(e: unknown): e is AgentTimeoutError {
-    return e instanceof AgentTimeoutError;
+    return e instanceof Error && e.name === 'AgentTimeoutError';
   }
 }
 
@@ -79,8 +83,9 @@ export class AgentProtocolError extends Error {
     super(message);
   }
 
+  /** By name, so it holds across bundles (the extension and its tests load separate copies). */
   static is(e: unknown): e is AgentProtocolError {
-    return e instanceof AgentProtocolError;
+    return e instanceof Error && e.name === 'AgentProtocolError';
   }
 }
 
@@ -162,7 +167,8 @@ export class ClientRequestError extends Error {
     return new ClientRequestError(RpcCode.invalidParams, message, data);
   }
 
+  /** By name, so it holds across bundles (the extension and its tests load separate copies). */
   static is(e: unknown): e is ClientRequestError {
-    return e instanceof ClientRequestError;
+    return e instanceof Error && e.name === 'ClientRequestError';
   }
 }
