@@ -223,6 +223,9 @@ export class SessionController implements Disposable {
   /** Handles `session/request_permission` for this session. Always settles. */
   requestPermission(request: acp.RequestPermissionRequest, signal?: AbortSignal): Promise<acp.RequestPermissionResponse> {
     const requestId = `permission-${++this.permissionCounter}`;
+    const deferred = new Deferred<acp.RequestPermissionResponse>();
+    // Registered before the state changes, so listeners of the change already see it pending.
+    this.pending.set(requestId, { deferred, request, toolCallId: request.toolCall.toolCallId, turnId: this.stateValue.turn?.id });
     this.dispatch({
       type: 'permissionRequested',
       id: this.deps.newId(),
@@ -231,8 +234,6 @@ export class SessionController implements Disposable {
       toolCall: request.toolCall,
       options: request.options,
     });
-    const deferred = new Deferred<acp.RequestPermissionResponse>();
-    this.pending.set(requestId, { deferred, request, toolCallId: request.toolCall.toolCallId, turnId: this.stateValue.turn?.id });
     if (this.stateValue.turn?.cancelRequested === true || this.stateValue.phase === 'exited' || this.stateValue.phase === 'closed') {
       // Requests arriving after session/cancel are answered `cancelled` too (recommendation, reference §8).
       this.settlePermission(requestId, { kind: 'cancelled' }, 'turn cancelled');

@@ -63,6 +63,8 @@ export interface UiSession {
 export interface UiOptions {
   readonly agentEnv?: Record<string, string>;
   readonly settings?: Record<string, unknown>;
+  /** Extra machine-scoped settings (code-server reads those from the machine settings file). */
+  readonly machineSettings?: Record<string, unknown>;
   readonly workspaceTrust?: boolean;
   readonly files?: Record<string, string>;
 }
@@ -86,6 +88,7 @@ export async function openVsCode(options: UiOptions = {}): Promise<UiSession> {
     machineSettings: {
       'hermes.agents': [{ id: 'scripted', name: 'Scripted', command: process.execPath, args: [scriptedAgentPath], env: options.agentEnv ?? {} }],
       'hermes.defaultAgent': 'scripted',
+      ...options.machineSettings,
     },
     userSettings: { 'workbench.colorTheme': 'Default Dark Modern', ...options.settings },
   });
