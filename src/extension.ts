@@ -35,6 +35,12 @@ export function activate(context: vscode.ExtensionContext): HermesApi {
   });
   const chatView = new ChatViewProvider(context.extensionUri, manager, (m) => traffic.channel.warn(m));
   const m = manager;
+  m.setPanelOpener((chat, draft) => {
+    const panel = ChatPanel.create(context.extensionUri, m, (msg) => traffic.channel.warn(msg), chat);
+    if (draft !== undefined) {
+      panel.insertIntoComposer(draft);
+    }
+  });
   m.setVisibilityProbe((chat) => (chat === m.sidebarIfAny && chatView.isVisible) || ChatPanel.all.some((p) => p.chat === chat && p.panel.visible));
   const statusBar = new StatusBar(manager);
   context.subscriptions.push(

@@ -27,6 +27,8 @@ export type HostMessage =
   | { readonly type: 'session/snapshot'; readonly seq: number; readonly view: SessionView }
   | { readonly type: 'session/patch'; readonly seq: number; readonly ops: readonly EntryOp[]; readonly header?: SessionHeaderView }
   | { readonly type: 'composer/insert'; readonly text: string }
+  /** Adds a file or selection chip to the composer (sent as context with the next prompt). */
+  | { readonly type: 'composer/attach'; readonly attachment: AttachmentView }
   | { readonly type: 'composer/focus' }
   | { readonly type: 'request/result'; readonly id: number; readonly ok: boolean; readonly value?: unknown; readonly error?: string }
   | { readonly type: 'host/reload' };

@@ -1,5 +1,5 @@
 import type * as acp from '@agentclientprotocol/sdk';
-import type { AgentQuirks, ModelState, NoticeAction, NoticeLevel } from './sessionState';
+import type { AgentQuirks, Entry, ModelState, NoticeAction, NoticeLevel } from './sessionState';
 
 /**
  * Everything that can happen to a session, as past-tense facts. All impurity (ids, times, what
@@ -53,7 +53,9 @@ export type SessionAction =
   | { readonly type: 'modeChanged'; readonly modeId: string }
   | { readonly type: 'modelChanged'; readonly modelId: string }
   | { readonly type: 'configOptionsChanged'; readonly configOptions: readonly acp.SessionConfigOption[] }
-  | { readonly type: 'sessionClosed' };
+  | { readonly type: 'sessionClosed' }
+  /** A fork starts from (part of) another chat's transcript, shown as it was. */
+  | { readonly type: 'transcriptCopied'; readonly entries: readonly Entry[] };
 
 export type PermissionOutcome =
   | { readonly kind: 'selected'; readonly optionId: string }

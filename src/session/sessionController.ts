@@ -175,8 +175,11 @@ export class SessionController implements Disposable {
     });
   }
 
-  /** Sends a prompt and resolves when the turn ended (never rejects). */
-  async prompt(blocks: readonly acp.ContentBlock[]): Promise<TurnResult> {
+  /**
+   * Sends a prompt and resolves when the turn ended (never rejects). `context` blocks are sent
+   * before the prompt but not shown as the user's message (a fork's transcript, notes).
+   */
+  async prompt(blocks: readonly acp.ContentBlock[], context: readonly acp.ContentBlock[] = []): Promise<TurnResult> {
     const sessionId = this.stateValue.sessionId;
     if (sessionId === undefined || this.stateValue.phase !== 'idle') {
       throw new Error(`Cannot send a prompt while the session is ${this.stateValue.phase}.`);
@@ -187,7 +190,7 @@ export class SessionController implements Disposable {
     const turnId = ++this.turnCounter;
     this.dispatch({ type: 'promptSubmitted', turnId, id: this.deps.newId(), at: this.deps.now(), blocks });
     try {
-      const response = await this.connection.prompt({ sessionId, prompt: [...blocks] });
+      const response = await this.connection.prompt({ sessionId, prompt: [...context, ...blocks] });
       this.dispatch({ type: 'turnEnded', turnId, id: this.deps.newId(), at: this.deps.now(), stopReason: response.stopReason, usage: (response as { usage?: unknown }).usage });
       return { kind: 'ended', stopReason: response.stopReason, response };
     } catch (error) {

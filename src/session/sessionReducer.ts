@@ -188,6 +188,8 @@ export function reduceSession(state: SessionState, action: SessionAction): Sessi
         : { ...state, models: { ...state.models, currentModelId: action.modelId } };
     case 'configOptionsChanged':
       return { ...state, configOptions: action.configOptions };
+    case 'transcriptCopied':
+      return { ...state, entries: [...action.entries, ...state.entries] };
     case 'sessionClosed': {
       const { turn: _t, ...rest } = state;
       return { ...rest, phase: 'closed' };

@@ -6,7 +6,7 @@ import type { ClientPorts } from '../acp/clientPorts';
 import { describeError } from '../acp/errors';
 import { toMarkdown } from '../session/transcript';
 import type { ViewContext } from '../session/viewProjection';
-import type { AttachmentView, WebviewMessage } from '../protocol/webviewProtocol';
+import type { AttachmentView, HostMessage, MentionView, WebviewMessage } from '../protocol/webviewProtocol';
 import { Emitter } from '../util/emitter';
 import { WorkspaceBoundary } from '../acp/workspaceBoundary';
 import type { PendingPermission } from '../session/sessionController';
@@ -17,6 +17,24 @@ import { WorkspaceFileSystem } from './workspaceFileSystem';
 import { CommandId } from './commandIds';
 import type { Configuration } from './configuration';
 import type { TrafficChannel } from './trafficChannel';
+
+/** A session this workspace knows of (history). */
+export interface KnownSession {
+  readonly sessionId: string;
+  readonly agentId: string;
+  readonly title: string;
+  /** ISO 8601. */
+  readonly updatedAt: string;
+}
+
+const knownSessionsKey = 'hermes.knownSessions';
+const respawnDelaysMs = [1000, 4000, 15_000];
+
+function firstUserText(chat: ChatSession): string | undefined {
+  const user = chat.controller.state.entries.find((e) => e.kind === 'user');
+  const text = user?.kind === 'user' ? user.blocks.map((b) => (b.type === 'text' ? b.text : '')).join('').trim() : '';
+  return text !== '' ? text.slice(0, 80) : undefined;
+}
 
 export interface ChatManagerOptions {
   readonly extensionUri: vscode.Uri;
@@ -40,10 +58,14 @@ export class ChatManager implements vscode.Disposable {
   /** Any chat or agent state changed (status bar, context keys). */
   readonly onDidChange = this.onDidChangeEmitter.event;
   private sidebarChat: ChatSession | undefined;
+  private readonly respawns = new Map<AgentHost, number[]>();
+  private readonly respawnTimers = new Set<NodeJS.Timeout>();
+  private disposed = false;
   readonly reviewer = new DiffReviewer();
   private readonly boundary = new WorkspaceBoundary(() => (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath));
   private readonly fileSystem: WorkspaceFileSystem;
   private isVisible: (chat: ChatSession) => boolean = () => false;
+  private openPanel: (chat: ChatSession, draft?: string) => void = () => undefined;
   private readonly workspaceRulesKey = 'hermes.permissions.workspaceRules';
   private readonly onDidChangeSidebarChatEmitter = new Emitter<ChatSession>();
   readonly onDidChangeSidebarChat = this.onDidChangeSidebarChatEmitter.event;
@@ -56,6 +78,23 @@ export class ChatManager implements vscode.Disposable {
       review: (params, before) => this.reviewWrite(params, before),
     });
     vscode.workspace.onDidChangeWorkspaceFolders(() => this.boundary.reset());
+  }
+
+  /** How the surface opens a chat in an editor tab (forks, history). */
+  setPanelOpener(opener: (chat: ChatSession, draft?: string) => void): void {
+    this.openPanel = opener;
+  }
+
+  /** Forks a chat (whole, or from an earlier message) into an editor tab beside it. */
+  async forkAndOpen(source: ChatSession, fromEntryId?: string): Promise<ChatSession | undefined> {
+    try {
+      const { chat, draft } = await this.forkChat(source, fromEntryId);
+      this.openPanel(chat, draft);
+      return chat;
+    } catch (e) {
+      void vscode.window.showErrorMessage(vscode.l10n.t('Could not fork the session: {0}', describeError(e)));
+      return undefined;
+    }
   }
 
   /** How the surface tells whether a chat is on screen (permission notifications when it is not). */
@@ -108,9 +147,23 @@ export class ChatManager implements vscode.Disposable {
       cwd: this.workspaceRoot,
       clientInfo: { name: 'hermes-acp', title: 'Hermes ACP for VS Code', version: this.options.extensionVersion },
       ports,
+      capabilities: {
+        // Boolean config options render as checkboxes; terminal-auth methods run in a VS Code
+        // terminal (Set Up Provider); `_meta.terminal_output` asks Claude-style agents to stream
+        // their own terminals (Zed's convention, rendered in tool cards).
+        session: { configOptions: { boolean: {} } },
+        auth: { terminal: true },
+        _meta: { terminal_output: true },
+      },
     });
     this.options.traffic.attach(def.name, host.log);
     host.onDidChangeState(() => this.onDidChangeEmitter.fire());
+    const h = host;
+    host.onDidExit((exit) => {
+      if (!exit.expected) {
+        this.scheduleRespawn(h);
+      }
+    });
     this.hosts.set(def.id, host);
     return host;
   }
@@ -125,7 +178,10 @@ export class ChatManager implements vscode.Disposable {
       rememberForWorkspace: (rule) => void this.options.workspaceState.update(this.workspaceRulesKey, [...this.workspaceRules(), rule]),
     });
     this.chats.add(chat);
-    chat.onDidChange(() => this.onDidChangeEmitter.fire());
+    chat.onDidChange(() => {
+      this.rememberSession(chat);
+      this.onDidChangeEmitter.fire();
+    });
     chat.controller.onPermissionRequested((p) => void this.onPermissionRequested(chat, p));
     chat.controller.onPermissionSettled(() => this.reviewer.updateContext());
     this.onDidChangeEmitter.fire();
@@ -189,11 +245,17 @@ export class ChatManager implements vscode.Disposable {
   }
 
   /** What a chat webview asked for. */
-  handleWebviewMessage(message: Exclude<WebviewMessage, { type: 'webview/ready' | 'session/resync' }>, chat: ChatSession): void {
+  handleWebviewMessage(
+    message: Exclude<WebviewMessage, { type: 'webview/ready' | 'session/resync' }>,
+    chat: ChatSession,
+    reply: (message: HostMessage) => void = () => undefined,
+  ): void {
     switch (message.type) {
-      case 'prompt/submit':
-        void chat.submit(promptBlocks(message.text, message.attachments));
+      case 'prompt/submit': {
+        const caps = chat.host.client?.agent?.agentCapabilities?.promptCapabilities;
+        void promptBlocks(message.text, message.attachments, caps?.embeddedContext === true).then((blocks) => chat.submit(blocks));
         return;
+      }
       case 'turn/cancel':
         void chat.cancel();
         return;
@@ -225,7 +287,13 @@ export class ChatManager implements vscode.Disposable {
         void vscode.env.clipboard.writeText(toMarkdown(chat.controller.state, { timings: true }));
         return;
       case 'fork/fromHere':
+        void this.forkAndOpen(chat, message.entryId);
+        return;
       case 'request/call':
+        void searchWorkspaceFiles(message.call.params.query).then(
+          (value) => reply({ type: 'request/result', id: message.id, ok: true, value }),
+          (e: unknown) => reply({ type: 'request/result', id: message.id, ok: false, error: describeError(e) }),
+        );
         return;
     }
   }
@@ -261,6 +329,10 @@ export class ChatManager implements vscode.Disposable {
   }
 
   async dispose(): Promise<void> {
+    this.disposed = true;
+    for (const t of this.respawnTimers) {
+      clearTimeout(t);
+    }
     this.reviewer.dispose();
     for (const chat of this.chats) {
       chat.dispose();
@@ -270,6 +342,162 @@ export class ChatManager implements vscode.Disposable {
     this.hosts.clear();
     this.onDidChangeEmitter.dispose();
     this.onDidChangeSidebarChatEmitter.dispose();
+  }
+
+  /**
+   * Crash recovery: when an agent exits unexpectedly while chats use it, restart it with backoff
+   * (1 s, 4 s, 15 s; at most 3 times in 5 minutes) and restore each chat's session with
+   * `session/load` into the same chat. Past that, the notices' "Restart Agent" action remains.
+   */
+  private scheduleRespawn(host: AgentHost): void {
+    const chats = [...this.chats].filter((c) => c.host === host && c.sessionId !== undefined);
+    if (chats.length === 0 || this.disposed) {
+      return;
+    }
+    const now = Date.now();
+    const recent = (this.respawns.get(host) ?? []).filter((t) => now - t < 5 * 60_000);
+    if (recent.length >= respawnDelaysMs.length) {
+      for (const c of chats) {
+        c.showStatus(vscode.l10n.t('{0} keeps exiting; use Restart Agent when it is fixed.', host.definition.name));
+      }
+      return;
+    }
+    const delay = respawnDelaysMs[recent.length] ?? 15_000;
+    this.respawns.set(host, [...recent, now]);
+    for (const c of chats) {
+      c.showStatus(vscode.l10n.t('{0} exited; restarting in {1} s…', host.definition.name, Math.round(delay / 1000)));
+    }
+    const timer = setTimeout(() => {
+      this.respawnTimers.delete(timer);
+      if (!this.disposed && host.state.kind !== 'ready' && host.state.kind !== 'starting') {
+        void this.restartAgent(host);
+      }
+    }, delay);
+    this.respawnTimers.add(timer);
+  }
+
+  /** Sessions this workspace opened (merged into the history list). */
+  private rememberSession(chat: ChatSession): void {
+    const sessionId = chat.sessionId;
+    if (sessionId === undefined || chat.isDemo) {
+      return;
+    }
+    const state = chat.controller.state;
+    const list = this.options.workspaceState.get<KnownSession[]>(knownSessionsKey) ?? [];
+    const existing = list.find((k) => k.sessionId === sessionId);
+    const record: KnownSession = {
+      sessionId,
+      agentId: chat.host.definition.id,
+      title: state.title ?? existing?.title ?? firstUserText(chat) ?? sessionId,
+      updatedAt: new Date().toISOString(),
+    };
+    if (existing?.title === record.title) {
+      return;
+    }
+    void this.options.workspaceState.update(knownSessionsKey, [record, ...list.filter((k) => k.sessionId !== sessionId)].slice(0, 200));
+  }
+
+  /**
+   * Forks a chat into a new one beside it. The whole session: the agent's own `session/fork` when
+   * advertised. From an earlier user message (or without native fork): a new session that shows
+   * the transcript up to that message and sends it as context with the first prompt — labelled
+   * "forked with transcript", since the agent has not seen it otherwise. The original is untouched.
+   */
+  async forkChat(source: ChatSession, fromEntryId?: string): Promise<{ chat: ChatSession; draft?: string }> {
+    const entries = source.controller.state.entries;
+    const index = fromEntryId !== undefined ? entries.findIndex((e) => e.id === fromEntryId) : -1;
+    const fromMessage = index >= 0 ? entries[index] : undefined;
+    const client = source.host.client;
+    // `fork` is unstable in ACP v1, so the stable types do not know it (Hermes, Claude, opencode advertise it).
+    const caps = client?.agent?.agentCapabilities?.sessionCapabilities as { fork?: unknown } | null | undefined;
+    const sessionId = source.sessionId;
+    const chat = this.createChat(source.host.definition);
+    if (fromMessage === undefined && client !== undefined && sessionId !== undefined && caps?.fork !== undefined && caps.fork !== null) {
+      const res = await client.forkSession({ sessionId, cwd: this.workspaceRoot, mcpServers: [] });
+      chat.controller.useConnection(client, source.controller.state.quirks);
+      chat.controller.dispatch({ type: 'transcriptCopied', entries });
+      chat.controller.attach(res.sessionId, res);
+      chat.controller.addNotice('info', vscode.l10n.t('Forked from “{0}” — both sessions continue independently.', source.controller.state.title ?? source.agentName));
+      return { chat };
+    }
+    const prior = index >= 0 ? entries.slice(0, index) : entries;
+    chat.controller.dispatch({ type: 'transcriptCopied', entries: prior });
+    const transcript = toMarkdown({ ...source.controller.state, entries: prior, plan: [], commands: [] });
+    chat.setPendingContext([
+      {
+        type: 'text',
+        text: `This session was forked from an earlier conversation. Here is that conversation up to the fork point, for context:
+
+${transcript}
+---
+
+The new message follows.
+
+`,
+      },
+    ]);
+    chat.controller.addNotice(
+      'info',
+      vscode.l10n.t('Forked with transcript: {0} starts a new session; your next message carries the conversation above as text.', chat.agentName),
+    );
+    const draft = fromMessage?.kind === 'user' ? fromMessage.blocks.map((b) => (b.type === 'text' ? b.text : '')).join('') : undefined;
+    return draft !== undefined ? { chat, draft } : { chat };
+  }
+
+  /** Every session the history list can offer: the agent's `session/list` (all pages) merged with this workspace's. */
+  async listSessions(def: AgentDefinition = this.options.config.defaultAgent()): Promise<{ sessions: KnownSession[]; listed: boolean }> {
+    const known = (this.options.workspaceState.get<KnownSession[]>(knownSessionsKey) ?? []).filter((k) => k.agentId === def.id);
+    const host = this.hostFor(def);
+    let listed = false;
+    const fromAgent: KnownSession[] = [];
+    try {
+      const client = await host.start();
+      if (client.agent?.agentCapabilities?.sessionCapabilities?.list !== undefined && client.agent.agentCapabilities.sessionCapabilities.list !== null) {
+        listed = true;
+        let cursor: string | undefined;
+        for (let page = 0; page < 20; page++) {
+          const res = await client.listSessions({ cwd: this.workspaceRoot, ...(cursor !== undefined ? { cursor } : {}) });
+          for (const info of res.sessions) {
+            fromAgent.push({
+              sessionId: info.sessionId,
+              agentId: def.id,
+              title: typeof info.title === 'string' && info.title !== '' ? info.title : info.sessionId,
+              updatedAt: typeof info.updatedAt === 'string' ? info.updatedAt : '',
+            });
+          }
+          cursor = typeof res.nextCursor === 'string' && res.nextCursor !== '' ? res.nextCursor : undefined;
+          if (cursor === undefined) {
+            break;
+          }
+        }
+      }
+    } catch (e) {
+      void vscode.window.showWarningMessage(vscode.l10n.t('Could not list sessions of {0}: {1}', def.name, describeError(e)));
+    }
+    const merged = new Map<string, KnownSession>();
+    for (const k of [...known, ...fromAgent]) {
+      const prev = merged.get(k.sessionId);
+      merged.set(k.sessionId, prev === undefined || k.updatedAt > prev.updatedAt ? { ...prev, ...k } : prev);
+    }
+    const sessions = [...merged.values()].sort((a, b) => (a.updatedAt < b.updatedAt ? 1 : -1));
+    return { sessions, listed };
+  }
+
+  /** Opens a session from the history in the sidebar (load, or resume where only that exists). */
+  async openSession(sessionId: string, def: AgentDefinition = this.options.config.defaultAgent()): Promise<ChatSession> {
+    const existing = this.chatForSession(sessionId);
+    if (existing !== undefined) {
+      return existing;
+    }
+    const old = this.sidebarChat;
+    const chat = this.createChat(def);
+    this.sidebarChat = chat;
+    this.onDidChangeSidebarChatEmitter.fire(chat);
+    if (old !== undefined) {
+      await this.closeChat(old);
+    }
+    await chat.open(sessionId);
+    return chat;
   }
 
   /** Opens the diff of a tool card's `diff` content; Allow/Reject in its title answer the card's pending permission. */
@@ -377,15 +605,75 @@ function sameDefinition(a: AgentDefinition, b: AgentDefinition): boolean {
   return a.command === b.command && a.name === b.name && a.args.join('\0') === b.args.join('\0') && JSON.stringify(a.env) === JSON.stringify(b.env);
 }
 
-/** The prompt: the text, plus attachments as `resource_link`s with absolute file URIs (always accepted by agents). */
-export function promptBlocks(text: string, attachments: readonly AttachmentView[]): acp.ContentBlock[] {
+/**
+ * The prompt: the text, plus each attachment as context — an embedded `resource` with the file's
+ * (or selection's) text when the agent advertises `embeddedContext`, else a `resource_link` with an
+ * absolute file URI (every agent must accept those).
+ */
+export async function promptBlocks(text: string, attachments: readonly AttachmentView[], embedded: boolean): Promise<acp.ContentBlock[]> {
   const blocks: acp.ContentBlock[] = [{ type: 'text', text }];
   for (const a of attachments) {
-    const uri = vscode.Uri.file(a.path).toString();
+    const fileUri = vscode.Uri.file(a.path);
     const range = a.startLine !== undefined ? `#L${a.startLine}${a.endLine !== undefined ? `-L${a.endLine}` : ''}` : '';
-    blocks.push({ type: 'resource_link', uri: `${uri}${range}`, name: a.label });
+    const uri = `${fileUri.toString()}${range}`;
+    if (embedded) {
+      try {
+        const doc = await vscode.workspace.openTextDocument(fileUri);
+        const content =
+          a.startLine !== undefined
+            ? doc.getText(new vscode.Range(a.startLine - 1, 0, (a.endLine ?? a.startLine) - 1, Number.MAX_SAFE_INTEGER))
+            : doc.getText();
+        blocks.push({ type: 'resource', resource: { uri, text: content, mimeType: 'text/plain' } });
+        continue;
+      } catch {
+        // unreadable (binary, deleted): fall back to a link
+      }
+    }
+    blocks.push({ type: 'resource_link', uri, name: a.label });
   }
   return blocks;
+}
+
+let fileIndex: { at: number; files: Promise<vscode.Uri[]> } | undefined;
+
+/** `@` mentions: workspace files matching the query as a fuzzy subsequence, best first. */
+export async function searchWorkspaceFiles(query: string): Promise<MentionView[]> {
+  if (fileIndex === undefined || Date.now() - fileIndex.at > 10_000) {
+    fileIndex = { at: Date.now(), files: Promise.resolve(vscode.workspace.findFiles('**/*', '{**/node_modules/**,**/.git/**}', 20_000)) };
+  }
+  const files = await fileIndex.files;
+  const q = query.toLowerCase();
+  const scored: { score: number; uri: vscode.Uri; rel: string }[] = [];
+  for (const uri of files) {
+    const rel = vscode.workspace.asRelativePath(uri, false);
+    const score = fuzzyScore(q, rel.toLowerCase());
+    if (score > 0) {
+      scored.push({ score, uri, rel });
+    }
+  }
+  scored.sort((a, b) => b.score - a.score || a.rel.length - b.rel.length);
+  return scored.slice(0, 30).map(({ uri, rel }) => ({ path: uri.fsPath, label: path.basename(rel), detail: path.dirname(rel) === '.' ? '' : path.dirname(rel) }));
+}
+
+/** Subsequence match; consecutive and file-name matches score higher. 0 = no match. */
+export function fuzzyScore(query: string, target: string): number {
+  if (query === '') {
+    return 1;
+  }
+  let score = 0;
+  let ti = 0;
+  let run = 0;
+  const nameStart = target.lastIndexOf('/') + 1;
+  for (const ch of query) {
+    const found = target.indexOf(ch, ti);
+    if (found < 0) {
+      return 0;
+    }
+    run = found === ti ? run + 1 : 1;
+    score += run * 2 + (found >= nameStart ? 3 : 0);
+    ti = found + 1;
+  }
+  return score;
 }
 
 export async function openLocation(filePath: string, line?: number): Promise<void> {

@@ -16,18 +16,32 @@ export class ChatPanel implements vscode.Disposable {
     readonly chat: ChatSession,
     manager: ChatManager,
     log: (message: string) => void,
+    extensionUri: vscode.Uri,
   ) {
     ChatPanel.open.add(this);
     this.channel = new WebviewChannel(webviewLike(panel.webview), {
       context: (c) => manager.viewContext(c),
-      onMessage: (message, c) => manager.handleWebviewMessage(message, c),
+      onMessage: (message, c, reply) => manager.handleWebviewMessage(message, c, reply),
       log,
     });
     this.channel.bind(chat);
-    const titleSub = chat.onDidChange(() => {
-      const title = chat.controller.state.title;
-      panel.title = title !== undefined ? `${chat.agentName}: ${title}` : chat.agentName;
-    });
+    // The tab says at a glance whether this chat is busy, waiting for an answer, or idle.
+    const icons = {
+      idle: vscode.Uri.joinPath(extensionUri, 'media', 'hermes.svg'),
+      busy: vscode.Uri.joinPath(extensionUri, 'media', 'state-busy.svg'),
+      waiting: vscode.Uri.joinPath(extensionUri, 'media', 'state-waiting.svg'),
+    };
+    const update = (): void => {
+      const state = chat.controller.state;
+      const waiting = chat.controller.pendingPermissions.length > 0;
+      const busy = state.phase === 'running' || state.phase === 'cancelling' || state.phase === 'starting';
+      const name = chat.isDemo ? `${chat.agentName} (demo)` : chat.agentName;
+      const title = state.title !== undefined ? `${name}: ${state.title}` : name;
+      panel.title = waiting ? `${title} — ${vscode.l10n.t('needs permission')}` : busy ? `${title} — ${vscode.l10n.t('working')}` : title;
+      panel.iconPath = waiting ? icons.waiting : busy ? icons.busy : icons.idle;
+    };
+    update();
+    const titleSub = chat.onDidChange(update);
     panel.onDidChangeViewState(() => {
       if (panel.visible) {
         this.channel.resync();
@@ -41,16 +55,22 @@ export class ChatPanel implements vscode.Disposable {
     });
   }
 
-  static create(extensionUri: vscode.Uri, manager: ChatManager, log: (message: string) => void): ChatPanel {
+  /** A new editor-tab chat: a new session, or an existing chat (a fork, a session from history). */
+  static create(extensionUri: vscode.Uri, manager: ChatManager, log: (message: string) => void, existing?: ChatSession): ChatPanel {
     const panel = vscode.window.createWebviewPanel(chatPanelViewType, 'Hermes', { viewColumn: vscode.ViewColumn.Beside, preserveFocus: false }, {
       ...chatWebviewOptions(extensionUri),
       retainContextWhenHidden: false,
     });
     panel.webview.html = chatWebviewHtml(panel.webview, extensionUri);
-    const chat = manager.createChat();
-    const created = new ChatPanel(panel, chat, manager, log);
+    const chat = existing ?? manager.createChat();
+    const created = new ChatPanel(panel, chat, manager, log, extensionUri);
     chat.autoStart();
     return created;
+  }
+
+  /** Inserts text into this chat's composer (fork from here puts the message back for editing). */
+  insertIntoComposer(text: string): void {
+    this.channel.post({ type: 'composer/insert', text });
   }
 
   static get all(): readonly ChatPanel[] {

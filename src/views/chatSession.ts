@@ -41,6 +41,7 @@ export class ChatSession implements Disposable {
   private statusValue: string | undefined;
   private readOnlyValue = false;
   private starting: Promise<boolean> | undefined;
+  private pendingContext: acp.ContentBlock[] = [];
   private startAttempted = false;
   private entryCounter = 0;
   private readonly timers = new Map<string, NodeJS.Timeout>();
@@ -137,7 +138,41 @@ export class ChatSession implements Disposable {
     if (this.controller.state.phase !== 'idle') {
       return undefined;
     }
-    return this.controller.prompt(blocks);
+    const context = this.pendingContext;
+    this.pendingContext = [];
+    const before = this.controller.state.entries.length;
+    const result = await this.controller.prompt(blocks, context);
+    this.explainTurn(result, before);
+    return result;
+  }
+
+  /** Context sent (once) ahead of the next prompt, e.g. the transcript a fork starts from. */
+  setPendingContext(blocks: readonly acp.ContentBlock[]): void {
+    this.pendingContext = [...blocks];
+  }
+
+  /** A status line under the composer (restarts, restores); undefined clears it. */
+  showStatus(status: string | undefined): void {
+    this.setStatus(status);
+  }
+
+  /**
+   * Hermes answers a prompt to a session it lost (e.g. after its state was cleared) with a bare
+   * `refusal`: say so, and offer a new session, instead of leaving a silent "Refused".
+   */
+  private explainTurn(result: TurnResult, entriesBefore: number): void {
+    if (result.kind !== 'ended' || result.stopReason !== 'refusal') {
+      return;
+    }
+    const turnEntries = this.controller.state.entries.slice(entriesBefore);
+    if (!turnEntries.some((e) => e.kind === 'assistant' || e.kind === 'tool')) {
+      this.controller.addNotice(
+        'warning',
+        `${this.agentName} refused the prompt without a reply: the session was probably not found on the agent.`,
+        'Start a new session to continue; this transcript stays here.',
+        ['newSession'],
+      );
+    }
   }
 
   cancel(): Promise<boolean> {
@@ -262,6 +297,10 @@ export class ChatSession implements Disposable {
     try {
       await this.controller.load(sessionId, how);
       this.readOnlyValue = false;
+      if (!this.controller.state.entries.some((e) => e.kind === 'user' || e.kind === 'assistant')) {
+        // Hermes answers a load of an unknown id with success and no history.
+        this.controller.addNotice('warning', `${this.agentName} returned no history for this session; it may not exist on this agent.`, undefined, ['newSession']);
+      }
       return true;
     } catch (e) {
       this.readOnlyValue = true;

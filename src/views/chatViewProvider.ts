@@ -35,7 +35,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
     this.channel?.dispose();
     const channel = new WebviewChannel(webviewLike(view.webview), {
       context: (chat) => this.manager.viewContext(chat),
-      onMessage: (message, chat) => this.manager.handleWebviewMessage(message, chat),
+      onMessage: (message, chat, reply) => this.manager.handleWebviewMessage(message, chat, reply),
       log: this.log,
     });
     this.channel = channel;

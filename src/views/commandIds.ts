@@ -10,6 +10,9 @@ export const CommandId = {
   selectAgent: 'hermes.selectAgent',
   copyTranscript: 'hermes.copyTranscript',
   openChat: 'hermes.openChat',
+  forkSession: 'hermes.forkSession',
+  showHistory: 'hermes.showHistory',
+  sendSelection: 'hermes.sendSelection',
   allowProposal: 'hermes.allowProposal',
   rejectProposal: 'hermes.rejectProposal',
 } as const;

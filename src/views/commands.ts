@@ -38,6 +38,9 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
     [CommandId.setupProvider]: () => setupProvider(manager, config),
     [CommandId.restartAgent]: () => manager.restartAgent(activeChat(manager).host),
     [CommandId.selectAgent]: () => selectAgent(manager, config, deps.chatView),
+    [CommandId.forkSession]: () => manager.forkAndOpen(activeChat(manager)),
+    [CommandId.showHistory]: () => showHistory(manager, config, deps.chatView),
+    [CommandId.sendSelection]: () => sendSelection(manager, deps.chatView),
     [CommandId.allowProposal]: (uri) => manager.reviewer.answer(uri instanceof vscode.Uri ? uri : undefined, true),
     [CommandId.rejectProposal]: (uri) => manager.reviewer.answer(uri instanceof vscode.Uri ? uri : undefined, false),
     [CommandId.copyTranscript]: async () => {
@@ -104,4 +107,57 @@ async function selectAgent(manager: ChatManager, config: Configuration, view: Ch
     await manager.newSidebarSession(pick.agent);
     await view.reveal();
   }
+}
+
+/** The sessions list: the agent's `session/list` merged with this workspace's; opens with load/resume. */
+async function showHistory(manager: ChatManager, config: Configuration, view: ChatViewProvider): Promise<void> {
+  const def = activeChat(manager).host.definition;
+  const pick = vscode.window.createQuickPick<vscode.QuickPickItem & { sessionId: string }>();
+  pick.title = vscode.l10n.t('{0} sessions', def.name);
+  pick.placeholder = vscode.l10n.t('Open a session (replayed from the agent)');
+  pick.busy = true;
+  pick.show();
+  const { sessions, listed } = await manager.listSessions(def);
+  pick.busy = false;
+  pick.items = sessions.map((s) => ({
+    label: s.title,
+    description: s.updatedAt !== '' ? new Date(s.updatedAt).toLocaleString() : undefined,
+    detail: s.sessionId,
+    sessionId: s.sessionId,
+  })).map(({ description, ...rest }) => (description !== undefined ? { ...rest, description } : rest));
+  if (!listed) {
+    pick.placeholder = vscode.l10n.t('{0} does not list sessions; showing the ones this workspace opened', def.name);
+  }
+  const chosen = await new Promise<string | undefined>((resolve) => {
+    pick.onDidAccept(() => resolve(pick.selectedItems[0]?.sessionId));
+    pick.onDidHide(() => resolve(undefined));
+  });
+  pick.dispose();
+  if (chosen !== undefined) {
+    await view.reveal();
+    await manager.openSession(chosen, def);
+  }
+  void config;
+}
+
+/** "Send Selection to Hermes": the file and line range become a context chip in the chat's composer. */
+async function sendSelection(manager: ChatManager, view: ChatViewProvider): Promise<void> {
+  const editor = vscode.window.activeTextEditor;
+  if (editor?.document.uri.scheme !== 'file') {
+    return;
+  }
+  const sel = editor.selection;
+  const startLine = sel.start.line + 1;
+  const endLine = sel.end.character === 0 && sel.end.line > sel.start.line ? sel.end.line : sel.end.line + 1;
+  const rel = vscode.workspace.asRelativePath(editor.document.uri, false);
+  await view.reveal();
+  view.webviewChannel?.post({
+    type: 'composer/attach',
+    attachment: {
+      path: editor.document.uri.fsPath,
+      label: sel.isEmpty ? rel : `${rel}:${startLine}-${endLine}`,
+      ...(sel.isEmpty ? {} : { startLine, endLine }),
+    },
+  });
+  void manager;
 }

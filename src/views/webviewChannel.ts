@@ -13,7 +13,11 @@ export interface WebviewLike {
 }
 
 /** Handles what the webview asks for (the surface's side of the protocol). */
-export type WebviewMessageHandler = (message: Exclude<WebviewMessage, { type: 'webview/ready' | 'session/resync' }>, chat: ChatSession) => void;
+export type WebviewMessageHandler = (
+  message: Exclude<WebviewMessage, { type: 'webview/ready' | 'session/resync' }>,
+  chat: ChatSession,
+  reply: (message: HostMessage) => void,
+) => void;
 
 export interface ChannelOptions {
   /** The view context for the bound chat (agent name, capabilities, path labels, …). */
@@ -42,6 +46,7 @@ export class WebviewChannel implements Disposable {
   private projector = new ViewProjector();
   private timer: NodeJS.Timeout | undefined;
   private snapshotOwed = true;
+  private early: HostMessage[] = [];
   private disposed = false;
   /** Patches and snapshots posted (for tests and benchmarks). */
   readonly stats = { patches: 0, snapshots: 0, ops: 0 };
@@ -76,10 +81,12 @@ export class WebviewChannel implements Disposable {
     this.schedule();
   }
 
-  /** Any other host → webview message (composer inserts, request results). */
+  /** Any other host → webview message (composer inserts, request results); held until the webview is ready. */
   post(message: HostMessage): void {
     if (this.ready) {
       void this.webview.postMessage(message);
+    } else if (this.early.length < 32) {
+      this.early.push(message);
     }
   }
 
@@ -157,13 +164,16 @@ export class WebviewChannel implements Disposable {
         this.ready = true;
         this.snapshotOwed = true;
         this.flush();
+        for (const m of this.early.splice(0)) {
+          void this.webview.postMessage(m);
+        }
         return;
       case 'session/resync':
         this.resync();
         return;
       default:
         if (this.chat !== undefined && this.clientId !== undefined) {
-          this.options.onMessage(message, this.chat);
+          this.options.onMessage(message, this.chat, (m) => this.post(m));
         }
     }
   }

@@ -1,0 +1,163 @@
+import { createActions, type Actions } from './actions';
+import { Announcer } from './announcer';
+import { Clock } from './clock';
+import { el, setDomWindow } from './dom';
+import { createHostBridge } from './hostBridge';
+import { defaultScheduler, type MarkdownScheduler } from './markdown';
+import { Composer } from './render/composer';
+import type { RenderEnv, Ticker } from './render/env';
+import { PlanDock, SessionControls, TopBar } from './render/header';
+import { Transcript } from './render/transcript';
+import { loadStrings } from './strings';
+import { UiState } from './uiState';
+import { ViewStore } from './viewStore';
+
+export interface AppOptions {
+  /** Frame scheduling (requestAnimationFrame by default); tests drive it by hand. */
+  readonly requestFrame?: (callback: () => void) => void;
+  /** Wall clock (Date.now by default), for clock-skew correction and resync retries. */
+  readonly now?: () => number;
+  /** Timers and the monotonic clock for Markdown pacing and countdowns. */
+  readonly scheduler?: MarkdownScheduler;
+  readonly clientId?: string;
+}
+
+/** The mounted app; tests use it to flush frames and look inside. */
+export interface App {
+  readonly store: ViewStore;
+  readonly ui: UiState;
+  readonly actions: Actions;
+  readonly composer: Composer;
+  readonly transcript: Transcript;
+}
+
+/**
+ * Mounts the chat view into `#app` (or the body), wires host messages to the view store, and
+ * says `webview/ready`; the host answers with a snapshot.
+ */
+export function startApp(win: Window & typeof globalThis, options: AppOptions = {}): App {
+  setDomWindow(win);
+  const document = win.document;
+  loadStrings(document);
+  const bridge = createHostBridge(win);
+  const actions = createActions(bridge);
+  const ui = new UiState(bridge.getState(), (state) => bridge.setState(state));
+  const clock = new Clock(options.now);
+  const scheduler = options.scheduler ?? defaultScheduler();
+  const announcer = new Announcer();
+  const ticker = createTicker(scheduler);
+  const holder: { store?: ViewStore } = {};
+  const env: RenderEnv = {
+    actions,
+    ui,
+    clock,
+    scheduler,
+    ticker,
+    header: () => holder.store?.header,
+    announce: (message) => announcer.announce(message),
+  };
+
+  const topBar = new TopBar(env);
+  const controls = new SessionControls(env);
+  const planDock = new PlanDock();
+  const composer = new Composer(env, controls.element);
+  const transcript = new Transcript(env, { composerBusy: () => composer.isBusy });
+
+  const store = new ViewStore({
+    resync: (lastSeq) => actions.resync(lastSeq),
+    requestFrame: options.requestFrame ?? ((cb) => win.requestAnimationFrame(() => cb())),
+    now: options.now ?? (() => Date.now()),
+    headerReceived: (header, receivedAt) => clock.observe(header.hostTime, receivedAt),
+    render: (frame) => {
+      const header = holder.store?.header;
+      if (frame.header && header !== undefined) {
+        topBar.update(header);
+        controls.update(header);
+        planDock.update(header);
+        composer.updateHeader(header);
+      }
+      transcript.render(frame, holder.store?.slots ?? []);
+    },
+  });
+  holder.store = store;
+
+  const root = document.getElementById('app') ?? document.body;
+  root.classList.add('hermes-app');
+  root.append(topBar.element, transcript.element, el('div', { class: 'dock' }, [planDock.element, composer.element]), announcer.element);
+
+  bridge.onMessage((message) => {
+    switch (message.type) {
+      case 'session/snapshot':
+      case 'session/patch':
+        store.receive(message);
+        return;
+      case 'composer/insert':
+        composer.insert(message.text);
+        return;
+      case 'composer/focus':
+        composer.focus();
+        return;
+      case 'request/result':
+      case 'host/reload':
+        // No requests are made yet (mentions come later); the host reloads the page itself.
+        return;
+    }
+  });
+
+  document.addEventListener('keydown', (e) => {
+    if (e.defaultPrevented) {
+      return;
+    }
+    const phase = store.header?.phase;
+    if (e.key === 'Escape' && !e.altKey && !e.ctrlKey && !e.metaKey && phase === 'running') {
+      e.preventDefault();
+      actions.cancelTurn();
+      return;
+    }
+    // e.code, not e.key: Alt+Y types "¥" on macOS.
+    if (e.altKey && !e.ctrlKey && !e.metaKey && !e.shiftKey && (e.code === 'KeyY' || e.code === 'KeyN')) {
+      const prompt = transcript.pendingPrompt(document.activeElement);
+      const option = prompt?.option(e.code === 'KeyY' ? 'allow_once' : 'reject_once');
+      if (prompt !== undefined && option !== undefined) {
+        e.preventDefault();
+        prompt.choose(option);
+      }
+    }
+  });
+
+  actions.ready(options.clientId ?? newClientId(win));
+  return { store, ui, actions, composer, transcript };
+}
+
+function createTicker(scheduler: MarkdownScheduler): Ticker {
+  const callbacks = new Set<() => void>();
+  let handle: number | undefined;
+  const run = (): void => {
+    handle = undefined;
+    for (const callback of [...callbacks]) {
+      callback();
+    }
+    if (callbacks.size > 0) {
+      handle = scheduler.setTimeout(run, 1000);
+    }
+  };
+  return {
+    add(callback) {
+      callbacks.add(callback);
+      handle ??= scheduler.setTimeout(run, 1000);
+    },
+    remove(callback) {
+      callbacks.delete(callback);
+      if (callbacks.size === 0 && handle !== undefined) {
+        scheduler.clearTimeout(handle);
+        handle = undefined;
+      }
+    },
+  };
+}
+
+function newClientId(win: Window & typeof globalThis): string {
+  const bytes = new Uint8Array(12);
+  win.crypto.getRandomValues(bytes);
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
+}

@@ -1,0 +1,233 @@
+import type { EntryView, PartView } from '../../protocol/sessionView';
+import { el, setAttr } from '../dom';
+import { MarkdownView } from '../markdown';
+import { t } from '../strings';
+import type { EntryComponent, SlotChange } from '../viewStore';
+import { renderBlock } from './blocks';
+import { agentName, isTurnRunning, type RenderEnv } from './env';
+
+type AssistantEntry = Extract<EntryView, { kind: 'assistant' }>;
+
+interface PartComponent {
+  readonly kind: PartView['kind'];
+  readonly element: HTMLElement;
+  update(part: PartView, appendOnly: boolean, following: boolean): void;
+  headerChanged?(): void;
+  dispose?(): void;
+}
+
+/**
+ * An agent message: text parts (streamed Markdown), thoughts (collapsible) and content blocks.
+ * Streaming costs only the growing part: `appendText` ops reach the MarkdownView as new characters.
+ */
+export class AssistantMessageView implements EntryComponent {
+  readonly kind = 'assistant';
+  readonly element = el('article', { class: 'entry entry-assistant' });
+  private parts: PartComponent[] = [];
+  private entry: AssistantEntry | undefined;
+
+  constructor(private readonly env: RenderEnv) {}
+
+  get entryView(): AssistantEntry | undefined {
+    return this.entry;
+  }
+
+  update(entry: EntryView, change: SlotChange): void {
+    if (entry.kind !== 'assistant') {
+      return;
+    }
+    this.entry = entry;
+    setAttr(this.element, 'data-entry-id', entry.id);
+    setAttr(this.element, 'aria-label', agentName(this.env));
+    const appendOnly = change === 'append';
+    const count = entry.parts.length;
+    for (let i = 0; i < count; i++) {
+      const part = entry.parts[i];
+      if (part === undefined) {
+        continue;
+      }
+      const following = i < count - 1;
+      const component = this.parts[i];
+      if (component?.kind !== part.kind) {
+        const fresh = this.createPart(part, i);
+        if (component !== undefined) {
+          component.dispose?.();
+          this.element.replaceChild(fresh.element, component.element);
+        } else {
+          this.element.appendChild(fresh.element);
+        }
+        this.parts[i] = fresh;
+        fresh.update(part, false, following);
+      } else {
+        component.update(part, appendOnly, following);
+      }
+    }
+    for (const extra of this.parts.splice(count)) {
+      extra.dispose?.();
+      extra.element.remove();
+    }
+  }
+
+  headerChanged(): void {
+    for (const part of this.parts) {
+      part.headerChanged?.();
+    }
+  }
+
+  dispose(): void {
+    for (const part of this.parts) {
+      part.dispose?.();
+    }
+  }
+
+  private createPart(part: PartView, index: number): PartComponent {
+    const key = `${this.entry?.id ?? ''}:${index}`;
+    switch (part.kind) {
+      case 'text':
+        return new TextPart(this.env);
+      case 'thought':
+        return new ThoughtPart(this.env, key);
+      case 'block':
+        return new BlockPart(this.env);
+    }
+  }
+}
+
+class TextPart implements PartComponent {
+  readonly kind = 'text';
+  private readonly view: MarkdownView;
+  readonly element: HTMLElement;
+
+  constructor(private readonly env: RenderEnv) {
+    this.view = new MarkdownView(env.scheduler, 'markdown part-text');
+    this.element = this.view.element;
+  }
+
+  update(part: PartView, appendOnly: boolean): void {
+    if (part.kind === 'text') {
+      this.view.set(part.text, appendOnly);
+    }
+  }
+
+  headerChanged(): void {
+    // The turn is over: an unclosed fence at the end gets its final (highlighted) rendering.
+    if (!isTurnRunning(this.env)) {
+      this.view.flush();
+    }
+  }
+
+  dispose(): void {
+    this.view.dispose();
+  }
+}
+
+/**
+ * "Thinking…" while the thought streams (open), "Thought for N s" once the answer starts (closed
+ * automatically). A user's toggle wins and is remembered in the UI state.
+ */
+class ThoughtPart implements PartComponent {
+  readonly kind = 'thought';
+  readonly element: HTMLDetailsElement;
+  private readonly label = el('span', { class: 'thought-label' });
+  private readonly statusIcon = el('span', { attrs: { 'aria-hidden': 'true' } });
+  private view: MarkdownView | undefined;
+  private part: Extract<PartView, { kind: 'thought' }> | undefined;
+  private following = false;
+  /** What we last set `open` to; a toggle event that disagrees came from the user. */
+  private applied: boolean | undefined;
+
+  constructor(
+    private readonly env: RenderEnv,
+    private readonly key: string,
+  ) {
+    this.element = el('details', { class: 'thought' }, [el('summary', {}, [this.statusIcon, this.label])]);
+    this.element.addEventListener('toggle', () => {
+      if (this.element.open !== this.applied) {
+        this.env.ui.setExpanded(this.key, this.element.open);
+        this.applied = this.element.open;
+      }
+      this.syncBody(false);
+    });
+  }
+
+  update(part: PartView, appendOnly: boolean, following: boolean): void {
+    if (part.kind !== 'thought') {
+      return;
+    }
+    this.part = part;
+    this.following = following;
+    this.refresh();
+    this.syncBody(appendOnly);
+  }
+
+  headerChanged(): void {
+    this.refresh();
+    if (!isTurnRunning(this.env)) {
+      this.view?.flush();
+    }
+  }
+
+  dispose(): void {
+    this.view?.dispose();
+  }
+
+  private streaming(): boolean {
+    return this.part !== undefined && !this.following && this.part.endedAt === undefined && isTurnRunning(this.env);
+  }
+
+  private refresh(): void {
+    const part = this.part;
+    if (part === undefined) {
+      return;
+    }
+    const streaming = this.streaming();
+    if (streaming) {
+      this.label.textContent = t('Thinking…');
+      this.statusIcon.className = 'codicon codicon-loading codicon-modifier-spin';
+    } else {
+      this.label.textContent =
+        part.endedAt !== undefined ? t('Thought for {0} s', Math.max(1, Math.round((part.endedAt - part.startedAt) / 1000))) : t('Thought');
+      this.statusIcon.className = 'codicon codicon-lightbulb';
+    }
+    const open = this.env.ui.isExpanded(this.key) ?? streaming;
+    if (open !== this.applied) {
+      this.applied = open;
+      this.element.open = open;
+    }
+  }
+
+  /** The body is rendered only once the thought is open (most old thoughts never are). */
+  private syncBody(appendOnly: boolean): void {
+    if (this.part === undefined || (!this.element.open && this.view === undefined)) {
+      return;
+    }
+    if (this.view === undefined) {
+      this.view = new MarkdownView(this.env.scheduler, 'markdown thought-body');
+      this.element.appendChild(this.view.element);
+      this.view.set(this.part.text, false, !this.streaming());
+      return;
+    }
+    this.view.set(this.part.text, appendOnly);
+  }
+}
+
+class BlockPart implements PartComponent {
+  readonly kind = 'block';
+  readonly element = el('div', { class: 'part-block' });
+  private last: string | undefined;
+
+  constructor(private readonly env: RenderEnv) {}
+
+  update(part: PartView): void {
+    if (part.kind !== 'block') {
+      return;
+    }
+    const key = JSON.stringify(part.block);
+    if (key === this.last) {
+      return;
+    }
+    this.last = key;
+    this.element.replaceChildren(renderBlock(part.block, this.env));
+  }
+}
+

@@ -1,0 +1,175 @@
+import type { CommandView, SessionHeaderView } from '../../protocol/sessionView';
+import { button, el, setHidden, uniqueId } from '../dom';
+import { t } from '../strings';
+import type { RenderEnv } from './env';
+import { SlashMenu } from './slashMenu';
+
+/**
+ * The composer: a multi-line textarea ("Message"), Send and Stop, the reason Send is unavailable,
+ * the host's status line, and slash-command autocomplete. Enter sends, Shift+Enter adds a line,
+ * Enter during IME composition is left to the IME. The draft lives in the UI state, so it
+ * survives reloads and snapshots.
+ */
+export class Composer {
+  readonly element = el('div', { class: 'composer' });
+  readonly textarea: HTMLTextAreaElement;
+  private readonly send: HTMLButtonElement;
+  private readonly stop: HTMLButtonElement;
+  private readonly hint = el('div', { class: 'composer-hint', attrs: { id: uniqueId('composer-hint') } });
+  private readonly status = el('div', { class: 'composer-status', attrs: { role: 'status' } });
+  private readonly menu: SlashMenu;
+  private header: SessionHeaderView | undefined;
+  private commands: readonly CommandView[] = [];
+
+  constructor(
+    private readonly env: RenderEnv,
+    controls: HTMLElement,
+  ) {
+    const inputId = uniqueId('composer-input');
+    this.textarea = el('textarea', {
+      class: 'composer-input',
+      attrs: { id: inputId, rows: '2', 'aria-describedby': this.hint.id, spellcheck: 'true' },
+    });
+    this.textarea.value = env.ui.draft;
+    this.menu = new SlashMenu(this.textarea, (command) => this.insertCommand(command));
+    this.send = button(t('Send'), { icon: 'send', class: 'primary send', onClick: () => this.submit() });
+    this.send.setAttribute('aria-describedby', this.hint.id);
+    this.send.setAttribute('aria-keyshortcuts', 'Enter');
+    this.stop = button(t('Stop'), { icon: 'debug-stop', class: 'secondary stop', onClick: () => this.env.actions.cancelTurn() });
+    this.stop.setAttribute('aria-keyshortcuts', 'Escape');
+    setHidden(this.stop, true);
+
+    this.element.append(
+      this.status,
+      el('div', { class: 'composer-box' }, [el('label', { class: 'visually-hidden', attrs: { for: inputId }, text: t('Message') }), this.menu.element, this.textarea]),
+      el('div', { class: 'composer-toolbar' }, [controls, el('span', { class: 'spacer' }), this.stop, this.send]),
+      this.hint,
+    );
+    setHidden(this.status, true);
+
+    this.textarea.addEventListener('input', () => {
+      this.env.ui.draft = this.textarea.value;
+      this.menu.refresh(this.commands);
+      this.updateButtons();
+    });
+    this.textarea.addEventListener('click', () => this.menu.refresh(this.commands));
+    this.textarea.addEventListener('keyup', (e) => {
+      if (e.key === 'ArrowLeft' || e.key === 'ArrowRight' || e.key === 'Home' || e.key === 'End') {
+        this.menu.refresh(this.commands);
+      }
+    });
+    this.textarea.addEventListener('blur', () => this.menu.close());
+    this.textarea.addEventListener('keydown', (e) => this.onKeyDown(e));
+    this.updateHeader(undefined);
+  }
+
+  /** True when the textarea has focus and holds text (a permission prompt then does not steal focus). */
+  get isBusy(): boolean {
+    return this.textarea.ownerDocument.activeElement === this.textarea && this.textarea.value.trim() !== '';
+  }
+
+  get canSend(): boolean {
+    const h = this.header;
+    return h !== undefined && !h.readOnly && (h.phase === 'idle' || h.phase === 'new');
+  }
+
+  updateHeader(header: SessionHeaderView | undefined): void {
+    this.header = header;
+    this.commands = header?.commands ?? [];
+    const running = header?.phase === 'running' || header?.phase === 'cancelling';
+    setHidden(this.stop, !running);
+    this.stop.disabled = header?.phase === 'cancelling';
+    this.textarea.disabled = header?.readOnly === true;
+    const agent = header?.agentName ?? t('the agent');
+    this.textarea.placeholder = header?.readOnly === true ? '' : t('Message {0} — Enter to send, Shift+Enter for a new line, / for commands', agent);
+    const status = header?.status;
+    this.status.textContent = status ?? '';
+    setHidden(this.status, status === undefined || status === '');
+    this.hint.textContent = this.reason(header) ?? '';
+    setHidden(this.hint, this.hint.textContent === '');
+    this.updateButtons();
+    if (this.menu.isOpen) {
+      this.menu.refresh(this.commands);
+    }
+  }
+
+  /** `composer/insert`: appends to the draft (on a new line when the text has several lines). */
+  insert(text: string): void {
+    const current = this.textarea.value;
+    const separator = current === '' || /\s$/.test(current) || /^\s/.test(text) ? '' : text.includes('\n') ? '\n' : ' ';
+    this.setValue(current + separator + text);
+    this.focus();
+  }
+
+  focus(): void {
+    this.textarea.focus();
+    const end = this.textarea.value.length;
+    this.textarea.setSelectionRange(end, end);
+  }
+
+  private reason(header: SessionHeaderView | undefined): string | undefined {
+    if (header === undefined) {
+      return t('Connecting…');
+    }
+    if (header.readOnly) {
+      return t('This conversation is read-only: {0} could not restore it. Start a new session to continue.', header.agentName);
+    }
+    switch (header.phase) {
+      case 'starting':
+        return t('Starting {0}…', header.agentName);
+      case 'running':
+        return t('{0} is working… Press Escape or Stop to cancel.', header.agentName);
+      case 'cancelling':
+        return t('Cancelling…');
+      case 'exited':
+        return t('{0} has exited.', header.agentName);
+      case 'closed':
+        return t('This session is closed.');
+      case 'idle':
+      case 'new':
+        return undefined;
+    }
+  }
+
+  private updateButtons(): void {
+    this.send.disabled = !this.canSend || this.textarea.value.trim() === '';
+  }
+
+  private onKeyDown(e: KeyboardEvent): void {
+    if (this.menu.handleKey(e)) {
+      e.preventDefault();
+      e.stopPropagation();
+      return;
+    }
+    // IME: Enter confirms the composition, it does not send (keyCode 229 for older engines).
+    if (e.key !== 'Enter' || e.shiftKey || e.isComposing || e.keyCode === 229 || e.altKey || e.ctrlKey || e.metaKey) {
+      return;
+    }
+    e.preventDefault();
+    this.submit();
+  }
+
+  private submit(): void {
+    const text = this.textarea.value;
+    if (text.trim() === '' || !this.canSend) {
+      return;
+    }
+    this.env.actions.submitPrompt(text);
+    this.menu.close();
+    this.setValue('');
+  }
+
+  private insertCommand(command: CommandView): void {
+    const value = this.textarea.value;
+    const rest = value.replace(/^\/\S*/, '').replace(/^[ \t]+/, '');
+    const head = `/${command.name} `;
+    this.setValue(head + rest);
+    this.textarea.setSelectionRange(head.length, head.length);
+  }
+
+  private setValue(value: string): void {
+    this.textarea.value = value;
+    this.env.ui.draft = value;
+    this.updateButtons();
+  }
+}

@@ -1,0 +1,234 @@
+import type { ConfigOptionView, SelectView, SessionHeaderView } from '../../protocol/sessionView';
+import { clear, el, icon, setAttr, setHidden, uniqueId } from '../dom';
+import { t } from '../strings';
+import { compactNumber, formatCost, formatDuration, visibleTitle } from '../text';
+import type { RenderEnv } from './env';
+import { planProgress, renderPlanList } from './plan';
+
+/** Whole seconds under a minute (a ticking label), then minutes and seconds. */
+function elapsed(ms: number): string {
+  const safe = Math.max(0, ms);
+  return safe < 60_000 ? t('{0} s', Math.floor(safe / 1000)) : formatDuration(safe);
+}
+
+function phaseText(header: SessionHeaderView, hostNow: number): string | undefined {
+  switch (header.phase) {
+    case 'starting':
+      return t('Starting…');
+    case 'running':
+      return header.turnStartedAt === undefined ? t('Working…') : t('Working… {0}', elapsed(hostNow - header.turnStartedAt));
+    case 'cancelling':
+      return t('Cancelling…');
+    case 'exited':
+      return t('Agent exited');
+    case 'closed':
+      return t('Session closed');
+    case 'new':
+    case 'idle':
+      return undefined;
+  }
+}
+
+/** The top bar: agent name (+ Demo badge), session title, phase, and the context usage gauge. */
+export class TopBar {
+  readonly element = el('header', { class: 'topbar' });
+  private readonly agent = el('span', { class: 'agent-name' });
+  private readonly demo = el('span', { class: 'badge badge-demo', text: t('Demo') });
+  private readonly title = el('span', { class: 'session-title' });
+  private readonly phase = el('span', { class: 'phase' });
+  private readonly usage = el('div', { class: 'usage' });
+  private readonly meter = el('meter', { class: 'usage-meter', attrs: { min: '0' } });
+  private readonly usageText = el('span', { class: 'usage-text' });
+  private readonly cost = el('span', { class: 'usage-cost' });
+  private header: SessionHeaderView | undefined;
+  private ticking = false;
+  private readonly tick = (): void => this.renderPhase();
+
+  constructor(private readonly env: RenderEnv) {
+    const meterId = uniqueId('usage');
+    this.usageText.id = meterId;
+    this.meter.setAttribute('aria-labelledby', meterId);
+    this.demo.title = t('This chat runs the built-in demo agent, not your configured agent.');
+    this.usage.append(this.meter, this.usageText, this.cost);
+    this.element.append(el('div', { class: 'topbar-main' }, [icon('hubot', 'agent-icon'), this.agent, this.demo, this.title]), this.phase, this.usage);
+  }
+
+  private renderPhase(): void {
+    const header = this.header;
+    if (header === undefined) {
+      return;
+    }
+    const phase = phaseLabel(header, this.env);
+    setAttr(this.phase, 'class', `phase phase-${header.phase}`);
+    if (this.phase.textContent !== (phase ?? '')) {
+      this.phase.textContent = phase ?? '';
+    }
+    setHidden(this.phase, phase === undefined);
+  }
+
+  update(header: SessionHeaderView): void {
+    this.agent.textContent = header.agentName;
+    setHidden(this.demo, !header.demo);
+    const title = header.title !== undefined && header.title !== '' ? visibleTitle(header.title) : '';
+    this.title.textContent = title;
+    this.title.title = title;
+    setHidden(this.title, title === '');
+    this.header = header;
+    this.renderPhase();
+    const running = header.phase === 'running' && header.turnStartedAt !== undefined;
+    if (running !== this.ticking) {
+      this.ticking = running;
+      if (running) {
+        this.env.ticker.add(this.tick);
+      } else {
+        this.env.ticker.remove(this.tick);
+      }
+    }
+    const usage = header.usage;
+    setHidden(this.usage, usage === undefined);
+    if (usage !== undefined) {
+      const size = Math.max(1, usage.size);
+      this.meter.max = size;
+      this.meter.value = Math.min(usage.used, size);
+      this.meter.low = size * 0.7;
+      this.meter.high = size * 0.9;
+      this.meter.optimum = 0;
+      this.usageText.textContent = t('{0} / {1} tokens', compactNumber(usage.used), compactNumber(usage.size));
+      this.usage.title = t('Context window: {0} of {1} tokens used', usage.used.toLocaleString(), usage.size.toLocaleString());
+      this.cost.textContent = usage.cost !== undefined ? formatCost(usage.cost.amount, usage.cost.currency) : '';
+      setHidden(this.cost, usage.cost === undefined);
+    }
+  }
+}
+
+/** The phase in words; while a turn runs, with its elapsed time (host clock, skew-corrected). */
+function phaseLabel(header: SessionHeaderView, env: RenderEnv): string | undefined {
+  return phaseText(header, env.clock.hostNow());
+}
+
+/** Mode, model and the agent's config options, as labelled `<select>`s and checkboxes. */
+export class SessionControls {
+  readonly element = el('div', { class: 'session-controls' });
+  private mode: SelectControl;
+  private model: SelectControl;
+  private readonly config = el('div', { class: 'config-options' });
+  private configKey = '';
+  private readonly configControls = new Map<string, SelectControl | HTMLInputElement>();
+
+  constructor(private readonly env: RenderEnv) {
+    this.mode = new SelectControl(t('Mode'), 'symbol-namespace', (id) => this.env.actions.setMode(id));
+    this.model = new SelectControl(t('Model'), 'sparkle', (id) => this.env.actions.setModel(id));
+    this.element.append(this.mode.element, this.model.element, this.config);
+  }
+
+  update(header: SessionHeaderView): void {
+    const disabled = header.readOnly || header.phase === 'closed' || header.phase === 'exited';
+    this.mode.update(header.modes, disabled);
+    this.model.update(header.models, disabled);
+    const key = JSON.stringify(header.configOptions.map((o) => (o.type === 'select' ? [o.id, o.name, o.select.options] : [o.id, o.name])));
+    if (key !== this.configKey) {
+      this.configKey = key;
+      this.buildConfig(header.configOptions);
+    }
+    for (const option of header.configOptions) {
+      const control = this.configControls.get(option.id);
+      if (control instanceof SelectControl && option.type === 'select') {
+        control.update(option.select, disabled);
+      } else if (control !== undefined && !(control instanceof SelectControl) && option.type === 'boolean') {
+        control.checked = option.value;
+        control.disabled = disabled;
+      }
+    }
+    setHidden(this.element, header.modes === undefined && header.models === undefined && header.configOptions.length === 0);
+  }
+
+  private buildConfig(options: readonly ConfigOptionView[]): void {
+    clear(this.config);
+    this.configControls.clear();
+    for (const option of options) {
+      if (option.type === 'select') {
+        const id = option.id;
+        const control = new SelectControl(option.name, 'settings', (value) => this.env.actions.setConfig(id, value));
+        this.configControls.set(option.id, control);
+        this.config.appendChild(control.element);
+      } else {
+        const box = el('input', { attrs: { type: 'checkbox' } });
+        const id = option.id;
+        box.addEventListener('change', () => this.env.actions.setConfig(id, box.checked));
+        this.configControls.set(option.id, box);
+        this.config.appendChild(el('label', { class: 'control control-check' }, [box, el('span', { text: option.name })]));
+      }
+    }
+  }
+}
+
+/** A labelled `<select>`; rebuilt only when its options change, so focus and the open list survive updates. */
+class SelectControl {
+  readonly element: HTMLElement;
+  private readonly select = el('select');
+  private optionsKey = '';
+
+  constructor(label: string, iconName: string, onChange: (id: string) => void) {
+    const id = uniqueId('select');
+    this.select.id = id;
+    this.select.title = label;
+    this.element = el('div', { class: 'control' }, [
+      el('label', { class: 'visually-hidden', attrs: { for: id }, text: label }),
+      icon(iconName, 'control-icon'),
+      this.select,
+    ]);
+    this.select.addEventListener('change', () => onChange(this.select.value));
+  }
+
+  update(view: SelectView | undefined, disabled: boolean): void {
+    setHidden(this.element, view === undefined || view.options.length === 0);
+    if (view === undefined) {
+      return;
+    }
+    const key = JSON.stringify(view.options);
+    if (key !== this.optionsKey) {
+      this.optionsKey = key;
+      clear(this.select);
+      for (const option of view.options) {
+        const o = el('option', { text: option.name, attrs: { value: option.id, title: option.description } });
+        this.select.appendChild(o);
+      }
+    }
+    if (this.select.value !== view.current) {
+      this.select.value = view.current;
+    }
+    this.select.disabled = disabled;
+  }
+}
+
+/** The live plan, compact, above the composer: progress and the current step; expands to the list. */
+export class PlanDock {
+  readonly element = el('details', { class: 'plan-dock' });
+  private readonly summary = el('summary');
+  private readonly body = el('div', { class: 'plan-dock-body' });
+  private key = '';
+
+  constructor() {
+    this.element.append(this.summary, this.body);
+    setHidden(this.element, true);
+  }
+
+  update(header: SessionHeaderView): void {
+    const plan = header.plan;
+    const unfinished = plan.some((p) => p.status !== 'completed');
+    setHidden(this.element, plan.length === 0 || !unfinished);
+    const key = JSON.stringify(plan);
+    if (key === this.key) {
+      return;
+    }
+    this.key = key;
+    const current = plan.find((p) => p.status === 'in_progress') ?? plan.find((p) => p.status === 'pending');
+    this.summary.replaceChildren(
+      icon('checklist'),
+      el('span', { class: 'plan-dock-title', text: t('Plan') }),
+      el('span', { class: 'muted', text: planProgress(plan) }),
+      current !== undefined ? el('span', { class: 'plan-dock-current', text: current.content }) : '',
+    );
+    this.body.replaceChildren(renderPlanList(plan));
+  }
+}

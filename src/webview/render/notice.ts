@@ -1,0 +1,61 @@
+import type { EntryView, NoticeActionView } from '../../protocol/sessionView';
+import { button, el, icon, replaceChildren, setAttr } from '../dom';
+import { t } from '../strings';
+import type { EntryComponent } from '../viewStore';
+import type { RenderEnv } from './env';
+
+export function noticeActionLabel(action: NoticeActionView): string {
+  switch (action) {
+    case 'showTraffic':
+      return t('Show Traffic');
+    case 'restartAgent':
+      return t('Restart Agent');
+    case 'setupProvider':
+      return t('Set Up Provider');
+    case 'newSession':
+      return t('New Session');
+    case 'checkInstallation':
+      return t('Check Installation');
+    case 'useDemoAgent':
+      return t('Use Demo Agent');
+    case 'openSettings':
+      return t('Open Settings');
+  }
+}
+
+const levelIcons = { info: 'info', warning: 'warning', error: 'error' } as const;
+
+/** An info/warning/error line from the host, with its detail (e.g. a stderr tail) and actions. */
+export class NoticeView implements EntryComponent {
+  readonly kind = 'notice';
+  readonly element = el('article', { class: 'entry notice' });
+  private entry: Extract<EntryView, { kind: 'notice' }> | undefined;
+
+  constructor(private readonly env: RenderEnv) {}
+
+  update(entry: EntryView): void {
+    if (entry.kind !== 'notice' || entry === this.entry) {
+      return;
+    }
+    this.entry = entry;
+    setAttr(this.element, 'data-entry-id', entry.id);
+    this.element.className = `entry notice notice-${entry.level}`;
+    this.element.setAttribute('aria-label', entry.title);
+    const levelWord = entry.level === 'error' ? t('Error') : entry.level === 'warning' ? t('Warning') : t('Info');
+    replaceChildren(this.element, [
+      el('div', { class: 'notice-head' }, [
+        icon(levelIcons[entry.level], 'notice-icon'),
+        el('span', { class: 'visually-hidden', text: `${levelWord}: ` }),
+        el('span', { class: 'notice-title', text: entry.title }),
+      ]),
+      entry.detail !== undefined && entry.detail !== '' ? el('pre', { class: 'notice-detail', text: entry.detail }) : false,
+      entry.actions.length > 0
+        ? el(
+            'div',
+            { class: 'notice-actions' },
+            entry.actions.map((action) => button(noticeActionLabel(action), { class: 'secondary', onClick: () => this.env.actions.noticeAction(action) })),
+          )
+        : false,
+    ]);
+  }
+}

@@ -1,0 +1,279 @@
+import type { EntryView, ToolKindView, ToolStatusView } from '../../protocol/sessionView';
+import { clear, el, icon, setAttr, setHidden, uniqueId } from '../dom';
+import { t } from '../strings';
+import { formatDuration, visibleLabel, visibleText, visibleTitle } from '../text';
+import type { EntryComponent } from '../viewStore';
+import type { RenderEnv } from './env';
+import { PermissionPrompt } from './permission';
+import { createContentItem, type ContentItem } from './toolContent';
+
+type ToolEntry = Extract<EntryView, { kind: 'tool' }>;
+
+const kindIcons: Readonly<Record<ToolKindView, string>> = {
+  read: 'file',
+  edit: 'edit',
+  delete: 'trash',
+  move: 'arrow-swap',
+  search: 'search',
+  execute: 'terminal',
+  think: 'lightbulb',
+  fetch: 'globe',
+  switch_mode: 'arrow-both',
+  other: 'tools',
+};
+
+const statusIcons: Readonly<Record<ToolStatusView, string>> = {
+  pending: 'circle-large-outline',
+  in_progress: 'loading',
+  completed: 'check',
+  failed: 'error',
+  cancelled: 'circle-slash',
+  ended: 'question',
+  interrupted: 'debug-disconnect',
+};
+
+export function statusText(status: ToolStatusView): string {
+  switch (status) {
+    case 'pending':
+      return t('Pending');
+    case 'in_progress':
+      return t('In progress');
+    case 'completed':
+      return t('Completed');
+    case 'failed':
+      return t('Failed');
+    case 'cancelled':
+      return t('Cancelled');
+    case 'ended':
+      return t('Ended without a result');
+    case 'interrupted':
+      return t('Interrupted');
+  }
+}
+
+/** Kinds whose cards start expanded: they change things, so their content matters. */
+const expandedKinds: ReadonlySet<ToolKindView> = new Set(['edit', 'delete', 'move', 'execute']);
+
+/**
+ * A tool call card: kind icon, title, status, locations, content (text, diff summary, terminal),
+ * raw input/output on demand and, when the agent asks, the permission prompt. Updated in place on
+ * `replace`; the body is built only while expanded, and expansion survives updates.
+ */
+export class ToolCallView implements EntryComponent {
+  readonly kind = 'tool';
+  readonly element: HTMLElement;
+  private readonly titleId = uniqueId('tool-title');
+  private readonly bodyId = uniqueId('tool-body');
+  private readonly toggle: HTMLButtonElement;
+  private readonly chevron = icon('chevron-right');
+  private readonly kindIcon = icon('tools', 'tool-icon');
+  private readonly title = el('span', { class: 'tool-title' });
+  private readonly status = el('span', { class: 'tool-status' });
+  private readonly duration = el('span', { class: 'tool-duration muted' });
+  private readonly locations = el('div', { class: 'tool-locations' });
+  private readonly body = el('div', { class: 'tool-body' });
+  private readonly contentBox = el('div', { class: 'tool-content' });
+  private readonly command = el('pre', { class: 'tool-command' });
+  private readonly raw = el('div', { class: 'tool-raw' });
+  private items: ContentItem[] = [];
+  private prompt: PermissionPrompt | undefined;
+  private entry: ToolEntry | undefined;
+  private bodyBuilt = false;
+  private rawShown: { input?: string; output?: string } = {};
+
+  constructor(private readonly env: RenderEnv) {
+    this.title.id = this.titleId;
+    this.body.id = this.bodyId;
+    this.toggle = el('button', { class: 'tool-toggle', attrs: { type: 'button', 'aria-controls': this.bodyId } }, [this.chevron, this.kindIcon, this.title]);
+    this.toggle.addEventListener('click', () => {
+      if (this.entry === undefined || this.forcedOpen()) {
+        return;
+      }
+      this.env.ui.setExpanded(this.entry.id, !this.expanded());
+      this.render();
+    });
+    this.element = el('article', { class: 'entry tool-card', attrs: { 'aria-labelledby': this.titleId } }, [
+      el('div', { class: 'tool-head' }, [this.toggle, this.status, this.duration]),
+      this.locations,
+      this.body,
+    ]);
+    this.body.append(this.command, this.contentBox, this.raw);
+  }
+
+  /** The permission prompt while one is pending (keyboard shortcuts, focus). */
+  get pendingPrompt(): PermissionPrompt | undefined {
+    return this.prompt?.pending === true ? this.prompt : undefined;
+  }
+
+  get entryView(): ToolEntry | undefined {
+    return this.entry;
+  }
+
+  update(entry: EntryView): void {
+    if (entry.kind !== 'tool' || entry === this.entry) {
+      return;
+    }
+    const previous = this.entry;
+    this.entry = entry;
+    setAttr(this.element, 'data-entry-id', entry.id);
+    this.element.className = `entry tool-card kind-${entry.toolKind} status-${entry.status}`;
+    this.kindIcon.className = `codicon codicon-${kindIcons[entry.toolKind]} tool-icon`;
+    this.title.textContent = visibleTitle(entry.title);
+    this.renderStatus(entry);
+    if (previous?.locations !== entry.locations) {
+      this.renderLocations(entry);
+    }
+    if (entry.permission !== undefined) {
+      this.prompt ??= new PermissionPrompt(this.env);
+      this.prompt.update(entry.permission, entry.title);
+      if (this.prompt.element.parentNode !== this.element) {
+        this.element.appendChild(this.prompt.element);
+      }
+    } else if (this.prompt !== undefined) {
+      this.prompt.dispose();
+      this.prompt.element.remove();
+      this.prompt = undefined;
+    }
+    this.render();
+  }
+
+  dispose(): void {
+    this.prompt?.dispose();
+  }
+
+  private forcedOpen(): boolean {
+    return this.entry?.permission?.status === 'pending';
+  }
+
+  private expanded(): boolean {
+    const entry = this.entry;
+    if (entry === undefined) {
+      return false;
+    }
+    if (this.forcedOpen()) {
+      return true;
+    }
+    const pref = this.env.ui.isExpanded(entry.id);
+    if (pref !== undefined) {
+      return pref;
+    }
+    return expandedKinds.has(entry.toolKind) || entry.status === 'failed' || entry.content.some((c) => c.type === 'diff' || c.type === 'terminal');
+  }
+
+  private render(): void {
+    const entry = this.entry;
+    if (entry === undefined) {
+      return;
+    }
+    const open = this.expanded();
+    this.toggle.setAttribute('aria-expanded', String(open));
+    this.chevron.className = `codicon codicon-${open ? 'chevron-down' : 'chevron-right'}`;
+    this.element.classList.toggle('expanded', open);
+    const hasBody = entry.content.length > 0 || entry.rawInput !== undefined || entry.rawOutput !== undefined || commandOf(entry) !== undefined;
+    this.element.classList.toggle('no-body', !hasBody);
+    setHidden(this.body, !open || !hasBody);
+    if (open && hasBody) {
+      this.renderBody(entry);
+    }
+  }
+
+  private renderStatus(entry: ToolEntry): void {
+    clear(this.status);
+    this.status.className = `tool-status status-${entry.status}`;
+    const spin = entry.status === 'in_progress' ? 'codicon-modifier-spin' : '';
+    this.status.append(icon(statusIcons[entry.status], spin), el('span', { text: statusText(entry.status) }));
+    this.duration.textContent = entry.endedAt !== undefined ? formatDuration(entry.endedAt - entry.startedAt) : '';
+  }
+
+  private renderLocations(entry: ToolEntry): void {
+    clear(this.locations);
+    setHidden(this.locations, entry.locations.length === 0);
+    for (const loc of entry.locations) {
+      const label = visibleLabel(loc.label);
+      const b = el('button', { class: 'location', attrs: { type: 'button', title: t('Open {0}', label) } }, [icon('go-to-file'), el('span', { text: label })]);
+      b.addEventListener('click', () => this.env.actions.openLocation(loc.path, loc.line));
+      this.locations.appendChild(b);
+    }
+  }
+
+  private renderBody(entry: ToolEntry): void {
+    const command = commandOf(entry);
+    setHidden(this.command, command === undefined);
+    this.command.textContent = command !== undefined ? `$ ${command}` : '';
+
+    // Content: keep every item that can show its new content; rebuild the others.
+    const next: ContentItem[] = [];
+    entry.content.forEach((content, index) => {
+      const existing = this.items[index];
+      if (existing?.update(content) === true) {
+        next.push(existing);
+      } else {
+        const fresh = createContentItem(content, index, entry.id, this.env);
+        if (existing !== undefined) {
+          this.contentBox.replaceChild(fresh.element, existing.element);
+        } else {
+          this.contentBox.appendChild(fresh.element);
+        }
+        next.push(fresh);
+      }
+    });
+    for (const extra of this.items.slice(entry.content.length)) {
+      extra.element.remove();
+    }
+    this.items = next;
+
+    if (!this.bodyBuilt || this.rawShown.input !== entry.rawInput || this.rawShown.output !== entry.rawOutput) {
+      clear(this.raw);
+      if (entry.rawInput !== undefined) {
+        this.raw.appendChild(this.rawDetails(t('Raw input'), entry.rawInput, `${entry.id}:rawInput`));
+      }
+      if (entry.rawOutput !== undefined) {
+        this.raw.appendChild(this.rawDetails(t('Raw output'), entry.rawOutput, `${entry.id}:rawOutput`));
+      }
+      this.rawShown = { ...(entry.rawInput !== undefined ? { input: entry.rawInput } : {}), ...(entry.rawOutput !== undefined ? { output: entry.rawOutput } : {}) };
+    }
+    this.bodyBuilt = true;
+  }
+
+  /** A collapsed `<details>`; the text is put in only when opened. */
+  private rawDetails(label: string, text: string, key: string): HTMLElement {
+    const pre = el('pre', { class: 'tool-raw-text' });
+    const details = el('details', { class: 'raw-details' }, [el('summary', { text: label }), pre]);
+    const fill = (): void => {
+      if (details.open && pre.textContent === '') {
+        pre.textContent = text;
+      }
+    };
+    details.open = this.env.ui.isExpanded(key) ?? false;
+    fill();
+    details.addEventListener('toggle', () => {
+      if (details.open !== (this.env.ui.isExpanded(key) ?? false)) {
+        this.env.ui.setExpanded(key, details.open);
+      }
+      fill();
+    });
+    return details;
+  }
+}
+
+/** The shell command of an execute tool, from its raw input, when the title does not show it already. */
+function commandOf(entry: ToolEntry): string | undefined {
+  if (entry.toolKind !== 'execute' || entry.rawInput?.trimStart().startsWith('{') !== true) {
+    return undefined;
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(entry.rawInput);
+  } catch {
+    return undefined;
+  }
+  if (typeof parsed !== 'object' || parsed === null) {
+    return undefined;
+  }
+  const value: unknown = (parsed as Record<string, unknown>).command;
+  const command = typeof value === 'string' ? value : Array.isArray(value) && value.every((v) => typeof v === 'string') ? value.join(' ') : undefined;
+  if (command === undefined || command === '' || entry.title.includes(command)) {
+    return undefined;
+  }
+  return visibleText(command.length > 2000 ? `${command.slice(0, 2000)}…` : command);
+}

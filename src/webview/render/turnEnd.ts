@@ -1,0 +1,65 @@
+import type { EntryView } from '../../protocol/sessionView';
+import { el, icon, replaceChildren, setAttr } from '../dom';
+import { t } from '../strings';
+import { compactNumber, formatDuration } from '../text';
+import type { EntryComponent } from '../viewStore';
+
+type TurnEndEntry = Extract<EntryView, { kind: 'turnEnd' }>;
+
+export function outcomeText(outcome: TurnEndEntry['outcome']): string {
+  switch (outcome) {
+    case 'end_turn':
+      return t('Completed');
+    case 'cancelled':
+      return t('Cancelled');
+    case 'refusal':
+      return t('Refused');
+    case 'max_tokens':
+      return t('Stopped: max tokens');
+    case 'max_turn_requests':
+      return t('Stopped: max turn requests');
+    case 'error':
+      return t('Failed');
+    case 'interrupted':
+      return t('Interrupted');
+  }
+}
+
+const outcomeIcons: Readonly<Record<TurnEndEntry['outcome'], string>> = {
+  end_turn: 'check',
+  cancelled: 'circle-slash',
+  refusal: 'circle-slash',
+  max_tokens: 'warning',
+  max_turn_requests: 'warning',
+  error: 'error',
+  interrupted: 'debug-disconnect',
+};
+
+/** The footer of a turn: outcome in words, duration, tokens, error. */
+export class TurnEndView implements EntryComponent {
+  readonly kind = 'turnEnd';
+  readonly element = el('div', { class: 'entry turn-end', attrs: { role: 'note' } });
+  private entry: TurnEndEntry | undefined;
+
+  update(entry: EntryView): void {
+    if (entry.kind !== 'turnEnd' || entry === this.entry) {
+      return;
+    }
+    this.entry = entry;
+    setAttr(this.element, 'data-entry-id', entry.id);
+    this.element.className = `entry turn-end outcome-${entry.outcome}`;
+    const facts: string[] = [formatDuration(entry.durationMs)];
+    if (entry.usage !== undefined) {
+      const u = entry.usage;
+      facts.push(t('{0} in · {1} out · {2} total tokens', compactNumber(u.inputTokens), compactNumber(u.outputTokens), compactNumber(u.totalTokens)));
+    }
+    replaceChildren(this.element, [
+      el('div', { class: 'turn-end-line' }, [
+        icon(outcomeIcons[entry.outcome]),
+        el('span', { class: 'outcome', text: outcomeText(entry.outcome) }),
+        el('span', { class: 'muted', text: facts.join(' · ') }),
+      ]),
+      entry.error !== undefined && entry.error !== '' ? el('pre', { class: 'turn-error', text: entry.error }) : false,
+    ]);
+  }
+}

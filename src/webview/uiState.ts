@@ -1,0 +1,99 @@
+/**
+ * UI-only state, persisted with `setState` so it survives the webview being hidden and reloaded:
+ * `{ v: 1, ui: { draft, expanded, scrollTop } }`. Never transcript data: the host re-sends that.
+ * `scrollTop` is -1 while the transcript is pinned to the bottom.
+ */
+export interface UiStateV1 {
+  readonly v: 1;
+  readonly ui: { readonly draft: string; readonly expanded: Readonly<Record<string, boolean>>; readonly scrollTop: number };
+}
+
+/** Older keys are dropped beyond this many remembered toggles. */
+const maxExpandedKeys = 500;
+
+export class UiState {
+  private draftText = '';
+  private readonly expanded = new Map<string, boolean>();
+  private scroll = -1;
+
+  constructor(
+    saved: unknown,
+    private readonly persist: (state: UiStateV1) => void,
+  ) {
+    this.restore(saved);
+  }
+
+  get draft(): string {
+    return this.draftText;
+  }
+
+  set draft(value: string) {
+    if (value !== this.draftText) {
+      this.draftText = value;
+      this.save();
+    }
+  }
+
+  get scrollTop(): number {
+    return this.scroll;
+  }
+
+  set scrollTop(value: number) {
+    const rounded = Math.round(value);
+    if (rounded !== this.scroll) {
+      this.scroll = rounded;
+      this.save();
+    }
+  }
+
+  /** The user's choice for a collapsible (`undefined` when they never toggled it). */
+  isExpanded(key: string): boolean | undefined {
+    return this.expanded.get(key);
+  }
+
+  setExpanded(key: string, value: boolean): void {
+    this.expanded.delete(key);
+    this.expanded.set(key, value);
+    while (this.expanded.size > maxExpandedKeys) {
+      const oldest = this.expanded.keys().next();
+      if (oldest.done === true) {
+        break;
+      }
+      this.expanded.delete(oldest.value);
+    }
+    this.save();
+  }
+
+  toJSON(): UiStateV1 {
+    return { v: 1, ui: { draft: this.draftText, expanded: Object.fromEntries(this.expanded), scrollTop: this.scroll } };
+  }
+
+  private save(): void {
+    this.persist(this.toJSON());
+  }
+
+  /** Accepts only a well-formed v1 blob; anything else (another version, garbage) starts fresh. */
+  private restore(saved: unknown): void {
+    if (!isRecord(saved) || saved.v !== 1 || !isRecord(saved.ui)) {
+      return;
+    }
+    const ui = saved.ui;
+    if (typeof ui.draft === 'string') {
+      this.draftText = ui.draft;
+    }
+    if (typeof ui.scrollTop === 'number' && Number.isFinite(ui.scrollTop)) {
+      this.scroll = ui.scrollTop;
+    }
+    if (isRecord(ui.expanded)) {
+      for (const [key, value] of Object.entries(ui.expanded)) {
+        if (typeof value === 'boolean') {
+          this.expanded.set(key, value);
+        }
+      }
+    }
+  }
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
