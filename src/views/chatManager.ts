@@ -484,7 +484,7 @@ The new message follows.
   }
 
   /** Opens a session from the history in the sidebar (load, or resume where only that exists). */
-  async openSession(sessionId: string, def: AgentDefinition = this.options.config.defaultAgent()): Promise<ChatSession> {
+  async openSession(sessionId: string, def: AgentDefinition = this.options.config.defaultAgent(), title?: string): Promise<ChatSession> {
     const existing = this.chatForSession(sessionId);
     if (existing !== undefined) {
       return existing;
@@ -497,6 +497,11 @@ The new message follows.
       await this.closeChat(old);
     }
     await chat.open(sessionId);
+    // A load replays messages, not the title: take it from the list (or what this workspace saw).
+    const knownTitle = title ?? (this.options.workspaceState.get<KnownSession[]>(knownSessionsKey) ?? []).find((k) => k.sessionId === sessionId)?.title;
+    if (chat.controller.state.title === undefined && knownTitle !== undefined && knownTitle !== sessionId) {
+      chat.controller.dispatch({ type: 'updateReceived', id: `${chat.id}-title`, at: Date.now(), update: { sessionUpdate: 'session_info_update', title: knownTitle } });
+    }
     return chat;
   }
 

@@ -128,14 +128,14 @@ async function showHistory(manager: ChatManager, config: Configuration, view: Ch
   if (!listed) {
     pick.placeholder = vscode.l10n.t('{0} does not list sessions; showing the ones this workspace opened', def.name);
   }
-  const chosen = await new Promise<string | undefined>((resolve) => {
-    pick.onDidAccept(() => resolve(pick.selectedItems[0]?.sessionId));
+  const chosen = await new Promise<{ sessionId: string; label: string } | undefined>((resolve) => {
+    pick.onDidAccept(() => resolve(pick.selectedItems[0]));
     pick.onDidHide(() => resolve(undefined));
   });
   pick.dispose();
   if (chosen !== undefined) {
     await view.reveal();
-    await manager.openSession(chosen, def);
+    await manager.openSession(chosen.sessionId, def, chosen.label);
   }
   void config;
 }

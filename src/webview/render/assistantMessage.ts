@@ -181,14 +181,16 @@ class ThoughtPart implements PartComponent {
       return;
     }
     const streaming = this.streaming();
-    if (streaming) {
-      this.label.textContent = t('Thinking…');
-      this.statusIcon.className = 'codicon codicon-loading codicon-modifier-spin';
-    } else {
-      this.label.textContent =
-        part.endedAt !== undefined ? t('Thought for {0} s', Math.max(1, Math.round((part.endedAt - part.startedAt) / 1000))) : t('Thought');
-      this.statusIcon.className = 'codicon codicon-lightbulb';
+    const label = streaming
+      ? t('Thinking…')
+      : part.endedAt !== undefined
+        ? t('Thought for {0} s', Math.max(1, Math.round((part.endedAt - part.startedAt) / 1000)))
+        : t('Thought');
+    // Header changes reach every thought: touch the DOM only when something changed.
+    if (this.label.textContent !== label) {
+      this.label.textContent = label;
     }
+    setAttr(this.statusIcon, 'class', streaming ? 'codicon codicon-loading codicon-modifier-spin' : 'codicon codicon-lightbulb');
     const open = this.env.ui.isExpanded(this.key) ?? streaming;
     if (open !== this.applied) {
       this.applied = open;

@@ -81,7 +81,7 @@ export class Composer {
     this.stop.disabled = header?.phase === 'cancelling';
     this.textarea.disabled = header?.readOnly === true;
     const agent = header?.agentName ?? t('the agent');
-    this.textarea.placeholder = header?.readOnly === true ? '' : t('Message {0} — Enter to send, Shift+Enter for a new line, / for commands', agent);
+    this.textarea.placeholder = header?.readOnly === true ? '' : t('Message {0} — Enter to send, / for commands', agent);
     const status = header?.status;
     this.status.textContent = status ?? '';
     setHidden(this.status, status === undefined || status === '');

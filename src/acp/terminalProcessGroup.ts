@@ -1,0 +1,81 @@
+import { promises as fs } from 'node:fs';
+
+/**
+ * Process-group helpers for client terminals. On POSIX every terminal command is started detached
+ * (`setsid`), so it leads its own process group and one signal to `-pgid` also reaches the children
+ * it forked (`sh -c 'sleep 30 & sleep 30'`). Windows has no process groups: only the direct child
+ * is signalled there.
+ */
+export const usesProcessGroups = process.platform !== 'win32';
+
+/** Groups that may still have members, killed if the host process exits (no orphans, ever). */
+const liveGroups = new Set<number>();
+let exitHookInstalled = false;
+
+export function trackGroup(pgid: number): void {
+  if (!usesProcessGroups) {
+    return;
+  }
+  liveGroups.add(pgid);
+  if (!exitHookInstalled) {
+    exitHookInstalled = true;
+    // 'exit' handlers must be synchronous: a plain SIGKILL per group is all that fits.
+    process.once('exit', () => {
+      for (const g of liveGroups) {
+        signalGroup(g, 'SIGKILL');
+      }
+    });
+  }
+}
+
+export function untrackGroup(pgid: number): void {
+  liveGroups.delete(pgid);
+}
+
+/** Sends `signal` to every process of the group; false when there was nobody to signal. */
+export function signalGroup(pgid: number, signal: NodeJS.Signals): boolean {
+  try {
+    process.kill(-pgid, signal);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Whether the group still has a running member. `kill(-pgid, 0)` also succeeds for zombies, which
+ * linger until whoever inherited them reaps them (in containers PID 1 may take seconds), so on
+ * Linux the members' states are read from /proc and zombies count as gone: they run no code and
+ * hold no resources but a process-table slot.
+ */
+export async function groupHasLiveMembers(pgid: number): Promise<boolean> {
+  try {
+    process.kill(-pgid, 0);
+  } catch (e) {
+    // EPERM: a member exists but is not ours to signal (setuid); still a member.
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+  if (process.platform !== 'linux') {
+    return true;
+  }
+  let entries: string[];
+  try {
+    entries = await fs.readdir('/proc');
+  } catch {
+    return true;
+  }
+  const stats = await Promise.all(
+    entries.filter((e) => /^\d+$/.test(e)).map((pid) => fs.readFile(`/proc/${pid}/stat`, 'utf8').catch(() => undefined)),
+  );
+  for (const stat of stats) {
+    if (stat === undefined) {
+      continue;
+    }
+    // "pid (comm) state ppid pgrp …"; comm may contain spaces and parentheses, so split after the last ')'.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    if (Number(fields[2]) === pgid && fields[0] !== 'Z' && fields[0] !== 'X') {
+      return true;
+    }
+  }
+  return false;
+}
