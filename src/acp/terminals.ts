@@ -86,6 +86,11 @@ interface Terminal {
   leaderExit: ExitStatus | undefined;
   exit: ExitStatus | undefined;
   released: boolean;
+  /**
+   * The command exited and no process of its group is left. Nothing is signalled after that: the
+   * group id could be reused by an unrelated process.
+   */
+  groupGone: boolean;
   readonly waiters: Set<ExitWaiter>;
   killing: Promise<void> | undefined;
   changeTimer: NodeJS.Timeout | undefined;
@@ -161,6 +166,7 @@ export class TerminalManager implements TerminalPort {
       leaderExit: undefined,
       exit: undefined,
       released: false,
+      groupGone: false,
       waiters: new Set(),
       killing: undefined,
       changeTimer: undefined,
@@ -414,6 +420,7 @@ export class TerminalManager implements TerminalPort {
       // Exited on its own: stop tracking the group unless a background child is still in it.
       void groupHasLiveMembers(pid).then((alive) => {
         if (!alive && t.killing === undefined) {
+          t.groupGone = true;
           untrackGroup(pid);
         }
       });
@@ -460,8 +467,8 @@ export class TerminalManager implements TerminalPort {
 
   private async runTermination(t: Terminal): Promise<void> {
     const pid = t.pid;
-    if (pid === undefined || t.child === undefined) {
-      return; // never started
+    if (pid === undefined || t.child === undefined || t.groupGone) {
+      return; // never started, or already gone
     }
     const child = t.child;
     const send = (sig: NodeJS.Signals): void => {
@@ -471,17 +478,16 @@ export class TerminalManager implements TerminalPort {
         child.kill(sig);
       }
     };
-    if (await this.gone(t)) {
-      untrackGroup(pid);
-      return;
-    }
-    send('SIGTERM');
-    if (!(await this.waitGone(t, this.killGraceMs))) {
-      send('SIGKILL');
-      if (!(await this.waitGone(t, KILL_WAIT_MS))) {
-        return; // stuck in the kernel (D state): keep the group tracked so the host's exit retries
+    if (!(await this.gone(t))) {
+      send('SIGTERM');
+      if (!(await this.waitGone(t, this.killGraceMs))) {
+        send('SIGKILL');
+        if (!(await this.waitGone(t, KILL_WAIT_MS))) {
+          return; // stuck in the kernel (D state): keep the group tracked so the host's exit retries
+        }
       }
     }
+    t.groupGone = true;
     untrackGroup(pid);
   }
 

@@ -20,14 +20,14 @@ export interface TrafficEntry {
   readonly time: number;
   readonly dir: TrafficDirection;
   readonly kind: TrafficKind;
-  readonly method?: string;
-  readonly id?: string | number;
+  readonly method: string | undefined;
+  readonly id: string | number | undefined;
   /** Size on the wire in bytes (UTF-8). */
   readonly size: number;
   /** The line (or a prefix of it when it was too large to keep). */
   readonly text: string;
   /** Why the entry is special (invalid JSON reason, truncation, …). */
-  readonly note?: string;
+  readonly note: string | undefined;
 }
 
 export interface TrafficLogOptions {
@@ -40,7 +40,15 @@ export interface TrafficLogOptions {
   readonly now?: () => number;
 }
 
-export type TrafficInput = Omit<TrafficEntry, 'seq' | 'time' | 'text'> & { readonly text: string };
+export interface TrafficInput {
+  readonly dir: TrafficDirection;
+  readonly kind: TrafficKind;
+  readonly method?: string;
+  readonly id?: string | number;
+  readonly size: number;
+  readonly text: string;
+  readonly note?: string;
+}
 
 /**
  * A bounded ring of every message in both directions plus stderr lines — the source of
@@ -74,16 +82,23 @@ export class TrafficLog {
       text = text.slice(0, this.maxEntryChars);
       note = note !== undefined ? `${note}; ${kept}` : kept;
     }
+    // One fixed object shape (no spreads): this runs for every message on the streaming path.
     const entry: TrafficEntry = {
-      ...input,
-      text,
-      ...(note !== undefined ? { note } : {}),
       seq: this.nextSeq++,
       time: this.now(),
+      dir: input.dir,
+      kind: input.kind,
+      method: input.method,
+      id: input.id,
+      size: input.size,
+      text,
+      note,
     };
     this.entries.push(entry);
     this.chars += text.length;
-    this.evict();
+    if (this.size > this.maxEntries || this.chars > this.maxChars) {
+      this.evict();
+    }
     if (this.onDidAppendEmitter.hasListeners) {
       this.onDidAppendEmitter.fire(entry);
     }

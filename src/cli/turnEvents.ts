@@ -1,5 +1,6 @@
 import type * as acp from '@agentclientprotocol/sdk';
 import { findPermissionTool } from '../session/sessionReducer';
+import { sessionUpdatesOf } from '../session/sessionActions';
 import type { SessionChange } from '../session/sessionController';
 import type { Entry, SessionState, ToolEntry, TokenUsage } from '../session/sessionState';
 import { maxToolOutputChars, type EventBody, type Tokens } from './events';
@@ -37,15 +38,14 @@ export class TurnEvents {
       return;
     }
     const { prev, next, action } = change;
-    if (action.type === 'updateReceived') {
-      const u = action.update;
+    for (const u of sessionUpdatesOf(action)) {
       if (u.sessionUpdate === 'agent_message_chunk' && u.content.type === 'text' && u.content.text !== '') {
         this.emit({ type: 'text', text: u.content.text });
       }
     }
     if (prev.entries !== next.entries) {
       // Entries are only replaced or appended, and untouched ones keep their identity.
-      const agentReported = action.type === 'updateReceived';
+      const agentReported = action.type === 'updateReceived' || action.type === 'updatesReceived';
       for (let i = 0; i < next.entries.length; i++) {
         const e = next.entries[i];
         if (e?.kind === 'tool' && e !== prev.entries[i]) {

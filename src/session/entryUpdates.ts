@@ -35,15 +35,45 @@ export function lastIndexOfTool(entries: readonly Entry[], toolCallId: string): 
   return -1;
 }
 
+/**
+ * Arrays created while a batch of actions is reduced (see {@link withDraftArrays}). They are not yet
+ * visible to anyone but the batch, so later actions of the same batch may change them in place:
+ * a burst of N chunks then costs one copy of the entry list instead of N.
+ */
+let drafts: WeakSet<object> | undefined;
+
+/** Runs `fn` with draft arrays enabled; arrays it creates are frozen (by convention) when it returns. */
+export function withDraftArrays<T>(fn: () => T): T {
+  if (drafts !== undefined) {
+    return fn();
+  }
+  drafts = new WeakSet();
+  try {
+    return fn();
+  } finally {
+    drafts = undefined;
+  }
+}
+
 export function replaceAt<T>(items: readonly T[], index: number, item: T): readonly T[] {
+  if (drafts?.has(items) === true) {
+    (items as T[])[index] = item;
+    return items;
+  }
   const copy = items.slice();
   copy[index] = item;
+  drafts?.add(copy);
   return copy;
 }
 
 export function append<T>(items: readonly T[], item: T): readonly T[] {
+  if (drafts?.has(items) === true) {
+    (items as T[]).push(item);
+    return items;
+  }
   const copy = items.slice();
   copy.push(item);
+  drafts?.add(copy);
   return copy;
 }
 

@@ -20,6 +20,8 @@ export type SessionAction =
   | { readonly type: 'replayEnded' }
   | { readonly type: 'promptSubmitted'; readonly turnId: number; readonly id: string; readonly at: number; readonly blocks: readonly acp.ContentBlock[] }
   | { readonly type: 'updateReceived'; readonly id: string; readonly at: number; readonly update: acp.SessionUpdate }
+  /** Several updates that arrived together (one read from the pipe), reduced in one pass. */
+  | { readonly type: 'updatesReceived'; readonly updates: readonly { readonly id: string; readonly at: number; readonly update: acp.SessionUpdate }[] }
   | {
       readonly type: 'permissionRequested';
       /** Entry id used when the tool call was never announced. */
@@ -62,3 +64,14 @@ export type PermissionOutcome =
   | { readonly kind: 'cancelled' }
   /** The agent stopped waiting (timed out, or the turn ended) before anyone answered. */
   | { readonly kind: 'expired' };
+
+/** The ACP updates an action carries (one, a batch, or none), in wire order. */
+export function sessionUpdatesOf(action: SessionAction): readonly acp.SessionUpdate[] {
+  if (action.type === 'updateReceived') {
+    return [action.update];
+  }
+  if (action.type === 'updatesReceived') {
+    return action.updates.map((u) => u.update);
+  }
+  return [];
+}

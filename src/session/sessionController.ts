@@ -72,6 +72,7 @@ export class SessionController implements Disposable {
   private permissionCounter = 0;
   private readonly pending = new Map<string, PendingRequest>();
   private subscription: Disposable | undefined;
+  private queued: { id: string; at: number; update: acp.SessionUpdate }[] = [];
   private subscribedTo: string | undefined;
   private readonly onDidChangeEmitter = new Emitter<SessionChange>();
   private readonly onPermissionRequestedEmitter = new Emitter<PendingPermission>();
@@ -106,6 +107,7 @@ export class SessionController implements Disposable {
   }
 
   get state(): SessionState {
+    this.flushUpdates();
     return this.stateValue;
   }
 
@@ -127,6 +129,12 @@ export class SessionController implements Disposable {
   }
 
   dispatch(action: SessionAction): void {
+    // Updates still queued happened before this action: apply them first.
+    this.flushUpdates();
+    this.apply(action);
+  }
+
+  private apply(action: SessionAction): void {
     const prev = this.stateValue;
     const next = reduceSession(prev, action);
     if (next === prev) {
@@ -362,9 +370,35 @@ export class SessionController implements Disposable {
     this.subscription = this.connection.subscribeSession(sessionId, (n) => this.onUpdate(n.update));
   }
 
+  /**
+   * Updates are queued and reduced together at the end of the current task (one read from the pipe
+   * often holds hundreds): one state change and one copy of the entry list per burst instead of
+   * per chunk. Reading `state` or dispatching anything flushes the queue first, so nothing ever
+   * observes updates out of order.
+   */
   private onUpdate(update: acp.SessionUpdate): void {
-    this.dispatch({ type: 'updateReceived', id: this.deps.newId(), at: this.deps.now(), update });
-    if (this.pending.size > 0 && update.sessionUpdate === 'tool_call_update' && update.status !== undefined && update.status !== null) {
+    this.queued.push({ id: this.deps.newId(), at: this.deps.now(), update });
+    if (this.queued.length === 1) {
+      queueMicrotask(() => this.flushUpdates());
+    }
+  }
+
+  private flushUpdates(): void {
+    if (this.queued.length === 0) {
+      return;
+    }
+    const updates = this.queued;
+    this.queued = [];
+    this.apply(updates.length === 1 && updates[0] !== undefined ? { type: 'updateReceived', ...updates[0] } : { type: 'updatesReceived', updates });
+    if (this.pending.size > 0) {
+      for (const u of updates) {
+        this.afterUpdate(u.update);
+      }
+    }
+  }
+
+  private afterUpdate(update: acp.SessionUpdate): void {
+    if (update.sessionUpdate === 'tool_call_update' && update.status !== undefined && update.status !== null) {
       // The agent finished the call while its permission was still pending: it stopped waiting.
       for (const [requestId, p] of this.pending) {
         if (p.toolCallId === update.toolCallId) {

@@ -1,5 +1,5 @@
 import type * as acp from '@agentclientprotocol/sdk';
-import { append, applyChunk, closeOpenTools, lastIndexOfTool, replaceAt, upsertTool, type UpdateContext } from './entryUpdates';
+import { append, applyChunk, closeOpenTools, lastIndexOfTool, replaceAt, upsertTool, withDraftArrays, type UpdateContext } from './entryUpdates';
 import { mergeReplay } from './replayMerge';
 import type { PermissionOutcome, SessionAction } from './sessionActions';
 import type { Entry, PermissionState, PlanSnapshotEntry, SessionState, ToolEntry, TurnEndEntry, TurnOutcome } from './sessionState';
@@ -49,6 +49,14 @@ export function reduceSession(state: SessionState, action: SessionAction): Sessi
     }
     case 'updateReceived':
       return applyUpdate(state, action.update, { id: action.id, at: action.at, turnId: state.turn?.id, replaying: state.replay !== undefined });
+    case 'updatesReceived':
+      return withDraftArrays(() => {
+        let next = state;
+        for (const u of action.updates) {
+          next = applyUpdate(next, u.update, { id: u.id, at: u.at, turnId: next.turn?.id, replaying: next.replay !== undefined });
+        }
+        return next;
+      });
     case 'permissionRequested': {
       const permission: PermissionState = { requestId: action.requestId, options: action.options, status: 'pending', requestedAt: action.at };
       const ctx: UpdateContext = { id: action.id, at: action.at, turnId: state.turn?.id, replaying: false };

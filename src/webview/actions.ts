@@ -1,12 +1,12 @@
 import type { NoticeActionView } from '../protocol/sessionView';
-import { PROTOCOL_VERSION, type WebviewMessage } from '../protocol/webviewProtocol';
+import { PROTOCOL_VERSION, type AttachmentView, type WebviewMessage } from '../protocol/webviewProtocol';
 import type { HostBridge } from './hostBridge';
 
 /** Everything the UI can ask the host to do. UI code calls these; only this module posts. */
 export interface Actions {
   ready(clientId: string): void;
   resync(lastSeq: number): void;
-  submitPrompt(text: string): void;
+  submitPrompt(text: string, attachments?: readonly AttachmentView[]): void;
   cancelTurn(): void;
   choosePermission(requestId: string, optionId: string): void;
   openLocation(path: string, line?: number): void;
@@ -24,8 +24,8 @@ export function createActions(bridge: Pick<HostBridge, 'post'>): Actions {
   return {
     ready: (clientId) => post({ type: 'webview/ready', protocolVersion: PROTOCOL_VERSION, clientId }),
     resync: (lastSeq) => post({ type: 'session/resync', lastSeq }),
-    // Slash commands are sent as plain prompt text; attachments come with the @ picker.
-    submitPrompt: (text) => post({ type: 'prompt/submit', text, attachments: [] }),
+    // Slash commands are sent as plain prompt text; attachments are the composer's context chips.
+    submitPrompt: (text, attachments = []) => post({ type: 'prompt/submit', text, attachments }),
     cancelTurn: () => post({ type: 'turn/cancel' }),
     choosePermission: (requestId, optionId) => post({ type: 'permission/choose', requestId, optionId }),
     openLocation: (path, line) => post({ type: 'location/open', path, ...(line !== undefined ? { line } : {}) }),

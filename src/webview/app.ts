@@ -94,6 +94,9 @@ export function startApp(win: Window & typeof globalThis, options: AppOptions = 
       case 'composer/insert':
         composer.insert(message.text);
         return;
+      case 'composer/attach':
+        composer.attach(message.attachment);
+        return;
       case 'composer/focus':
         composer.focus();
         return;

@@ -36,6 +36,14 @@ export function parseHostMessage(raw: unknown): HostMessage | undefined {
       return isNum(raw.seq) && isArr(raw.ops, isOp) && (raw.header === undefined || isHeader(raw.header)) ? (raw as HostMessage) : undefined;
     case 'composer/insert':
       return isStr(raw.text) ? (raw as HostMessage) : undefined;
+    case 'composer/attach':
+      return isRec(raw.attachment) &&
+        isStr(raw.attachment.path) &&
+        isStr(raw.attachment.label) &&
+        optional(raw.attachment.startLine, isNum) &&
+        optional(raw.attachment.endLine, isNum)
+        ? (raw as HostMessage)
+        : undefined;
     case 'composer/focus':
     case 'host/reload':
       return raw as HostMessage;

@@ -131,6 +131,33 @@ export async function replayFile(turn: Turn, marker: Marker): Promise<void> {
   let sent = 0;
   let skipped = 0;
   const started = Date.now();
+  if (strArg(marker, 'raw', 'no') === 'yes') {
+    // Benchmarks: serialize every notification up front and hand them to stdout in large writes,
+    // so the pipe — not this agent's per-message SDK path — sets the pace the client must keep up with.
+    const frames: string[] = [];
+    for (const line of lines) {
+      if (line.trim() === '') {
+        continue;
+      }
+      let update: SessionUpdate | undefined;
+      try {
+        update = asUpdate(JSON.parse(line));
+      } catch {
+        update = undefined;
+      }
+      if (update === undefined) {
+        skipped += 1;
+        continue;
+      }
+      frames.push(JSON.stringify({ jsonrpc: '2.0', method: 'session/update', params: { sessionId: turn.sessionId, update } }));
+      sent += 1;
+    }
+    for (let i = 0; i < frames.length; i += 1000) {
+      await turn.runtime.stdout.writeRaw(`${frames.slice(i, i + 1000).join('\n')}\n`);
+    }
+    log(`replay-file ${path} (raw): ${sent} updates sent, ${skipped} lines skipped, ${Date.now() - started} ms`);
+    return;
+  }
   for (const line of lines) {
     if (turn.cancelled) {
       throw new TurnCancelled();

@@ -15,6 +15,7 @@ suite('deactivate', () => {
     assert.ok(pids.length >= 1);
     assert.ok(pids.every(isAlive));
     // The same module instance VS Code loaded: calling its deactivate is what VS Code does on shutdown.
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- the loaded CommonJS bundle itself
     const main = require(path.join(extension().extensionPath, 'dist', 'extension.js')) as { deactivate(): Promise<void> };
     await main.deactivate();
     for (const pid of pids) {

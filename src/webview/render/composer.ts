@@ -1,6 +1,8 @@
 import type { CommandView, SessionHeaderView } from '../../protocol/sessionView';
-import { button, el, setHidden, uniqueId } from '../dom';
+import type { AttachmentView } from '../../protocol/webviewProtocol';
+import { button, clear, el, icon, setHidden, uniqueId } from '../dom';
 import { t } from '../strings';
+import { visibleLabel } from '../text';
 import type { RenderEnv } from './env';
 import { SlashMenu } from './slashMenu';
 
@@ -18,6 +20,8 @@ export class Composer {
   private readonly hint = el('div', { class: 'composer-hint', attrs: { id: uniqueId('composer-hint') } });
   private readonly status = el('div', { class: 'composer-status', attrs: { role: 'status' } });
   private readonly menu: SlashMenu;
+  private readonly chips = el('div', { class: 'attachments' });
+  private attachments: AttachmentView[] = [];
   private header: SessionHeaderView | undefined;
   private commands: readonly CommandView[] = [];
 
@@ -41,11 +45,15 @@ export class Composer {
 
     this.element.append(
       this.status,
+      this.chips,
       el('div', { class: 'composer-box' }, [el('label', { class: 'visually-hidden', attrs: { for: inputId }, text: t('Message') }), this.menu.element, this.textarea]),
       el('div', { class: 'composer-toolbar' }, [controls, el('span', { class: 'spacer' }), this.stop, this.send]),
       this.hint,
     );
     setHidden(this.status, true);
+    setHidden(this.chips, true);
+    this.chips.setAttribute('aria-label', t('Context for the next message'));
+    this.chips.setAttribute('role', 'group');
 
     this.textarea.addEventListener('input', () => {
       this.env.ui.draft = this.textarea.value;
@@ -98,6 +106,16 @@ export class Composer {
     const current = this.textarea.value;
     const separator = current === '' || /\s$/.test(current) || /^\s/.test(text) ? '' : text.includes('\n') ? '\n' : ' ';
     this.setValue(current + separator + text);
+    this.focus();
+  }
+
+  /** `composer/attach`: a file or selection chip, sent with the next prompt. */
+  attach(attachment: AttachmentView): void {
+    const same = (a: AttachmentView): boolean => a.path === attachment.path && a.startLine === attachment.startLine && a.endLine === attachment.endLine;
+    if (!this.attachments.some(same)) {
+      this.attachments.push(attachment);
+      this.renderChips();
+    }
     this.focus();
   }
 
@@ -154,9 +172,33 @@ export class Composer {
     if (text.trim() === '' || !this.canSend) {
       return;
     }
-    this.env.actions.submitPrompt(text);
+    this.env.actions.submitPrompt(text, this.attachments);
     this.menu.close();
     this.setValue('');
+    this.attachments = [];
+    this.renderChips();
+  }
+
+  private renderChips(): void {
+    clear(this.chips);
+    setHidden(this.chips, this.attachments.length === 0);
+    for (const attachment of this.attachments) {
+      const label = visibleLabel(attachment.label);
+      const remove = button('', {
+        icon: 'close',
+        class: 'icon-button chip-remove',
+        ariaLabel: t('Remove {0}', label),
+        title: t('Remove {0}', label),
+        onClick: () => {
+          this.attachments = this.attachments.filter((a) => a !== attachment);
+          this.renderChips();
+          this.textarea.focus();
+        },
+      });
+      this.chips.appendChild(
+        el('span', { class: 'chip attachment', attrs: { title: visibleLabel(attachment.path) } }, [icon('file'), el('span', { class: 'chip-label', text: label }), remove]),
+      );
+    }
   }
 
   private insertCommand(command: CommandView): void {
