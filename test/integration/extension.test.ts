@@ -59,7 +59,7 @@ suite('extension in a real VS Code', () => {
 
   test('Check Installation runs --check and --version with the configured command', async () => {
     await useScriptedAgent({}, 'checked');
-    const results = (await vscode.commands.executeCommand('hermes.checkInstallation')) as { command: string; ok: boolean; output: string }[];
+    const results = await vscode.commands.executeCommand<{ command: string; ok: boolean; output: string }[]>('hermes.checkInstallation');
     assert.equal(results.length, 2);
     assert.ok(results.every((r) => r.ok), JSON.stringify(results));
     assert.match(results[0]?.output ?? '', /check OK/);
