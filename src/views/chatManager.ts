@@ -8,6 +8,7 @@ import { toMarkdown } from '../session/transcript';
 import type { ViewContext } from '../session/viewProjection';
 import type { AttachmentView, HostMessage, MentionView, WebviewMessage } from '../protocol/webviewProtocol';
 import { Emitter } from '../util/emitter';
+import { TerminalManager } from '../acp/terminals';
 import { WorkspaceBoundary } from '../acp/workspaceBoundary';
 import type { PendingPermission } from '../session/sessionController';
 import type { PermissionRule } from '../session/permissionPolicy';
@@ -64,6 +65,8 @@ export class ChatManager implements vscode.Disposable {
   readonly reviewer = new DiffReviewer();
   private readonly boundary = new WorkspaceBoundary(() => (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath));
   private readonly fileSystem: WorkspaceFileSystem;
+  /** Terminals agents create through the client (`terminal/*`), shown live in tool cards. */
+  readonly terminals = new TerminalManager({ roots: () => (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath) });
   private isVisible: (chat: ChatSession) => boolean = () => false;
   private openPanel: (chat: ChatSession, draft?: string) => void = () => undefined;
   private readonly workspaceRulesKey = 'hermes.permissions.workspaceRules';
@@ -142,6 +145,7 @@ export class ChatManager implements vscode.Disposable {
     const ports: ClientPorts = {
       permission: { requestPermission: (params, signal) => this.routePermission(params, signal) },
       fs: this.fileSystem,
+      terminal: this.terminals,
     };
     host = new AgentHost(def, {
       cwd: this.workspaceRoot,
@@ -160,6 +164,12 @@ export class ChatManager implements vscode.Disposable {
     host.onDidChangeState(() => this.onDidChangeEmitter.fire());
     const h = host;
     host.onDidExit((exit) => {
+      // The agent is gone: its terminals go too (their output stays visible in the cards).
+      for (const c of this.chats) {
+        if (c.host === h && c.sessionId !== undefined) {
+          void this.terminals.releaseSession(c.sessionId);
+        }
+      }
       if (!exit.expected) {
         this.scheduleRespawn(h);
       }
@@ -205,6 +215,9 @@ export class ChatManager implements vscode.Disposable {
     if (chat.controller.state.phase === 'running') {
       await chat.cancel();
     }
+    if (chat.sessionId !== undefined) {
+      await this.terminals.releaseSession(chat.sessionId);
+    }
     chat.dispose();
     this.chats.delete(chat);
     this.onDidChangeEmitter.fire();
@@ -240,6 +253,10 @@ export class ChatManager implements vscode.Disposable {
       pendingPermissions: chat.controller.pendingPermissions.length,
       now: Date.now(),
       relativePath: (p) => (path.isAbsolute(p) ? vscode.workspace.asRelativePath(p, false) : p),
+      terminal: (id) => {
+        const t = this.terminals.snapshot(id);
+        return t === undefined ? undefined : { output: t.output, running: t.running, ...(t.exitCode !== undefined ? { exitCode: t.exitCode } : {}), ...(t.signal !== undefined ? { signal: t.signal } : {}) };
+      },
       ...(chat.status !== undefined ? { status: chat.status } : {}),
     };
   }
@@ -334,6 +351,7 @@ export class ChatManager implements vscode.Disposable {
       clearTimeout(t);
     }
     this.reviewer.dispose();
+    await this.terminals.dispose();
     for (const chat of this.chats) {
       chat.dispose();
     }

@@ -2,7 +2,7 @@ import * as vscode from 'vscode';
 import type { ChatManager } from './chatManager';
 import type { ChatSession } from './chatSession';
 import { chatWebviewHtml, chatWebviewOptions, webviewLike } from './chatWebview';
-import { WebviewChannel } from './webviewChannel';
+import { showsTerminal, WebviewChannel } from './webviewChannel';
 
 export const chatPanelViewType = 'hermes.chatPanel';
 
@@ -25,6 +25,7 @@ export class ChatPanel implements vscode.Disposable {
       log,
     });
     this.channel.bind(chat);
+    const terminalSub = manager.terminals.onDidChange((id) => this.channel.refreshEntries(showsTerminal(id)));
     // The tab says at a glance whether this chat is busy, waiting for an answer, or idle.
     const icons = {
       idle: vscode.Uri.joinPath(extensionUri, 'media', 'hermes.svg'),
@@ -49,6 +50,7 @@ export class ChatPanel implements vscode.Disposable {
     });
     panel.onDidDispose(() => {
       titleSub.dispose();
+      terminalSub.dispose();
       this.channel.dispose();
       ChatPanel.open.delete(this);
       void manager.closeChat(chat);

@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import type { ChatManager } from './chatManager';
 import { chatWebviewHtml, chatWebviewOptions, webviewLike } from './chatWebview';
-import { WebviewChannel } from './webviewChannel';
+import { showsTerminal, WebviewChannel } from './webviewChannel';
 
 /** The chat in the Hermes side bar (`hermes.chatView`). */
 export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disposable {
@@ -16,7 +16,8 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
   ) {
     const sub = this.manager.onDidChangeSidebarChat((chat) => this.channel?.bind(chat));
     const badge = this.manager.onDidChange(() => this.updateBadge());
-    this.disposables.push({ dispose: () => sub.dispose() }, { dispose: () => badge.dispose() });
+    const terminals = this.manager.terminals.onDidChange((id) => this.channel?.refreshEntries(showsTerminal(id)));
+    this.disposables.push({ dispose: () => sub.dispose() }, { dispose: () => badge.dispose() }, terminals);
   }
 
   get isVisible(): boolean {

@@ -1,6 +1,6 @@
 import type { HostMessage, WebviewMessage } from '../protocol/webviewProtocol';
 import { PROTOCOL_VERSION } from '../protocol/webviewProtocol';
-import type { SessionState } from '../session/sessionState';
+import type { Entry, SessionState } from '../session/sessionState';
 import { ViewProjector, type ViewContext } from '../session/viewProjection';
 import type { Disposable } from '../util/disposable';
 import type { ChatSession } from './chatSession';
@@ -47,6 +47,8 @@ export class WebviewChannel implements Disposable {
   private timer: NodeJS.Timeout | undefined;
   private snapshotOwed = true;
   private early: HostMessage[] = [];
+  /** Entry indices to re-send even though the entry object did not change. */
+  private readonly forced = new Set<number>();
   private disposed = false;
   /** Patches and snapshots posted (for tests and benchmarks). */
   readonly stats = { patches: 0, snapshots: 0, ops: 0 };
@@ -73,6 +75,26 @@ export class WebviewChannel implements Disposable {
     this.chatSubscription = chat.onDidChange(() => this.schedule());
     this.snapshotOwed = true;
     this.schedule();
+  }
+
+  /**
+   * Something an entry shows changed outside the session state (a live terminal's output): send
+   * those entries again.
+   */
+  refreshEntries(predicate: (entry: Entry) => boolean): void {
+    const chat = this.chat;
+    if (chat === undefined) {
+      return;
+    }
+    chat.controller.state.entries.forEach((e, index) => {
+      if (predicate(e)) {
+        this.projector.invalidate(e);
+        this.forced.add(index);
+      }
+    });
+    if (this.forced.size > 0) {
+      this.schedule();
+    }
   }
 
   /** The webview became visible again (it may have missed messages while hidden). */
@@ -110,6 +132,12 @@ export class WebviewChannel implements Disposable {
       this.stats.snapshots++;
     } else {
       const { ops, header } = this.projector.patch(this.posted, state, ctx);
+      for (const index of this.forced) {
+        const entry = state.entries[index];
+        if (entry !== undefined && !ops.some((o) => o.op !== 'remove' && o.index === index)) {
+          ops.push({ op: 'replace', index, entry: this.projector.entry(entry, ctx) });
+        }
+      }
       if (ops.length === 0 && header === undefined) {
         this.posted = state;
         return;
@@ -119,6 +147,7 @@ export class WebviewChannel implements Disposable {
       this.stats.ops += ops.length;
     }
     this.posted = state;
+    this.forced.clear();
     void this.webview.postMessage(message).then(
       (delivered) => {
         if (!delivered) {
@@ -185,4 +214,9 @@ function safeJson(v: unknown): string {
   } catch {
     return '(unserializable)';
   }
+}
+
+/** Tool entries that embed the given client-created terminal (their cards show its live output). */
+export function showsTerminal(terminalId: string): (entry: Entry) => boolean {
+  return (entry) => entry.kind === 'tool' && entry.content.some((c) => c.type === 'terminal' && c.terminalId === terminalId);
 }
