@@ -1,5 +1,5 @@
 import type { NoticeActionView } from '../protocol/sessionView';
-import { PROTOCOL_VERSION, type AttachmentView, type WebviewMessage } from '../protocol/webviewProtocol';
+import { PROTOCOL_VERSION, type AttachmentView, type MentionView, type WebviewMessage } from '../protocol/webviewProtocol';
 import type { HostBridge } from './hostBridge';
 
 /** Everything the UI can ask the host to do. UI code calls these; only this module posts. */
@@ -17,10 +17,16 @@ export interface Actions {
   setModel(modelId: string): void;
   setConfig(configId: string, value: string | boolean): void;
   forkFromHere(entryId: string): void;
+  /** `@` mentions: workspace files matching the query (a request the host answers). */
+  searchMentions(query: string): Promise<readonly MentionView[]>;
+  /** Routes a `request/result` from the host to the request waiting for it. */
+  settleRequest(id: number, ok: boolean, value: unknown, error: string | undefined): void;
 }
 
 export function createActions(bridge: Pick<HostBridge, 'post'>): Actions {
   const post = (message: WebviewMessage): void => bridge.post(message);
+  let nextRequest = 0;
+  const waiting = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
   return {
     ready: (clientId) => post({ type: 'webview/ready', protocolVersion: PROTOCOL_VERSION, clientId }),
     resync: (lastSeq) => post({ type: 'session/resync', lastSeq }),
@@ -36,5 +42,31 @@ export function createActions(bridge: Pick<HostBridge, 'post'>): Actions {
     setModel: (modelId) => post({ type: 'model/set', modelId }),
     setConfig: (configId, value) => post({ type: 'config/set', configId, value }),
     forkFromHere: (entryId) => post({ type: 'fork/fromHere', entryId }),
+    searchMentions: (query) => {
+      const id = ++nextRequest;
+      const result = new Promise<unknown>((resolve, reject) => waiting.set(id, { resolve, reject }));
+      post({ type: 'request/call', id, call: { method: 'mentions/search', params: { query } } });
+      // The host answers every request; a reload or a dropped message must not keep the menu waiting.
+      const timeout = new Promise<never>((_, reject) => setTimeout(() => reject(new Error('no answer')), 5000));
+      return Promise.race([result, timeout])
+        .then((value) => (Array.isArray(value) ? value.filter(isMention) : []))
+        .finally(() => waiting.delete(id));
+    },
+    settleRequest: (id, ok, value, error) => {
+      const w = waiting.get(id);
+      if (w === undefined) {
+        return;
+      }
+      waiting.delete(id);
+      if (ok) {
+        w.resolve(value);
+      } else {
+        w.reject(new Error(error ?? 'request failed'));
+      }
+    },
   };
+}
+
+function isMention(v: unknown): v is MentionView {
+  return typeof v === 'object' && v !== null && typeof (v as { path?: unknown }).path === 'string' && typeof (v as { label?: unknown }).label === 'string';
 }

@@ -101,8 +101,10 @@ export function startApp(win: Window & typeof globalThis, options: AppOptions = 
         composer.focus();
         return;
       case 'request/result':
+        actions.settleRequest(message.id, message.ok, message.value, message.error);
+        return;
       case 'host/reload':
-        // No requests are made yet (mentions come later); the host reloads the page itself.
+        // The host replaces the page itself.
         return;
     }
   });

@@ -4,6 +4,7 @@ import { button, clear, el, icon, setHidden, uniqueId } from '../dom';
 import { t } from '../strings';
 import { visibleLabel } from '../text';
 import type { RenderEnv } from './env';
+import { MentionMenu } from './mentionMenu';
 import { SlashMenu } from './slashMenu';
 
 /**
@@ -20,6 +21,7 @@ export class Composer {
   private readonly hint = el('div', { class: 'composer-hint', attrs: { id: uniqueId('composer-hint') } });
   private readonly status = el('div', { class: 'composer-status', attrs: { role: 'status' } });
   private readonly menu: SlashMenu;
+  private readonly mentions: MentionMenu;
   private readonly chips = el('div', { class: 'attachments' });
   private attachments: AttachmentView[] = [];
   private header: SessionHeaderView | undefined;
@@ -36,6 +38,17 @@ export class Composer {
     });
     this.textarea.value = env.ui.draft;
     this.menu = new SlashMenu(this.textarea, (command) => this.insertCommand(command));
+    this.mentions = new MentionMenu(
+      this.textarea,
+      (query) => this.env.actions.searchMentions(query),
+      (mention, range) => {
+        // The `@query` text becomes a chip: the file is sent as context, not as typed text.
+        const v = this.textarea.value;
+        this.setValue(v.slice(0, range.start) + v.slice(range.end));
+        this.textarea.setSelectionRange(range.start, range.start);
+        this.attach({ path: mention.path, label: mention.label });
+      },
+    );
     this.send = button(t('Send'), { icon: 'send', class: 'primary send', onClick: () => this.submit() });
     this.send.setAttribute('aria-describedby', this.hint.id);
     this.send.setAttribute('aria-keyshortcuts', 'Enter');
@@ -46,7 +59,7 @@ export class Composer {
     this.element.append(
       this.status,
       this.chips,
-      el('div', { class: 'composer-box' }, [el('label', { class: 'visually-hidden', attrs: { for: inputId }, text: t('Message') }), this.menu.element, this.textarea]),
+      el('div', { class: 'composer-box' }, [el('label', { class: 'visually-hidden', attrs: { for: inputId }, text: t('Message') }), this.menu.element, this.mentions.element, this.textarea]),
       el('div', { class: 'composer-toolbar' }, [controls, el('span', { class: 'spacer' }), this.stop, this.send]),
       this.hint,
     );
@@ -58,6 +71,7 @@ export class Composer {
     this.textarea.addEventListener('input', () => {
       this.env.ui.draft = this.textarea.value;
       this.menu.refresh(this.commands);
+      this.mentions.refresh();
       this.updateButtons();
     });
     this.textarea.addEventListener('click', () => this.menu.refresh(this.commands));
@@ -66,7 +80,10 @@ export class Composer {
         this.menu.refresh(this.commands);
       }
     });
-    this.textarea.addEventListener('blur', () => this.menu.close());
+    this.textarea.addEventListener('blur', () => {
+      this.menu.close();
+      this.mentions.close();
+    });
     this.textarea.addEventListener('keydown', (e) => this.onKeyDown(e));
     this.updateHeader(undefined);
   }
@@ -89,7 +106,7 @@ export class Composer {
     this.stop.disabled = header?.phase === 'cancelling';
     this.textarea.disabled = header?.readOnly === true;
     const agent = header?.agentName ?? t('the agent');
-    this.textarea.placeholder = header?.readOnly === true ? '' : t('Message {0} — Enter to send, / for commands', agent);
+    this.textarea.placeholder = header?.readOnly === true ? '' : t('Message {0} — Enter to send, / for commands, @ for files', agent);
     const status = header?.status;
     this.status.textContent = status ?? '';
     setHidden(this.status, status === undefined || status === '');
@@ -154,7 +171,7 @@ export class Composer {
   }
 
   private onKeyDown(e: KeyboardEvent): void {
-    if (this.menu.handleKey(e)) {
+    if (this.menu.handleKey(e) || this.mentions.handleKey(e)) {
       e.preventDefault();
       e.stopPropagation();
       return;

@@ -329,7 +329,7 @@ suite('webview: interaction', () => {
 
   test('strings come from the host bundle when it has them', () => {
     h.close();
-    h = createHarness({ l10n: { Send: 'Senden', 'Message {0} — Enter to send, / for commands': 'Nachricht an {0}' } });
+    h = createHarness({ l10n: { Send: 'Senden', 'Message {0} — Enter to send, / for commands, @ for files': 'Nachricht an {0}' } });
     h.send(snapshot(1, []));
     assert.equal(byRole(h.doc, 'button', 'Senden').length, 1);
     assert.equal(textarea(h).placeholder, 'Nachricht an Hermes');

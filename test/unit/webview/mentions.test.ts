@@ -1,0 +1,68 @@
+import * as assert from 'node:assert/strict';
+import { snapshot } from './fixtures';
+import { byRole, createHarness, keydown, type Harness } from './harness';
+
+function typeIn(h: Harness, value: string): HTMLTextAreaElement {
+  const t = byRole(h.doc, 'textbox', 'Message')[0];
+  assert.ok(t instanceof h.win.HTMLTextAreaElement);
+  t.focus();
+  t.value = value;
+  t.setSelectionRange(value.length, value.length);
+  t.dispatchEvent(new h.win.Event('input', { bubbles: true }));
+  return t;
+}
+
+const wait = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+suite('webview: @ mentions', () => {
+  let h: Harness;
+  setup(() => {
+    h = createHarness();
+    h.send(snapshot(1, [], { phase: 'idle' }));
+  });
+  teardown(() => h.close());
+
+  test('typing @ asks the host, the choice becomes a chip and is sent as an attachment', async () => {
+    const t = typeIn(h, 'please read @hel');
+    await wait(120);
+    const calls = h.postedOfType('request/call');
+    assert.equal(calls.length, 1);
+    assert.deepEqual(calls[0]?.call, { method: 'mentions/search', params: { query: 'hel' } });
+    h.deliver({
+      type: 'request/result',
+      id: calls[0]?.id ?? -1,
+      ok: true,
+      value: [
+        { path: '/ws/src/hello.ts', label: 'hello.ts', detail: 'src' },
+        { path: '/ws/help.md', label: 'help.md', detail: '' },
+      ],
+    });
+    await wait(10);
+    const list = byRole(h.doc, 'listbox', 'Files')[0];
+    assert.ok(list !== undefined && !list.hidden);
+    assert.equal(byRole(list, 'option').length, 2);
+    keydown(t, 'ArrowDown');
+    const enter = keydown(t, 'Enter');
+    assert.ok(enter.defaultPrevented, 'Enter picks the file, it does not send');
+    assert.equal(t.value, 'please read ');
+    const chips = byRole(h.doc, 'group', 'Context for the next message')[0];
+    assert.match(chips?.textContent ?? '', /help\.md/);
+    keydown(t, 'Enter');
+    const submit = h.postedOfType('prompt/submit');
+    assert.equal(submit.length, 1);
+    assert.deepEqual(submit[0]?.attachments, [{ path: '/ws/help.md', label: 'help.md' }]);
+  });
+
+  test('a stale answer for an older query is ignored', async () => {
+    typeIn(h, '@a');
+    await wait(120);
+    typeIn(h, '@ab');
+    await wait(120);
+    const calls = h.postedOfType('request/call');
+    assert.equal(calls.length, 2);
+    h.deliver({ type: 'request/result', id: calls[0]?.id ?? -1, ok: true, value: [{ path: '/ws/a.ts', label: 'a.ts' }] });
+    await wait(10);
+    const list = byRole(h.doc, 'listbox', 'Files')[0];
+    assert.ok(list === undefined || list.hidden, 'the menu waits for the newest query');
+  });
+});
