@@ -26,7 +26,7 @@ suite('terminals (terminal/* from the agent, live in the tool card)', () => {
     };
     const live = await waitFor('live output', () => {
       const t = terminalView();
-      return t !== undefined && t.running && /tick 1/.test(t.output) && !/tick 4/.test(t.output) ? t : undefined;
+      return t !== undefined && t.running && t.output.includes('tick 1') && !t.output.includes('tick 4') ? t : undefined;
     });
     assert.equal(live.running, true);
     const result = await turn;
