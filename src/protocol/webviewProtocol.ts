@@ -40,12 +40,15 @@ export interface MentionView {
   readonly detail?: string;
 }
 
-/** A file or selection attached to the next prompt. */
+/** A file, a selection or a pasted image attached to the next prompt. */
 export interface AttachmentView {
+  /** The file (absolute); empty for a pasted image. */
   readonly path: string;
   readonly label: string;
   readonly startLine?: number;
   readonly endLine?: number;
+  /** A pasted image, base64; sent only to agents that advertise `promptCapabilities.image`. */
+  readonly image?: { readonly mimeType: string; readonly data: string };
 }
 
 /** Webview → host. */

@@ -270,7 +270,7 @@ export class ChatManager implements vscode.Disposable {
     switch (message.type) {
       case 'prompt/submit': {
         const caps = chat.host.client?.agent?.agentCapabilities?.promptCapabilities;
-        void promptBlocks(message.text, message.attachments, caps?.embeddedContext === true).then((blocks) => chat.submit(blocks));
+        void promptBlocks(message.text, message.attachments, caps?.embeddedContext === true, caps?.image === true).then((blocks) => chat.submit(blocks));
         return;
       }
       case 'turn/cancel':
@@ -633,9 +633,16 @@ function sameDefinition(a: AgentDefinition, b: AgentDefinition): boolean {
  * (or selection's) text when the agent advertises `embeddedContext`, else a `resource_link` with an
  * absolute file URI (every agent must accept those).
  */
-export async function promptBlocks(text: string, attachments: readonly AttachmentView[], embedded: boolean): Promise<acp.ContentBlock[]> {
+export async function promptBlocks(text: string, attachments: readonly AttachmentView[], embedded: boolean, images = false): Promise<acp.ContentBlock[]> {
   const blocks: acp.ContentBlock[] = [{ type: 'text', text }];
   for (const a of attachments) {
+    if (a.image !== undefined) {
+      // ACP: image blocks only to agents that advertise promptCapabilities.image.
+      if (images) {
+        blocks.push({ type: 'image', mimeType: a.image.mimeType, data: a.image.data });
+      }
+      continue;
+    }
     const fileUri = vscode.Uri.file(a.path);
     const range = a.startLine !== undefined ? `#L${a.startLine}${a.endLine !== undefined ? `-L${a.endLine}` : ''}` : '';
     const uri = `${fileUri.toString()}${range}`;

@@ -92,10 +92,14 @@ function parseAttachment(raw: unknown): AttachmentView | undefined {
     return undefined;
   }
   const a: JsonObject = raw;
+  const image = isObject(a.image) && typeof a.image.mimeType === 'string' && /^image\/(png|jpeg|gif|webp)$/.test(a.image.mimeType) && typeof a.image.data === 'string'
+    ? { mimeType: a.image.mimeType, data: a.image.data }
+    : undefined;
   return {
     path: raw.path,
     label: raw.label,
     ...(typeof a.startLine === 'number' ? { startLine: a.startLine } : {}),
     ...(typeof a.endLine === 'number' ? { endLine: a.endLine } : {}),
+    ...(image !== undefined ? { image } : {}),
   };
 }

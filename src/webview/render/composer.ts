@@ -13,6 +13,9 @@ import { SlashMenu } from './slashMenu';
  * Enter during IME composition is left to the IME. The draft lives in the UI state, so it
  * survives reloads and snapshots.
  */
+/** Larger images are not attached (they would bloat every message to the host and the agent). */
+const maxImageBytes = 5 * 1024 * 1024;
+
 export class Composer {
   readonly element = el('div', { class: 'composer' });
   readonly textarea: HTMLTextAreaElement;
@@ -85,6 +88,7 @@ export class Composer {
       this.mentions.close();
     });
     this.textarea.addEventListener('keydown', (e) => this.onKeyDown(e));
+    this.textarea.addEventListener('paste', (e) => this.onPaste(e));
     this.updateHeader(undefined);
   }
 
@@ -128,7 +132,8 @@ export class Composer {
 
   /** `composer/attach`: a file or selection chip, sent with the next prompt. */
   attach(attachment: AttachmentView): void {
-    const same = (a: AttachmentView): boolean => a.path === attachment.path && a.startLine === attachment.startLine && a.endLine === attachment.endLine;
+    const same = (a: AttachmentView): boolean =>
+      a.image === undefined && attachment.image === undefined && a.path === attachment.path && a.startLine === attachment.startLine && a.endLine === attachment.endLine;
     if (!this.attachments.some(same)) {
       this.attachments.push(attachment);
       this.renderChips();
@@ -163,6 +168,37 @@ export class Composer {
       case 'idle':
       case 'new':
         return undefined;
+    }
+  }
+
+  /** Pasted images become chips — only for agents that accept images (ACP promptCapabilities.image). */
+  private onPaste(e: ClipboardEvent): void {
+    const items = Array.from(e.clipboardData?.items ?? []).filter((i) => i.kind === 'file' && /^image\/(png|jpeg|gif|webp)$/.test(i.type));
+    if (items.length === 0) {
+      return;
+    }
+    e.preventDefault();
+    if (this.header?.acceptsImages !== true) {
+      this.hint.textContent = t('{0} does not accept images.', this.header?.agentName ?? t('the agent'));
+      setHidden(this.hint, false);
+      return;
+    }
+    const view = this.textarea.ownerDocument.defaultView;
+    if (view === null) {
+      return;
+    }
+    for (const item of items) {
+      const file = item.getAsFile();
+      if (file === null || file.size > maxImageBytes) {
+        continue;
+      }
+      const reader = new view.FileReader();
+      reader.onload = () => {
+        const url = typeof reader.result === 'string' ? reader.result : '';
+        const data = url.slice(url.indexOf(',') + 1);
+        this.attach({ path: '', label: t('Pasted image ({0} KB)', Math.round(file.size / 1024)), image: { mimeType: item.type, data } });
+      };
+      reader.readAsDataURL(file);
     }
   }
 
@@ -213,7 +249,7 @@ export class Composer {
         },
       });
       this.chips.appendChild(
-        el('span', { class: 'chip attachment', attrs: { title: visibleLabel(attachment.path) } }, [icon('file'), el('span', { class: 'chip-label', text: label }), remove]),
+        el('span', { class: 'chip attachment', attrs: { title: visibleLabel(attachment.path) } }, [icon(attachment.image !== undefined ? 'file-media' : 'file'), el('span', { class: 'chip-label', text: label }), remove]),
       );
     }
   }

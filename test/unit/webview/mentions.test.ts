@@ -66,3 +66,32 @@ suite('webview: @ mentions', () => {
     assert.ok(list === undefined || list.hidden, 'the menu waits for the newest query');
   });
 });
+
+suite('webview: pasted images', () => {
+  function paste(h: Harness, type: string): ClipboardEvent {
+    const t = byRole(h.doc, 'textbox', 'Message')[0];
+    assert.ok(t !== undefined);
+    const file = new h.win.File([new Uint8Array([137, 80, 78, 71])], 'shot.png', { type });
+    const event = new h.win.Event('paste', { bubbles: true, cancelable: true }) as ClipboardEvent;
+    Object.defineProperty(event, 'clipboardData', { value: { items: [{ kind: 'file', type, getAsFile: () => file }] } });
+    t.dispatchEvent(event);
+    return event;
+  }
+
+  test('are attached only for agents that accept images, and sent as image attachments', async () => {
+    const h = createHarness();
+    h.send(snapshot(1, [], { phase: 'idle', acceptsImages: false }));
+    paste(h, 'image/png');
+    assert.match(h.doc.body.textContent ?? '', /does not accept images/);
+    h.send(snapshot(2, [], { phase: 'idle', acceptsImages: true }));
+    paste(h, 'image/png');
+    await wait(50);
+    const t = typeIn(h, 'what is this?');
+    keydown(t, 'Enter');
+    const sent = h.postedOfType('prompt/submit')[0];
+    assert.equal(sent?.attachments.length, 1);
+    assert.equal(sent?.attachments[0]?.image?.mimeType, 'image/png');
+    assert.equal(sent?.attachments[0]?.image?.data, 'iVBORw==');
+    h.close();
+  });
+});
