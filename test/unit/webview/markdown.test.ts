@@ -257,7 +257,9 @@ suite('webview: markdown', () => {
       const view = new MarkdownView(timers);
       streamInto(view, input, timers, rng(input.length), 50);
       assertSafe(view.element, input);
-      assert.ok(performance.now() - t0 < 4000, `slow: ${JSON.stringify(input.slice(0, 40))}`);
+      // A hang guard, not a speed target (speed lives in `npm run bench`): generous enough for a
+      // loaded 2-core CI machine, small enough that pathological input cannot stall the suite.
+      assert.ok(performance.now() - t0 < 30_000, `hung: ${JSON.stringify(input.slice(0, 40))}`);
     }
   });
 
