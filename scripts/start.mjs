@@ -46,13 +46,18 @@ if (onPath('code')) {
   const { startCodeServer } = await import('../test/harness/codeServer.mjs');
   const server = await startCodeServer({ workspace: folder, vsixPath: vsix, env, logName: 'npm-start' });
   console.log(`\nVS Code (code-server) with Hermes ACP is running:\n\n  ${server.baseUrl(folder)}\n\nOpen it in a browser on this machine. Press Ctrl-C to stop.`);
+  // The server runs in its own process group; keep this process (and its cleanup hooks) alive
+  // until Ctrl-C or until the server ends.
+  const keepAlive = setInterval(() => undefined, 60_000);
   const stop = async () => {
+    clearInterval(keepAlive);
     await server.stop();
     process.exit(0);
   };
   process.on('SIGINT', () => void stop());
   process.on('SIGTERM', () => void stop());
   await server.exited;
+  clearInterval(keepAlive);
 }
 
 function demoWorkspace() {

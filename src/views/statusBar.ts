@@ -46,7 +46,7 @@ export class StatusBar implements vscode.Disposable {
   private update(): void {
     const state = this.state;
     const agent = this.manager.allHosts[0]?.definition;
-    const name = agent?.demo === true ? `${agent.name} (demo)` : (agent?.name ?? 'Hermes');
+    const name = agent?.name ?? 'Hermes';
     const running = this.manager.allChats.filter((c) => c.controller.state.phase === 'running').length;
     const views: Record<typeof state, { icon: string; text: string; tip: string; bg?: string }> = {
       notStarted: { icon: 'comment-discussion', text: name, tip: vscode.l10n.t('{0}: not started', name) },
