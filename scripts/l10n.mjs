@@ -1,0 +1,28 @@
+// Writes l10n/bundle.l10n.json: every string the extension passes to vscode.l10n.t, and every
+// string the webview passes to t() (the host hands the same bundle to the webview), keyed by the
+// English text — the source file translators copy to bundle.l10n.<locale>.json.
+import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const strings = new Map();
+function walk(dir) {
+  for (const name of readdirSync(dir)) {
+    const p = join(dir, name);
+    if (statSync(p).isDirectory()) {
+      walk(p);
+    } else if (p.endsWith('.ts')) {
+      const text = readFileSync(p, 'utf8');
+      for (const m of text.matchAll(/(?:l10n\.t|\bt)\(\s*'((?:[^'\\]|\\.)*)'/g)) {
+        const s = m[1].replace(/\\'/g, "'").replace(/\\\\/g, '\\');
+        strings.set(s, s);
+      }
+    }
+  }
+}
+walk(join(root, 'src', 'views'));
+walk(join(root, 'src', 'webview'));
+const sorted = Object.fromEntries([...strings].sort(([a], [b]) => a.localeCompare(b)));
+writeFileSync(join(root, 'l10n', 'bundle.l10n.json'), `${JSON.stringify(sorted, null, 2)}\n`);
+console.log(`l10n/bundle.l10n.json: ${strings.size} strings`);
