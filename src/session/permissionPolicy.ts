@@ -153,7 +153,7 @@ function ruleMatches(rule: PermissionRule, f: RequestFacts): boolean {
 }
 
 /** Allow picks a one-time allow; reject a one-time reject (falling back to the `always` kinds). */
-function pickOption(options: readonly acp.PermissionOption[], effect: 'allow' | 'reject'): string | undefined {
+export function pickOption(options: readonly acp.PermissionOption[], effect: 'allow' | 'reject'): string | undefined {
   const order: acp.PermissionOptionKind[] = effect === 'allow' ? ['allow_once', 'allow_always'] : ['reject_once', 'reject_always'];
   for (const kind of order) {
     const o = options.find((x) => x.kind === kind);

@@ -200,6 +200,13 @@ export class ChatManager implements vscode.Disposable {
 
   /** Replaces the sidebar's chat with a new session (the old one is closed; its session stays on the agent). */
   async newSidebarSession(def?: AgentDefinition): Promise<ChatSession> {
+    const chat = await this.replaceSidebarChat(def);
+    chat.autoStart();
+    return chat;
+  }
+
+  /** A new chat takes the side bar; the one it replaces is closed (its session stays on the agent). */
+  private async replaceSidebarChat(def: AgentDefinition | undefined): Promise<ChatSession> {
     const old = this.sidebarChat;
     const chat = this.createChat(def);
     this.sidebarChat = chat;
@@ -207,7 +214,6 @@ export class ChatManager implements vscode.Disposable {
     if (old !== undefined) {
       await this.closeChat(old);
     }
-    chat.autoStart();
     return chat;
   }
 
@@ -507,13 +513,7 @@ The new message follows.
     if (existing !== undefined) {
       return existing;
     }
-    const old = this.sidebarChat;
-    const chat = this.createChat(def);
-    this.sidebarChat = chat;
-    this.onDidChangeSidebarChatEmitter.fire(chat);
-    if (old !== undefined) {
-      await this.closeChat(old);
-    }
+    const chat = await this.replaceSidebarChat(def);
     await chat.open(sessionId);
     // A load replays messages, not the title: take it from the list (or what this workspace saw).
     const knownTitle = title ?? (this.options.workspaceState.get<KnownSession[]>(knownSessionsKey) ?? []).find((k) => k.sessionId === sessionId)?.title;

@@ -1,6 +1,7 @@
 import * as path from 'node:path';
 import type * as acp from '@agentclientprotocol/sdk';
 import * as vscode from 'vscode';
+import { pickOption } from '../session/permissionPolicy';
 import type { ChatSession } from './chatSession';
 import { ContextKey } from './commandIds';
 
@@ -101,7 +102,7 @@ export class DiffReviewer implements vscode.TextDocumentContentProvider, vscode.
     } else {
       const pending = target.chat.controller.pendingPermissions.find((p) => p.requestId === target.requestId);
       if (pending !== undefined) {
-        const optionId = pickOption(pending.request.options, accept);
+        const optionId = pickOption(pending.request.options, accept ? 'allow' : 'reject');
         answered = optionId !== undefined && target.chat.controller.choosePermission(target.requestId, optionId, 'user (diff editor)');
       }
     }
@@ -131,18 +132,6 @@ export class DiffReviewer implements vscode.TextDocumentContentProvider, vscode.
 
 function isPending(target: ReviewTarget): boolean {
   return target.kind === 'write' ? target.isPending() : target.chat.controller.pendingPermissions.some((p) => p.requestId === target.requestId);
-}
-
-/** Allow: a one-time allow (else an always-allow); Reject: a one-time reject (else always). */
-function pickOption(options: readonly acp.PermissionOption[], accept: boolean): string | undefined {
-  const kinds: acp.PermissionOptionKind[] = accept ? ['allow_once', 'allow_always'] : ['reject_once', 'reject_always'];
-  for (const k of kinds) {
-    const o = options.find((x) => x.kind === k);
-    if (o !== undefined) {
-      return o.optionId;
-    }
-  }
-  return undefined;
 }
 
 async function currentText(filePath: string): Promise<string | undefined> {

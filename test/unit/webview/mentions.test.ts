@@ -24,7 +24,9 @@ suite('webview: @ mentions', () => {
 
   test('typing @ asks the host, the choice becomes a chip and is sent as an attachment', async () => {
     const t = typeIn(h, 'please read @hel');
-    await wait(120);
+    for (let i = 0; i < 200 && h.postedOfType('request/call').length === 0; i++) {
+      await wait(10);
+    }
     const calls = h.postedOfType('request/call');
     assert.equal(calls.length, 1);
     assert.deepEqual(calls[0]?.call, { method: 'mentions/search', params: { query: 'hel' } });
@@ -85,7 +87,9 @@ suite('webview: pasted images', () => {
     assert.match(h.doc.body.textContent ?? '', /does not accept images/);
     h.send(snapshot(2, [], { phase: 'idle', acceptsImages: true }));
     paste(h, 'image/png');
-    await wait(50);
+    for (let i = 0; i < 200 && !/Pasted image/.test(h.doc.body.textContent ?? ''); i++) {
+      await wait(10);
+    }
     const t = typeIn(h, 'what is this?');
     keydown(t, 'Enter');
     const sent = h.postedOfType('prompt/submit')[0];
