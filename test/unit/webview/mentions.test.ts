@@ -87,7 +87,7 @@ suite('webview: pasted images', () => {
     assert.match(h.doc.body.textContent ?? '', /does not accept images/);
     h.send(snapshot(2, [], { phase: 'idle', acceptsImages: true }));
     paste(h, 'image/png');
-    for (let i = 0; i < 200 && !/Pasted image/.test(h.doc.body.textContent ?? ''); i++) {
+    for (let i = 0; i < 200 && !(h.doc.body.textContent ?? '').includes('Pasted image'); i++) {
       await wait(10);
     }
     const t = typeIn(h, 'what is this?');
