@@ -1,0 +1,262 @@
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import type { FrameLocator, Page } from 'playwright-core';
+import { openVsCode, type UiSession } from './support';
+import {
+  chatWebviews,
+  composerBox,
+  conversation,
+  footers,
+  readAgentState,
+  send,
+  sendAndWaitForFooter,
+  shotName,
+  storedUserTexts,
+  waitForCount,
+  waitUntil,
+} from './uiHelpers';
+
+/** Runs a command from the palette (F1), for commands that open a quick pick of their own. */
+async function paletteCommand(page: Page, title: string): Promise<void> {
+  const widget = page.locator('.quick-input-widget');
+  await page.keyboard.press('F1');
+  await widget.locator('.quick-input-box input').first().fill(`>${title}`);
+  const row = widget.locator('.quick-input-list .monaco-list-row').filter({ has: page.locator('.label-name', { hasText: title }) }).first();
+  await row.waitFor({ timeout: 20_000 });
+  await row.click();
+}
+
+/** The user messages a chat shows, in order. */
+async function userTexts(chat: FrameLocator): Promise<string[]> {
+  return (await conversation(chat).getByRole('article', { name: 'You' }).locator('.user-body').allTextContents()).map((t) => t.trim());
+}
+
+/** The text of the chat's newest agent message. */
+async function lastReply(chat: FrameLocator): Promise<string> {
+  const replies = conversation(chat).getByRole('article', { name: 'Scripted' });
+  return (await replies.count()) === 0 ? '' : ((await replies.last().textContent()) ?? '');
+}
+
+/**
+ * Session-level behaviour in code-server + Chromium with the scripted agent: cancel, fork from a
+ * message, opening history, modes, slash commands, and recovery from an agent crash. The agent
+ * persists its sessions (SCRIPTED_AGENT_STATE_FILE), so a restarted agent can load them.
+ */
+suite('sessions in code-server + Chromium', function () {
+  this.timeout(240_000);
+  let vs: UiSession | undefined;
+  let chat: FrameLocator;
+  const stateDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hermes-ui-sessions-'));
+  const stateFile = path.join(stateDir, 'agent-state.json');
+
+  const ui = (): UiSession => {
+    assert.ok(vs !== undefined, 'code-server is running');
+    return vs;
+  };
+
+  /** The chat in the side bar (the leftmost chat webview on screen). */
+  const sidebarChat = async (): Promise<FrameLocator> => {
+    const views = await waitUntil('the side bar chat', async () => {
+      const found = await chatWebviews(ui().page);
+      return found.length > 0 ? found : undefined;
+    });
+    const first = views[0];
+    assert.ok(first !== undefined);
+    return first.frame;
+  };
+
+  /** "Hermes: New Session" in the side bar, and waits for the empty chat. */
+  const newSession = async (): Promise<void> => {
+    await ui().command('Hermes: New Session');
+    chat = await sidebarChat();
+    await conversation(chat).getByText(/Ask Scripted anything/).waitFor({ timeout: 30_000 });
+  };
+
+  suiteSetup(async () => {
+    vs = await openVsCode({ agentEnv: { SCRIPTED_AGENT_STATE_FILE: stateFile } });
+    await newSession();
+  });
+
+  teardown(async function () {
+    if (this.currentTest?.state === 'failed') {
+      await vs?.shot(shotName('FAILED-sessions', this.currentTest.title));
+    }
+  });
+
+  suiteTeardown(async () => {
+    await vs?.close();
+    fs.rmSync(stateDir, { recursive: true, force: true });
+  });
+
+  test('Stop mid-stream ends the turn "Cancelled", brings Send back, and the ticks stop', async () => {
+    await send(chat, 'Count slowly [slow n=60 ms=150]');
+    await waitUntil('a few ticks', async () => /tick 4\b/.test(await lastReply(chat)), 20_000);
+    await ui().shot('ui-sessions-cancel-streaming');
+    await chat.getByRole('button', { name: 'Stop' }).click();
+    const footer = footers(chat).last();
+    await footer.getByText('Cancelled', { exact: true }).waitFor({ timeout: 10_000 });
+    await chat.getByRole('button', { name: 'Send' }).waitFor({ state: 'visible', timeout: 10_000 });
+    assert.equal(await chat.getByRole('button', { name: 'Stop' }).isVisible(), false, 'Stop is gone');
+    const ticks = (s: string): number => (s.match(/tick \d+/g) ?? []).length;
+    const atCancel = ticks(await lastReply(chat));
+    await ui().page.waitForTimeout(1500); // ten more ticks' time
+    const later = ticks(await lastReply(chat));
+    assert.equal(later, atCancel, 'no tick arrived after the cancel');
+    assert.ok(atCancel >= 4 && atCancel < 60, `stopped mid-stream (${atCancel} ticks)`);
+    // The composer takes a new prompt.
+    await composerBox(chat).fill('next');
+    await chat.getByRole('button', { name: 'Send', disabled: false }).waitFor({ timeout: 5000 });
+    await composerBox(chat).fill('');
+    await ui().shot('ui-sessions-cancelled');
+  });
+
+  test('Fork from here opens an editor chat with the earlier exchange, a notice, and the message as draft', async () => {
+    await newSession();
+    await sendAndWaitForFooter(chat, 'First question [plain]');
+    await sendAndWaitForFooter(chat, 'Second question');
+    const before = await conversation(chat).textContent();
+    const second = conversation(chat).getByRole('article', { name: 'You' }).nth(1);
+    await second.getByRole('button', { name: 'Fork from here' }).click();
+
+    const views = await waitUntil('a second chat webview', async () => {
+      const found = await chatWebviews(ui().page);
+      return found.length >= 2 ? found : undefined;
+    });
+    const fork = views[views.length - 1];
+    assert.ok(fork !== undefined && fork.x > (views[0]?.x ?? 0), 'the fork is in the editor area, right of the side bar');
+    const forkChat = fork.frame;
+    await conversation(forkChat).getByText(/Forked with transcript/).waitFor({ timeout: 30_000 });
+    assert.deepEqual(await userTexts(forkChat), ['First question [plain]'], 'the fork shows the exchange before the fork point');
+    await conversation(forkChat).getByText(/Hello from the scripted agent!/).waitFor({ timeout: 5000 });
+    assert.equal(await composerBox(forkChat).inputValue(), 'Second question', 'the forked message waits in the composer');
+    // The editor tab is a Hermes chat.
+    assert.ok((await ui().page.locator('.tabs-container .tab').count()) >= 1, 'an editor tab opened');
+    await ui().shot('ui-sessions-fork');
+
+    // The original is untouched.
+    assert.deepEqual(await userTexts(chat), ['First question [plain]', 'Second question']);
+    assert.equal(await conversation(chat).getByText(/Forked with transcript/).count(), 0);
+    assert.equal(await conversation(chat).textContent(), before);
+    await ui().command('View: Close All Editors');
+    await waitUntil('the fork tab to close', async () => (await chatWebviews(ui().page)).length === 1, 15_000);
+  });
+
+  test('Show Sessions opens an earlier session and replays it once', async () => {
+    await newSession();
+    await sendAndWaitForFooter(chat, 'Remember this one [title text=Historic session]');
+    await chat.locator('.session-title').getByText('Historic session').waitFor({ timeout: 15_000 });
+    await newSession();
+    assert.deepEqual(await userTexts(chat), []);
+
+    // The command opens a second quick pick at once, so run it from the palette without waiting for it to close.
+    await paletteCommand(ui().page, 'Hermes: Show Sessions');
+    const row = ui().page.locator('.quick-input-widget .monaco-list-row').filter({ hasText: 'Historic session' }).first();
+    await row.waitFor({ timeout: 30_000 });
+    await ui().shot('ui-sessions-history-pick');
+    await row.click();
+    chat = await sidebarChat();
+    await conversation(chat).getByText('Remember this one [title text=Historic session]').waitFor({ timeout: 30_000 });
+    await conversation(chat).getByText('I will name this session "Historic session".').waitFor({ timeout: 10_000 });
+    await ui().page.waitForTimeout(1000); // anything replayed twice would have arrived by now
+    assert.deepEqual(await userTexts(chat), ['Remember this one [title text=Historic session]'], 'replayed once');
+    assert.equal(await conversation(chat).getByRole('article', { name: 'Scripted' }).count(), 1, 'one agent message');
+    assert.equal(await conversation(chat).getByText('I will name this session "Historic session".').count(), 1);
+    await chat.locator('.session-title').getByText('Historic session').waitFor({ timeout: 10_000 });
+    // The restored session takes a new prompt.
+    await sendAndWaitForFooter(chat, 'and now?');
+    await conversation(chat).getByText('You said: and now?').waitFor({ timeout: 10_000 });
+    await ui().shot('ui-sessions-history-opened');
+  });
+
+  test('switching the Mode selector to Accept Edits changes the session mode: an edit goes through without asking', async () => {
+    await newSession();
+    const mode = chat.getByRole('combobox', { name: 'Mode', exact: true });
+    assert.equal(await mode.inputValue(), 'default');
+    await mode.selectOption({ label: 'Accept Edits' });
+    const prompt = '[edit path=x.txt text=y]';
+    // The mode reaches the agent (session/set_mode): it persists it with the session.
+    await waitUntil('the agent to store the mode', () =>
+      Promise.resolve(readAgentState(stateFile).some((s) => s.modeId === 'accept_edits' && s.turns.length === 0)),
+    15_000);
+    await sendAndWaitForFooter(chat, prompt);
+    assert.equal(await mode.inputValue(), 'accept_edits');
+    const log = conversation(chat);
+    assert.equal(await log.getByRole('button', { name: /Allow edit|Deny/ }).count(), 0, 'no permission asked');
+    assert.equal(fs.readFileSync(path.join(ui().workspace, 'x.txt'), 'utf8'), 'y', 'the agent wrote the file');
+    const stored = readAgentState(stateFile).find((s) => storedUserTexts(s).includes(prompt));
+    assert.equal(stored?.modeId, 'accept_edits');
+    await ui().shot('ui-sessions-mode-accept-edits');
+  });
+
+  test('typing "/" lists the agent\'s commands; ArrowDown + Enter inserts /model; /help lists them', async () => {
+    const box = composerBox(chat);
+    const turnsBefore = await footers(chat).count();
+    await box.fill('');
+    await box.pressSequentially('/');
+    const menu = chat.getByRole('listbox', { name: 'Commands' });
+    await menu.waitFor({ state: 'visible', timeout: 10_000 });
+    const options = (await menu.getByRole('option').locator('.slash-name').allInnerTexts()).map((t) => t.trim());
+    assert.deepEqual(options, ['/help', '/model', '/plan', '/review']);
+    assert.equal(await menu.getByRole('option', { selected: true }).locator('.slash-name').innerText(), '/help');
+    await ui().shot('ui-sessions-slash-menu');
+    await box.press('ArrowDown');
+    assert.equal(await menu.getByRole('option', { selected: true }).locator('.slash-name').innerText(), '/model');
+    await box.press('Enter');
+    assert.equal(await box.inputValue(), '/model ');
+    assert.equal(await menu.isVisible(), false, 'the menu closed');
+    assert.equal(await footers(chat).count(), turnsBefore, 'choosing a command does not send it');
+
+    // "/he" filters to /help; Enter completes it, a second Enter sends it.
+    await box.fill('');
+    await box.pressSequentially('/he');
+    await waitForCount(menu.getByRole('option'), 1, 'only /help matches');
+    await box.press('Enter');
+    assert.equal(await box.inputValue(), '/help ');
+    const notes = footers(chat);
+    const before = await notes.count();
+    await box.press('Enter');
+    await waitForCount(notes, before + 1, 'the /help turn to end');
+    const reply = conversation(chat).getByRole('article', { name: 'Scripted' }).last();
+    await reply.getByText('Available commands:').waitFor({ timeout: 10_000 });
+    const items = (await reply.getByRole('listitem').allInnerTexts()).map((t) => t.trim());
+    assert.deepEqual(items, ['/help: List available commands', '/model: Show current model, or switch models', '/plan: Show a sample plan', '/review: Review the current changes']);
+    await ui().shot('ui-sessions-slash-help');
+  });
+
+  test('agent crash mid-turn: exit notice with stderr, auto-restart restores the chat once, the unsent draft survives', async () => {
+    await newSession();
+    await sendAndWaitForFooter(chat, 'before the crash [plain]');
+    const crashPrompt = 'crash soon [slow n=15 ms=100] [crash when=mid mode=kill]';
+    await send(chat, crashPrompt);
+    await waitUntil('ticks to stream', async () => /tick 3\b/.test(await lastReply(chat)), 15_000);
+    // A draft typed while the turn runs, never sent.
+    const box = composerBox(chat);
+    await box.fill('my unsent draft');
+    const log = conversation(chat);
+    const notice = log.getByRole('article').filter({ hasText: 'about to crash' });
+    await notice.waitFor({ timeout: 30_000 });
+    assert.match(await notice.locator('.notice-detail').innerText(), /about to crash/);
+    await log.getByRole('note').filter({ hasText: 'Interrupted' }).waitFor({ timeout: 10_000 });
+    await ui().shot('ui-sessions-crash-notice');
+
+    // Auto-restart (1 s backoff) and session/load into the same chat.
+    await waitUntil('the agent to restart and the chat to be idle', async () => {
+      const phase = await chat.locator('.phase').isVisible() ? await chat.locator('.phase').innerText() : '';
+      return phase === '' && (await chat.getByRole('button', { name: 'Send', disabled: false }).count()) === 1;
+    }, 40_000, 200);
+    await ui().page.waitForTimeout(1000);
+    assert.deepEqual(await userTexts(chat), ['before the crash [plain]', crashPrompt], 'each message exactly once');
+    assert.equal(await log.getByText(/Hello from the scripted agent!/).count(), 1, 'the earlier reply once');
+    assert.equal(await log.getByRole('note').filter({ hasText: 'Interrupted' }).count(), 1, 'the interrupted turn is marked');
+    assert.equal(await box.inputValue(), 'my unsent draft', 'the draft is still in the composer');
+    await ui().shot('ui-sessions-crash-restored');
+
+    // A new prompt works on the restarted agent.
+    await sendAndWaitForFooter(chat, 'after the restart [plain]');
+    await footers(chat).last().getByText('Completed').waitFor({ timeout: 10_000 });
+    assert.deepEqual(await userTexts(chat), ['before the crash [plain]', crashPrompt, 'after the restart [plain]']);
+    await ui().shot('ui-sessions-crash-after');
+  });
+});

@@ -1,0 +1,185 @@
+import * as fs from 'node:fs';
+import type { FrameLocator, Locator, Page } from 'playwright-core';
+import type { PageElement } from './pageTypes';
+
+/** The transcript (`role="log"`, "Conversation") of a chat webview. */
+export function conversation(chat: FrameLocator): Locator {
+  return chat.getByRole('log', { name: 'Conversation' });
+}
+
+export function composerBox(chat: FrameLocator): Locator {
+  return chat.getByRole('textbox', { name: 'Message' });
+}
+
+/** Polls `check` until it holds; fails with `what` (and the last value seen) after `timeoutMs`. */
+export async function waitUntil<T>(what: string, check: () => Promise<T | undefined | false>, timeoutMs = 30_000, intervalMs = 100): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let lastError: unknown;
+  for (;;) {
+    try {
+      const value = await check();
+      if (value !== undefined && value !== false) {
+        return value;
+      }
+    } catch (e) {
+      lastError = e;
+    }
+    if (Date.now() >= deadline) {
+      const detail = lastError instanceof Error ? ` (last error: ${lastError.message})` : '';
+      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${detail}`, lastError !== undefined ? { cause: lastError } : undefined);
+    }
+    await new Promise((r) => setTimeout(r, intervalMs));
+  }
+}
+
+/** Waits until `locator` matches exactly `n` elements. */
+export async function waitForCount(locator: Locator, n: number, what: string, timeoutMs = 30_000): Promise<void> {
+  let seen = -1;
+  try {
+    await waitUntil(what, async () => {
+      seen = await locator.count();
+      return seen === n;
+    }, timeoutMs);
+  } catch (e) {
+    throw new Error(`${e instanceof Error ? e.message : 'timed out'}: expected ${n}, saw ${seen}`, { cause: e });
+  }
+}
+
+/** Types a prompt and sends it with Enter once the composer accepts it (the previous turn has ended). */
+export async function send(chat: FrameLocator, text: string): Promise<void> {
+  const box = composerBox(chat);
+  await box.fill(text);
+  await chat.getByRole('button', { name: 'Send', disabled: false }).waitFor({ timeout: 30_000 });
+  await box.press('Enter');
+}
+
+/** Turn footers (`role="note"`) in a chat. */
+export function footers(chat: FrameLocator): Locator {
+  return conversation(chat).getByRole('note');
+}
+
+/** Sends a prompt and waits for its turn footer; returns the footer. */
+export async function sendAndWaitForFooter(chat: FrameLocator, text: string, timeoutMs = 30_000): Promise<Locator> {
+  const notes = footers(chat);
+  const before = await notes.count();
+  await send(chat, text);
+  await waitUntil(`the footer of "${text}"`, async () => (await notes.count()) > before, timeoutMs);
+  return notes.nth(before);
+}
+
+/** What the transcript shows, entry by entry (class list, entry id, visible text). */
+export interface EntrySummary {
+  readonly cls: string;
+  readonly id: string | null;
+  readonly text: string;
+}
+
+export async function transcriptEntries(chat: FrameLocator): Promise<EntrySummary[]> {
+  return conversation(chat).evaluate((log: PageElement) =>
+    Array.from(log.querySelectorAll('.transcript-list > .entry')).map((e) => ({
+      cls: e.className,
+      id: e.getAttribute('data-entry-id'),
+      text: e.textContent ?? '', // innerText skips off-screen `content-visibility: auto` groups
+    })),
+  );
+}
+
+/** The entries after the last user message (the last turn's output, footer included). */
+export async function lastTurnEntries(chat: FrameLocator): Promise<EntrySummary[]> {
+  const all = await transcriptEntries(chat);
+  let last = -1;
+  all.forEach((e, i) => {
+    if (e.cls.split(/\s+/).includes('entry-user')) {
+      last = i;
+    }
+  });
+  return all.slice(last + 1);
+}
+
+export function hasClass(e: EntrySummary, cls: string): boolean {
+  return e.cls.split(/\s+/).includes(cls);
+}
+
+/** A number as the webview's compact form shows it (12 → "12", 1234 → "1.2k", 131072 → "131k"). */
+export function compact(n: number): string {
+  if (Math.abs(n) < 1000) {
+    return String(Math.round(n));
+  }
+  const k = n / 1000;
+  if (Math.abs(n) >= 100_000) {
+    return `${Math.round(k)}k`;
+  }
+  const s = k.toFixed(1);
+  return `${s.endsWith('.0') ? s.slice(0, -2) : s}k`;
+}
+
+/** Sessions the scripted agent persisted (SCRIPTED_AGENT_STATE_FILE); our own test format, read loosely. */
+export interface StoredSessionLike {
+  readonly sessionId: string;
+  readonly title: string | null;
+  readonly modeId: string;
+  readonly turns: { readonly updates: Record<string, unknown>[] }[];
+  readonly usage: { inputTokens: number; outputTokens: number; thoughtTokens: number; cachedReadTokens: number; costUsd: number };
+}
+
+export function readAgentState(file: string): StoredSessionLike[] {
+  if (!fs.existsSync(file)) {
+    return [];
+  }
+  const found: StoredSessionLike[] = [];
+  const walk = (v: unknown): void => {
+    if (Array.isArray(v)) {
+      v.forEach(walk);
+    } else if (typeof v === 'object' && v !== null) {
+      const o = v as Record<string, unknown>;
+      if (typeof o.sessionId === 'string' && Array.isArray(o.turns)) {
+        found.push(o as unknown as StoredSessionLike);
+        return;
+      }
+      Object.values(o).forEach(walk);
+    }
+  };
+  walk(JSON.parse(fs.readFileSync(file, 'utf8')));
+  return found;
+}
+
+/** The user texts of a stored session, turn by turn. */
+export function storedUserTexts(s: StoredSessionLike): string[] {
+  return s.turns.map((t) =>
+    t.updates
+      .filter((u) => u.sessionUpdate === 'user_message_chunk')
+      .map((u) => {
+        const c = u.content as { type?: string; text?: string } | undefined;
+        return c?.type === 'text' ? (c.text ?? '') : '';
+      })
+      .join(''),
+  );
+}
+
+/**
+ * Every chat webview on the page with where it is: the outer `iframe.webview.ready` hosts an inner
+ * `#active-frame` with the extension's document. Sorted left to right (side bar first).
+ */
+export async function chatWebviews(page: Page): Promise<{ frame: FrameLocator; x: number; width: number }[]> {
+  const outer = page.locator('iframe.webview.ready');
+  const n = await outer.count();
+  const found: { frame: FrameLocator; x: number; width: number }[] = [];
+  for (let i = 0; i < n; i++) {
+    const el = outer.nth(i);
+    const box = await el.boundingBox().catch(() => null);
+    if (box === null || box.width < 10 || box.height < 10) {
+      continue; // hidden webviews keep their iframe
+    }
+    const inner = el.contentFrame().locator('#active-frame').contentFrame();
+    const title = await inner.locator('title').first().textContent({ timeout: 1000 }).catch(() => null);
+    if (title?.trim() === 'Hermes') {
+      found.push({ frame: inner, x: box.x, width: box.width });
+    }
+  }
+  return found.sort((a, b) => a.x - b.x);
+}
+
+/** Turns a test title into a file-name-friendly screenshot name. */
+export function shotName(prefix: string, title: string | undefined): string {
+  return `${prefix}-${(title ?? 'unknown').replace(/\W+/g, '-')}`.slice(0, 120);
+}
