@@ -66,6 +66,24 @@ export function replaceAt<T>(items: readonly T[], index: number, item: T): reado
   return copy;
 }
 
+/**
+ * Appends an entry. A thought that was still the last thing the agent said ends here: whatever
+ * follows it — a tool call, a message with a new id, the turn's end — means it stopped thinking.
+ */
+export function appendEntry(entries: readonly Entry[], entry: Entry, at: number): readonly Entry[] {
+  const lastIndex = entries.length - 1;
+  const last = entries[lastIndex];
+  if (last?.kind === 'assistant') {
+    const parts = last.parts;
+    const lastPart = parts[parts.length - 1];
+    if (lastPart?.kind === 'thought' && lastPart.endedAt === undefined) {
+      const closed = replaceAt(entries, lastIndex, { ...last, parts: replaceAt(parts, parts.length - 1, { ...lastPart, endedAt: at }) });
+      return append(closed, entry);
+    }
+  }
+  return append(entries, entry);
+}
+
 export function append<T>(items: readonly T[], item: T): readonly T[] {
   if (drafts?.has(items) === true) {
     (items as T[]).push(item);
@@ -107,7 +125,7 @@ export function applyChunk(
     ...(messageId !== undefined ? { messageId } : {}),
     ...(ctx.turnId !== undefined ? { turnId: ctx.turnId } : {}),
   };
-  return append(entries, entry);
+  return appendEntry(entries, entry, ctx.at);
 }
 
 function newPart(kind: 'text' | 'thought', content: acp.ContentBlock, at: number): AssistantPart {
@@ -159,7 +177,7 @@ function applyUserChunk(entries: readonly Entry[], content: acp.ContentBlock, ct
     origin,
     ...(ctx.turnId !== undefined && !ctx.replaying ? { turnId: ctx.turnId } : {}),
   };
-  return append(entries, entry);
+  return appendEntry(entries, entry, ctx.at);
 }
 
 function findTurnUser(entries: readonly Entry[], turnId: number): UserEntry | undefined {
@@ -214,7 +232,7 @@ export function upsertTool(
   if (terminals !== next.metaTerminals && terminals !== undefined) {
     next = { ...next, metaTerminals: terminals };
   }
-  return index >= 0 ? replaceAt(entries, index, next) : append(entries, next);
+  return index >= 0 ? replaceAt(entries, index, next) : appendEntry(entries, next, ctx.at);
 }
 
 function mergeToolFields(base: ToolEntry, u: acp.ToolCallUpdate, at: number): ToolEntry {

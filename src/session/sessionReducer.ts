@@ -1,5 +1,5 @@
 import type * as acp from '@agentclientprotocol/sdk';
-import { append, applyChunk, closeOpenTools, lastIndexOfTool, replaceAt, upsertTool, withDraftArrays, type UpdateContext } from './entryUpdates';
+import { append, appendEntry, applyChunk, closeOpenTools, lastIndexOfTool, replaceAt, upsertTool, withDraftArrays, type UpdateContext } from './entryUpdates';
 import { mergeReplay } from './replayMerge';
 import type { PermissionOutcome, SessionAction } from './sessionActions';
 import type { Entry, PermissionState, PlanSnapshotEntry, SessionState, ToolEntry, TurnEndEntry, TurnOutcome } from './sessionState';
@@ -44,7 +44,7 @@ export function reduceSession(state: SessionState, action: SessionAction): Sessi
         ...rest,
         phase: 'running',
         turn: { id: action.turnId, startedAt: action.at, cancelRequested: false },
-        entries: append(state.entries, { kind: 'user', id: action.id, blocks: action.blocks, at: action.at, turnId: action.turnId, origin: 'local' }),
+        entries: appendEntry(state.entries, { kind: 'user', id: action.id, blocks: action.blocks, at: action.at, turnId: action.turnId, origin: 'local' }, action.at),
       };
     }
     case 'updateReceived':
@@ -103,7 +103,7 @@ export function reduceSession(state: SessionState, action: SessionAction): Sessi
       return {
         ...rest,
         phase: 'idle',
-        entries: append(entries, footer),
+        entries: appendEntry(entries, footer, action.at),
         ...(reported !== undefined && state.quirks.cumulativePromptUsage ? { cumulativeUsage: reported } : {}),
         ...(action.stopReason === 'cancelled' && state.quirks.mergesCancelledPrompt ? { cancelledPromptPending: true } : {}),
       };
@@ -119,7 +119,7 @@ export function reduceSession(state: SessionState, action: SessionAction): Sessi
       let entries = closeOpenTools(state.entries, cancelled ? 'cancelled' : 'ended', action.at, turn.id);
       entries = expirePendingPermissions(entries, action.at, turn.id);
       if (!cancelled) {
-        entries = append(entries, {
+        entries = appendEntry(entries, {
           kind: 'notice',
           id: action.noticeId,
           level: 'error',
@@ -127,7 +127,7 @@ export function reduceSession(state: SessionState, action: SessionAction): Sessi
           detail: action.error,
           actions: ['showTraffic'],
           at: action.at,
-        });
+        }, action.at);
       }
       const footer: TurnEndEntry = {
         kind: 'turnEnd',
@@ -142,7 +142,7 @@ export function reduceSession(state: SessionState, action: SessionAction): Sessi
       return {
         ...rest,
         phase: 'idle',
-        entries: append(entries, footer),
+        entries: appendEntry(entries, footer, action.at),
         ...(cancelled && state.quirks.mergesCancelledPrompt ? { cancelledPromptPending: true } : {}),
       };
     }
@@ -151,7 +151,7 @@ export function reduceSession(state: SessionState, action: SessionAction): Sessi
       entries = expirePendingPermissions(entries, action.at, undefined);
       const turn = state.turn;
       if (turn !== undefined) {
-        entries = append(entries, {
+        entries = appendEntry(entries, {
           kind: 'turnEnd',
           id: action.id,
           turnId: turn.id,
@@ -159,7 +159,7 @@ export function reduceSession(state: SessionState, action: SessionAction): Sessi
           durationMs: Math.max(0, action.at - turn.startedAt),
           error: action.message,
           at: action.at,
-        });
+        }, action.at);
       }
       entries = append(entries, {
         kind: 'notice',
@@ -244,25 +244,21 @@ function applyUpdate(state: SessionState, update: acp.SessionUpdate, ctx: Update
       }
       return next;
     }
-    case 'usage_update':
-      return {
-        ...state,
-        usage: {
-          used: update.used,
-          size: update.size,
-          ...(update.cost !== undefined && update.cost !== null ? { cost: { amount: update.cost.amount, currency: update.cost.currency } } : {}),
-        },
-      };
+    case 'usage_update': {
+      // The cost is cumulative; an update without it (Hermes sends one after every prompt) keeps it.
+      const cost = update.cost !== undefined && update.cost !== null ? { amount: update.cost.amount, currency: update.cost.currency } : state.usage?.cost;
+      return { ...state, usage: { used: update.used, size: update.size, ...(cost !== undefined ? { cost } : {}) } };
+    }
     case 'notice':
       return withEntries(state, ctx, (entries) =>
-        append(entries, {
+        appendEntry(entries, {
           kind: 'notice',
           id: ctx.id,
           level: update.severity === 'error' || update.severity === 'warning' ? update.severity : 'info',
           title: update.title,
           at: ctx.at,
           ...(typeof update.description === 'string' ? { detail: update.description } : {}),
-        }),
+        }, ctx.at),
       );
     case 'compaction_update':
     case 'compaction_summary_chunk':
@@ -308,7 +304,7 @@ function upsertPlanSnapshot(entries: readonly Entry[], plan: readonly acp.PlanEn
     at: ctx.at,
     ...(ctx.turnId !== undefined ? { turnId: ctx.turnId } : {}),
   };
-  return append(entries, snapshot);
+  return appendEntry(entries, snapshot, ctx.at);
 }
 
 function resolvePermission(state: SessionState, requestId: string, outcome: PermissionOutcome, answeredBy: string, at: number): SessionState {

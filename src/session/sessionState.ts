@@ -47,7 +47,13 @@ export interface UserEntry {
 }
 
 export type AssistantPart =
-  | { readonly kind: 'text' | 'thought'; readonly text: string; readonly at: number }
+  | {
+      readonly kind: 'text' | 'thought';
+      readonly text: string;
+      readonly at: number;
+      /** When a thought ended because something else followed it in another entry (a tool call, a new message). */
+      readonly endedAt?: number;
+    }
   | { readonly kind: 'block'; readonly block: acp.ContentBlock; readonly at: number };
 
 export interface AssistantEntry {

@@ -269,7 +269,8 @@ function appendOps(prev: AssistantEntry, next: AssistantEntry, index: number): E
     return undefined;
   }
   if (before !== after) {
-    if (before.kind === 'block' || after.kind !== before.kind || after.text.length < before.text.length) {
+    // Only pure growth of the last part is an append; anything else (a thought that ended) re-sends the entry.
+    if (before.kind === 'block' || after.kind === 'block' || after.kind !== before.kind || after.text.length < before.text.length || after.endedAt !== before.endedAt) {
       return undefined;
     }
     ops.push({ op: 'appendText', index, part: lastIndex, kind: before.kind, text: after.text.slice(before.text.length) });
@@ -290,8 +291,8 @@ function partsView(e: AssistantEntry): PartView[] {
       return { kind: 'block', block: blockView(p.block) };
     }
     if (p.kind === 'thought') {
-      const next = e.parts[i + 1];
-      return { kind: 'thought', text: p.text, startedAt: p.at, ...(next !== undefined ? { endedAt: next.at } : {}) };
+      const endedAt = p.endedAt ?? e.parts[i + 1]?.at;
+      return { kind: 'thought', text: p.text, startedAt: p.at, ...(endedAt !== undefined ? { endedAt } : {}) };
     }
     return { kind: 'text', text: p.text };
   });

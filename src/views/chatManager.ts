@@ -403,7 +403,7 @@ export class ChatManager implements vscode.Disposable {
   /** Sessions this workspace opened (merged into the history list). */
   private rememberSession(chat: ChatSession): void {
     const sessionId = chat.sessionId;
-    if (sessionId === undefined || chat.isDemo) {
+    if (sessionId === undefined || chat.isDemo || !chat.used) {
       return;
     }
     const state = chat.controller.state;

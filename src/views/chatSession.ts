@@ -4,6 +4,7 @@ import type { AcpClient } from '../acp/acpConnection';
 import { describeError } from '../acp/errors';
 import { quirksFor } from '../session/agentQuirks';
 import { PermissionPolicy, requestFacts, type PermissionRule } from '../session/permissionPolicy';
+import { detectProviderFailureText } from '../session/providerErrors';
 import { SessionController, type PermissionDecider, type TurnResult } from '../session/sessionController';
 import { defaultQuirks } from '../session/sessionState';
 import { DisposableStore, type Disposable } from '../util/disposable';
@@ -42,6 +43,7 @@ export class ChatSession implements Disposable {
   private readOnlyValue = false;
   private starting: Promise<boolean> | undefined;
   private pendingContext: acp.ContentBlock[] = [];
+  private usedValue = false;
   private startAttempted = false;
   private entryCounter = 0;
   private readonly timers = new Map<string, NodeJS.Timeout>();
@@ -108,6 +110,11 @@ export class ChatSession implements Disposable {
     return this.controller.sessionId;
   }
 
+  /** A prompt was sent in this chat, or it opened an existing session: worth listing in history. */
+  get used(): boolean {
+    return this.usedValue;
+  }
+
   /**
    * Starts the session when a chat is first shown; after a failure it waits for the user (a
    * prompt or an action) instead of retrying — and repeating the same notice — on every reveal.
@@ -140,6 +147,7 @@ export class ChatSession implements Disposable {
     }
     const context = this.pendingContext;
     this.pendingContext = [];
+    this.usedValue = true;
     const before = this.controller.state.entries.length;
     const result = await this.controller.prompt(blocks, context);
     this.explainTurn(result, before);
@@ -161,7 +169,25 @@ export class ChatSession implements Disposable {
    * `refusal`: say so, and offer a new session, instead of leaving a silent "Refused".
    */
   private explainTurn(result: TurnResult, entriesBefore: number): void {
-    if (result.kind !== 'ended' || result.stopReason !== 'refusal') {
+    if (result.kind !== 'ended') {
+      return;
+    }
+    if (result.stopReason === 'end_turn') {
+      // Hermes reports provider failures as the reply text with `end_turn`: say it was an error.
+      const last = this.controller.state.entries.slice(entriesBefore).filter((e) => e.kind === 'assistant').at(-1);
+      const text = last?.kind === 'assistant' ? last.parts.map((p) => (p.kind === 'text' ? p.text : '')).join('') : '';
+      const failure = detectProviderFailureText(text);
+      if (failure !== undefined) {
+        this.controller.addNotice(
+          'warning',
+          `The model provider failed${failure.httpStatus !== undefined ? ` (HTTP ${failure.httpStatus})` : ''}: that reply is an error report, not an answer.`,
+          failure.transient ? 'It is usually temporary (rate limit, overload, server error); try again in a moment.' : 'Check the provider configuration (Set Up Provider).',
+          failure.transient ? ['showTraffic'] : ['setupProvider', 'showTraffic'],
+        );
+      }
+      return;
+    }
+    if (result.stopReason !== 'refusal') {
       return;
     }
     const turnEntries = this.controller.state.entries.slice(entriesBefore);
@@ -221,6 +247,7 @@ export class ChatSession implements Disposable {
 
   /** Opens an existing agent session in this chat (history list, restore after a crash). */
   async open(sessionId: string): Promise<boolean> {
+    this.usedValue = true;
     const client = await this.connect();
     if (client === undefined) {
       return false;

@@ -75,6 +75,9 @@ export function startApp(win: Window & typeof globalThis, options: AppOptions = 
         controls.update(header);
         planDock.update(header);
         composer.updateHeader(header);
+        // Spinners in the transcript (plan items in progress) only turn while the agent works.
+        const active = header.phase === 'running' || header.phase === 'cancelling' || header.phase === 'starting';
+        document.getElementById('app')?.classList.toggle('agent-idle', !active);
       }
       transcript.render(frame, holder.store?.slots ?? []);
     },

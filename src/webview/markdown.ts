@@ -401,7 +401,9 @@ function linksChanged(before: Links, after: Links): boolean {
 }
 
 function lex(source: string, links: Links): { tokens: Token[]; links: Links } {
-  const lexer = new Lexer();
+  // `breaks`: a single newline is a line break, as agents mean it in chat (Hermes' `/help` and
+  // `/context` answers are line-oriented plain text that would otherwise run together).
+  const lexer = new Lexer({ gfm: true, breaks: true });
   for (const [key, value] of Object.entries(links)) {
     lexer.tokens.links[key] = value;
   }

@@ -155,7 +155,9 @@ function outcomeText(p: PermissionView, env: RenderEnv): string {
     case 'expired':
       return t('Expired: {0} stopped waiting for an answer', agentName(env));
     case 'cancelled':
-      return t('Cancelled: the request was withdrawn');
+      return p.answeredBy === 'user dismissed'
+        ? t('Dismissed: {0} was told no', agentName(env))
+        : t('Cancelled ({0})', p.answeredBy ?? t('the request was withdrawn'));
     case 'pending':
       return '';
   }

@@ -181,7 +181,8 @@ export class ToolCallView implements EntryComponent {
     clear(this.status);
     this.status.className = `tool-status status-${entry.status}`;
     const spin = entry.status === 'in_progress' ? 'codicon-modifier-spin' : '';
-    this.status.append(icon(statusIcons[entry.status], spin), el('span', { text: statusText(entry.status) }));
+    this.status.append(icon(statusIcons[entry.status], spin), el('span', { class: 'status-text', text: statusText(entry.status) }));
+    this.status.title = statusText(entry.status);
     this.duration.textContent = entry.endedAt !== undefined ? formatDuration(entry.endedAt - entry.startedAt) : '';
   }
 

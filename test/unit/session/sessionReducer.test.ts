@@ -309,3 +309,26 @@ suite('entry diff', () => {
     assert.deepEqual(ops.map((o) => o.op), ['remove', 'insert', 'insert']);
   });
 });
+
+suite('session reducer: thoughts and usage', () => {
+  test('ends a thought when a tool call or a new message follows it in another entry', () => {
+    const h = new SessionHarness();
+    h.prompt('go');
+    h.update(textChunk('thinking', 'agent_thought_chunk', 'm1'));
+    h.update(toolCall('t1'));
+    const thought = assistants(h.state.entries)[0]?.parts[0];
+    assert.equal(thought?.kind, 'thought');
+    assert.equal(thought?.kind === 'thought' ? thought.endedAt : undefined, h.now);
+    h.update(textChunk('more thinking', 'agent_thought_chunk', 'm2'));
+    h.update(textChunk('answer', 'agent_message_chunk', 'm3'));
+    const second = assistants(h.state.entries)[1]?.parts[0];
+    assert.ok(second?.kind === 'thought' && second.endedAt !== undefined);
+  });
+
+  test('keeps the cumulative cost when a usage_update omits it', () => {
+    const h = new SessionHarness();
+    h.update({ sessionUpdate: 'usage_update', used: 10, size: 100, cost: { amount: 0.5, currency: 'USD' } });
+    h.update({ sessionUpdate: 'usage_update', used: 20, size: 100 });
+    assert.deepEqual(h.state.usage, { used: 20, size: 100, cost: { amount: 0.5, currency: 'USD' } });
+  });
+});
