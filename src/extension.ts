@@ -1,4 +1,6 @@
 import * as vscode from 'vscode';
+import { ChangesFeature } from './views/changesView';
+import type { Entry } from './session/sessionState';
 import { ChatManager } from './views/chatManager';
 import { ChatPanel } from './views/chatPanel';
 import { ChatViewProvider } from './views/chatViewProvider';
@@ -14,6 +16,8 @@ export interface HermesApi {
   readonly manager: ChatManager;
   readonly chatView: ChatViewProvider;
   readonly statusBar: StatusBar;
+  /** The Changes view: agent changes per chat and turn, keep/revert, restore to before a turn. */
+  readonly changes: ChangesFeature;
   /** Milliseconds `activate()` took. */
   readonly activationMs: number;
 }
@@ -43,14 +47,35 @@ export function activate(context: vscode.ExtensionContext): HermesApi {
   });
   m.setVisibilityProbe((chat) => (chat === m.sidebarIfAny && chatView.isVisible) || ChatPanel.all.some((p) => p.chat === chat && p.panel.visible));
   const statusBar = new StatusBar(manager);
+  const changes = new ChangesFeature({
+    manager,
+    onDidWrite: manager.onDidWrite,
+    // Snapshots spill here past 64 MB of memory (per-process folder, removed on dispose).
+    storageDir: (context.storageUri ?? context.globalStorageUri).fsPath,
+  });
+  // Turn footers offer "Restore files to before this turn" when the turn changed files.
+  m.setTurnChangesProbe((chat, turnId) => {
+    const turn = changes.service.trackerFor(chat)?.turns().find((t) => t.turnId === turnId);
+    const files = turn?.files.filter((f) => f.pending > 0) ?? [];
+    return files.length > 0 ? { files: files.length, added: files.reduce((n, f) => n + f.added, 0), removed: files.reduce((n, f) => n + f.removed, 0) } : undefined;
+  });
+  const isFooter = (e: Entry): boolean => e.kind === 'turnEnd';
+  const footers = changes.service.onDidChange(() => {
+    chatView.webviewChannel?.refreshEntries(isFooter);
+    for (const p of ChatPanel.all) {
+      p.refreshEntries(isFooter);
+    }
+  });
+  context.subscriptions.push(footers);
   context.subscriptions.push(
     traffic,
     chatView,
     statusBar,
+    changes,
     vscode.window.registerWebviewViewProvider(ViewId.chat, chatView),
     ...registerCommands({ extensionUri: context.extensionUri, manager, chatView, config, traffic }),
   );
-  return { manager, chatView, statusBar, activationMs: performance.now() - started };
+  return { manager, chatView, statusBar, changes, activationMs: performance.now() - started };
 }
 
 /** Ends every agent process (and what they started) before the extension host goes away. */

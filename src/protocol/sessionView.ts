@@ -124,6 +124,8 @@ export type EntryView =
       readonly durationMs: number;
       readonly usage?: TokenUsageView;
       readonly error?: string;
+      /** Files this turn changed that are still pending review (the Changes view). */
+      readonly changes?: { readonly files: number; readonly added: number; readonly removed: number };
     };
 
 export type NoticeActionView = 'showTraffic' | 'restartAgent' | 'setupProvider' | 'newSession' | 'checkInstallation' | 'useDemoAgent' | 'openSettings';
@@ -180,6 +182,14 @@ export interface SessionHeaderView {
   readonly acceptsImages: boolean;
   /** A notice for the composer area (e.g. "agent restarting…"). */
   readonly status?: string;
+  /** Context the next prompt will carry (a fork's transcript, "the user reverted these hunks"), removable. */
+  readonly contextNotes?: readonly ContextNoteView[];
+}
+
+export interface ContextNoteView {
+  readonly key: string;
+  readonly label: string;
+  readonly text: string;
 }
 
 export interface SessionView {

@@ -66,6 +66,9 @@ export type WebviewMessage =
   | { readonly type: 'model/set'; readonly modelId: string }
   | { readonly type: 'config/set'; readonly configId: string; readonly value: string | boolean }
   | { readonly type: 'fork/fromHere'; readonly entryId: string }
+  | { readonly type: 'composer/removeNote'; readonly key: string }
+  | { readonly type: 'turn/restore'; readonly turnId: number }
+  | { readonly type: 'turn/rewind'; readonly turnId: number }
   | { readonly type: 'transcript/copy' }
   | { readonly type: 'request/call'; readonly id: number; readonly call: WebviewCall };
 
@@ -92,6 +95,9 @@ export const webviewMessageTypes: readonly WebviewMessage['type'][] = [
   'model/set',
   'config/set',
   'fork/fromHere',
+  'composer/removeNote',
+  'turn/restore',
+  'turn/rewind',
   'transcript/copy',
   'request/call',
 ];

@@ -23,9 +23,13 @@ export interface ViewContext {
   readonly acceptsImages: boolean;
   readonly pendingPermissions: number;
   readonly status?: string;
+  /** Context the next prompt will carry, shown (and removable) above the composer. */
+  readonly contextNotes?: readonly { readonly key: string; readonly label: string; readonly text: string }[];
   readonly now: number;
   /** Workspace-relative form of an absolute path, for labels. */
   relativePath(path: string): string;
+  /** What a turn changed in files that is still pending review (for the footer's restore buttons). */
+  turnChanges?(turnId: number): { readonly files: number; readonly added: number; readonly removed: number } | undefined;
   /** Live output of a client-created terminal (terminal/create), if we own it. */
   terminal?(terminalId: string): { readonly output: string; readonly exitCode?: number | null; readonly signal?: string | null; readonly running: boolean } | undefined;
 }
@@ -121,7 +125,8 @@ export class ViewProjector {
           actions: e.actions ?? [],
           ...(e.detail !== undefined ? { detail: e.detail } : {}),
         };
-      case 'turnEnd':
+      case 'turnEnd': {
+        const changes = ctx.turnChanges?.(e.turnId);
         return {
           kind: 'turnEnd',
           id: e.id,
@@ -130,7 +135,9 @@ export class ViewProjector {
           durationMs: e.durationMs,
           ...(e.usage !== undefined ? { usage: e.usage } : {}),
           ...(e.error !== undefined ? { error: e.error } : {}),
+          ...(changes !== undefined && changes.files > 0 ? { changes } : {}),
         };
+      }
     }
   }
 
@@ -222,6 +229,7 @@ export class ViewProjector {
         ...(c.input !== undefined && c.input !== null && 'hint' in c.input ? { hint: c.input.hint } : {}),
       })),
       pendingPermissions: ctx.pendingPermissions,
+      contextNotes: ctx.contextNotes ?? [],
       readOnly: ctx.readOnly,
       acceptsImages: ctx.acceptsImages,
       ...(state.sessionId !== undefined ? { sessionId: state.sessionId } : {}),

@@ -14,7 +14,7 @@ import type { PendingPermission } from '../session/sessionController';
 import type { PermissionRule } from '../session/permissionPolicy';
 import { ChatSession, type SpawnConsent } from './chatSession';
 import { DiffReviewer } from './diffReview';
-import { WorkspaceFileSystem } from './workspaceFileSystem';
+import { WorkspaceFileSystem, type WriteRecord } from './workspaceFileSystem';
 import { CommandId } from './commandIds';
 import type { Configuration } from './configuration';
 import type { TrafficChannel } from './trafficChannel';
@@ -69,9 +69,13 @@ export class ChatManager implements vscode.Disposable {
   readonly terminals = new TerminalManager({ roots: () => (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath) });
   private isVisible: (chat: ChatSession) => boolean = () => false;
   private openPanel: (chat: ChatSession, draft?: string) => void = () => undefined;
+  private turnChanges: (chat: ChatSession, turnId: number) => { files: number; added: number; removed: number } | undefined = () => undefined;
   private readonly workspaceRulesKey = 'hermes.permissions.workspaceRules';
   private readonly onDidChangeSidebarChatEmitter = new Emitter<ChatSession>();
   readonly onDidChangeSidebarChat = this.onDidChangeSidebarChatEmitter.event;
+  private readonly onDidWriteEmitter = new Emitter<WriteRecord>();
+  /** Every write through `fs/write_text_file`, with the text before and after (the Changes view tracks them). */
+  readonly onDidWrite = this.onDidWriteEmitter.event;
 
   constructor(private readonly options: ChatManagerOptions) {
     this.fileSystem = new WorkspaceFileSystem({
@@ -79,8 +83,14 @@ export class ChatManager implements vscode.Disposable {
       maxReadBytes: 50 * 1024 * 1024,
       writeMode: () => options.config.writesMode(),
       review: (params, before) => this.reviewWrite(params, before),
+      onDidWrite: (record) => this.onDidWriteEmitter.fire(record),
     });
     vscode.workspace.onDidChangeWorkspaceFolders(() => this.boundary.reset());
+  }
+
+  /** Where the footers' "files changed" summaries come from (the Changes view). */
+  setTurnChangesProbe(probe: (chat: ChatSession, turnId: number) => { files: number; added: number; removed: number } | undefined): void {
+    this.turnChanges = probe;
   }
 
   /** How the surface opens a chat in an editor tab (forks, history). */
@@ -264,6 +274,8 @@ export class ChatManager implements vscode.Disposable {
         return t === undefined ? undefined : { output: t.output, running: t.running, ...(t.exitCode !== undefined ? { exitCode: t.exitCode } : {}), ...(t.signal !== undefined ? { signal: t.signal } : {}) };
       },
       ...(chat.status !== undefined ? { status: chat.status } : {}),
+      contextNotes: chat.contextNotes,
+      turnChanges: (turnId) => this.turnChanges(chat, turnId),
     };
   }
 
@@ -311,6 +323,15 @@ export class ChatManager implements vscode.Disposable {
         return;
       case 'fork/fromHere':
         void this.forkAndOpen(chat, message.entryId);
+        return;
+      case 'composer/removeNote':
+        chat.removeContextNote(message.key);
+        return;
+      case 'turn/restore':
+        void vscode.commands.executeCommand('hermes.restoreTurn', chat.id, message.turnId);
+        return;
+      case 'turn/rewind':
+        void vscode.commands.executeCommand('hermes.rewindTurn', chat.id, message.turnId);
         return;
       case 'request/call':
         void searchWorkspaceFiles(message.call.params.query).then(
@@ -366,6 +387,7 @@ export class ChatManager implements vscode.Disposable {
     this.hosts.clear();
     this.onDidChangeEmitter.dispose();
     this.onDidChangeSidebarChatEmitter.dispose();
+    this.onDidWriteEmitter.dispose();
   }
 
   /**
@@ -447,7 +469,7 @@ export class ChatManager implements vscode.Disposable {
     const prior = index >= 0 ? entries.slice(0, index) : entries;
     chat.controller.dispatch({ type: 'transcriptCopied', entries: prior });
     const transcript = toMarkdown({ ...source.controller.state, entries: prior, plan: [], commands: [] });
-    chat.setPendingContext([
+    chat.setContextNote('fork', vscode.l10n.t('The conversation this fork starts from'), [
       {
         type: 'text',
         text: `This session was forked from an earlier conversation. Here is that conversation up to the fork point, for context:

@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import type { ChatManager } from './chatManager';
+import type { Entry } from '../session/sessionState';
 import type { ChatSession } from './chatSession';
 import { chatWebviewHtml, chatWebviewOptions, webviewLike } from './chatWebview';
 import { showsTerminal, WebviewChannel } from './webviewChannel';
@@ -68,6 +69,11 @@ export class ChatPanel implements vscode.Disposable {
     const created = new ChatPanel(panel, chat, manager, log, extensionUri);
     chat.autoStart();
     return created;
+  }
+
+  /** Re-sends entries whose view depends on something outside the session state. */
+  refreshEntries(predicate: (entry: Entry) => boolean): void {
+    this.channel.refreshEntries(predicate);
   }
 
   /** Inserts text into this chat's composer (fork from here puts the message back for editing). */

@@ -42,7 +42,8 @@ export class ChatSession implements Disposable {
   private statusValue: string | undefined;
   private readOnlyValue = false;
   private starting: Promise<boolean> | undefined;
-  private pendingContext: acp.ContentBlock[] = [];
+  /** Context for the next prompt, by key, in the order set; sent once. */
+  private readonly notes = new Map<string, { label: string; blocks: acp.ContentBlock[]; onRemove?: () => void }>();
   private usedValue = false;
   private startAttempted = false;
   private entryCounter = 0;
@@ -145,8 +146,8 @@ export class ChatSession implements Disposable {
     if (this.controller.state.phase !== 'idle') {
       return undefined;
     }
-    const context = this.pendingContext;
-    this.pendingContext = [];
+    const context = [...this.notes.values()].flatMap((n) => n.blocks);
+    this.notes.clear();
     this.usedValue = true;
     const before = this.controller.state.entries.length;
     const result = await this.controller.prompt(blocks, context);
@@ -154,9 +155,31 @@ export class ChatSession implements Disposable {
     return result;
   }
 
-  /** Context sent (once) ahead of the next prompt, e.g. the transcript a fork starts from. */
-  setPendingContext(blocks: readonly acp.ContentBlock[]): void {
-    this.pendingContext = [...blocks];
+  /**
+   * Context sent (once) ahead of the next prompt — a fork's transcript, the Changes view's "the user
+   * reverted these hunks" — shown above the composer, where the user can remove it before sending.
+   */
+  setContextNote(key: string, label: string, blocks: readonly acp.ContentBlock[] | undefined, onRemove?: () => void): void {
+    if (blocks === undefined || blocks.length === 0) {
+      this.notes.delete(key);
+    } else {
+      this.notes.set(key, { label, blocks: [...blocks], ...(onRemove !== undefined ? { onRemove } : {}) });
+    }
+    this.onDidChangeEmitter.fire();
+  }
+
+  /** The user removed a note in the composer. */
+  removeContextNote(key: string): void {
+    const note = this.notes.get(key);
+    if (note !== undefined) {
+      this.notes.delete(key);
+      note.onRemove?.();
+      this.onDidChangeEmitter.fire();
+    }
+  }
+
+  get contextNotes(): readonly { readonly key: string; readonly label: string; readonly text: string }[] {
+    return [...this.notes].map(([key, n]) => ({ key, label: n.label, text: n.blocks.map((b) => (b.type === 'text' ? b.text : '')).join('\n') }));
   }
 
   /** A status line under the composer (restarts, restores); undefined clears it. */

@@ -17,11 +17,32 @@ export const CommandId = {
   rejectProposal: 'hermes.rejectProposal',
 } as const;
 
+/**
+ * The Changes view's commands, registered by `ChangesFeature` (src/views/changesView.ts, whose
+ * `ChangesCommandId` declares the same ids). Listed here, before `CommandIdValue`, so the
+ * manifest check sees them; they are not in `CommandId`, whose handlers live in commands.ts.
+ */
+export const ChangesCommandIds = {
+  openChangeDiff: 'hermes.openChangeDiff',
+  revertHunk: 'hermes.revertHunk',
+  keepHunk: 'hermes.keepHunk',
+  revertFileChanges: 'hermes.revertFileChanges',
+  keepFileChanges: 'hermes.keepFileChanges',
+  revertTurn: 'hermes.revertTurn',
+  restoreTurn: 'hermes.restoreTurn',
+  rewindTurn: 'hermes.rewindTurn',
+  keepTurn: 'hermes.keepTurn',
+  keepAllChanges: 'hermes.keepAllChanges',
+  removeRevertNote: 'hermes.removeRevertNote',
+  clearChanges: 'hermes.clearChanges',
+} as const;
+
 export type CommandIdValue = (typeof CommandId)[keyof typeof CommandId];
 
 export const ViewId = {
   container: 'hermes',
   chat: 'hermes.chatView',
+  changes: 'hermes.changesView',
 } as const;
 
 export const ContextKey = {

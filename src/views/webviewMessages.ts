@@ -70,6 +70,15 @@ export function parseWebviewMessage(raw: unknown): WebviewMessage | undefined {
       const value = m.value;
       return configId !== undefined && (typeof value === 'string' || typeof value === 'boolean') ? { type: 'config/set', configId, value } : undefined;
     }
+    case 'composer/removeNote': {
+      const key = str('key');
+      return key !== undefined ? { type: 'composer/removeNote', key } : undefined;
+    }
+    case 'turn/restore':
+    case 'turn/rewind': {
+      const turnId = int('turnId');
+      return turnId !== undefined && turnId > 0 ? { type: m.type, turnId } : undefined;
+    }
     case 'fork/fromHere': {
       const entryId = str('entryId');
       return entryId !== undefined ? { type: 'fork/fromHere', entryId } : undefined;

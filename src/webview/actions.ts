@@ -17,6 +17,9 @@ export interface Actions {
   setModel(modelId: string): void;
   setConfig(configId: string, value: string | boolean): void;
   forkFromHere(entryId: string): void;
+  restoreTurn(turnId: number): void;
+  rewindTurn(turnId: number): void;
+  removeNote(key: string): void;
   /** `@` mentions: workspace files matching the query (a request the host answers). */
   searchMentions(query: string): Promise<readonly MentionView[]>;
   /** Routes a `request/result` from the host to the request waiting for it. */
@@ -42,6 +45,9 @@ export function createActions(bridge: Pick<HostBridge, 'post'>): Actions {
     setModel: (modelId) => post({ type: 'model/set', modelId }),
     setConfig: (configId, value) => post({ type: 'config/set', configId, value }),
     forkFromHere: (entryId) => post({ type: 'fork/fromHere', entryId }),
+    restoreTurn: (turnId) => post({ type: 'turn/restore', turnId }),
+    rewindTurn: (turnId) => post({ type: 'turn/rewind', turnId }),
+    removeNote: (key) => post({ type: 'composer/removeNote', key }),
     searchMentions: (query) => {
       const id = ++nextRequest;
       const result = new Promise<unknown>((resolve, reject) => waiting.set(id, { resolve, reject }));

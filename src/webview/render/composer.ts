@@ -26,6 +26,8 @@ export class Composer {
   private readonly menu: SlashMenu;
   private readonly mentions: MentionMenu;
   private readonly chips = el('div', { class: 'attachments' });
+  private readonly notes = el('div', { class: 'attachments context-notes' });
+  private notesKey = '';
   private attachments: AttachmentView[] = [];
   private header: SessionHeaderView | undefined;
   private commands: readonly CommandView[] = [];
@@ -61,6 +63,7 @@ export class Composer {
 
     this.element.append(
       this.status,
+      this.notes,
       this.chips,
       el('div', { class: 'composer-box' }, [el('label', { class: 'visually-hidden', attrs: { for: inputId }, text: t('Message') }), this.menu.element, this.mentions.element, this.textarea]),
       el('div', { class: 'composer-toolbar' }, [controls, el('span', { class: 'spacer' }), this.stop, this.send]),
@@ -68,6 +71,9 @@ export class Composer {
     );
     setHidden(this.status, true);
     setHidden(this.chips, true);
+    setHidden(this.notes, true);
+    this.notes.setAttribute('role', 'group');
+    this.notes.setAttribute('aria-label', t('Notes sent with the next message'));
     this.chips.setAttribute('aria-label', t('Context for the next message'));
     this.chips.setAttribute('role', 'group');
 
@@ -114,6 +120,7 @@ export class Composer {
     const status = header?.status;
     this.status.textContent = status ?? '';
     setHidden(this.status, status === undefined || status === '');
+    this.renderNotes(header?.contextNotes ?? []);
     this.hint.textContent = this.reason(header) ?? '';
     setHidden(this.hint, this.hint.textContent === '');
     this.updateButtons();
@@ -230,6 +237,28 @@ export class Composer {
     this.setValue('');
     this.attachments = [];
     this.renderChips();
+  }
+
+  /** Host-owned context (a fork's transcript, "you reverted these hunks"): visible, removable. */
+  private renderNotes(notes: readonly { readonly key: string; readonly label: string; readonly text: string }[]): void {
+    const key = JSON.stringify(notes.map((n) => [n.key, n.label, n.text.length]));
+    if (key === this.notesKey) {
+      return;
+    }
+    this.notesKey = key;
+    clear(this.notes);
+    setHidden(this.notes, notes.length === 0);
+    for (const note of notes) {
+      const remove = button('', {
+        icon: 'close',
+        class: 'icon-button chip-remove',
+        ariaLabel: t('Remove {0}', note.label),
+        title: t('Remove {0}', note.label),
+        onClick: () => this.env.actions.removeNote(note.key),
+      });
+      const preview = note.text.length > 400 ? `${note.text.slice(0, 400)}…` : note.text;
+      this.notes.appendChild(el('span', { class: 'chip note', attrs: { title: preview } }, [icon('note'), el('span', { class: 'chip-label', text: note.label }), remove]));
+    }
   }
 
   private renderChips(): void {

@@ -25,7 +25,7 @@ function createComponent(entry: EntryView, env: RenderEnv): EntryComponent {
     case 'notice':
       return new NoticeView(env);
     case 'turnEnd':
-      return new TurnEndView();
+      return new TurnEndView(env);
   }
 }
 

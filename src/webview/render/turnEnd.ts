@@ -1,8 +1,9 @@
 import type { EntryView } from '../../protocol/sessionView';
-import { el, icon, replaceChildren, setAttr } from '../dom';
+import { button, el, icon, replaceChildren, setAttr } from '../dom';
 import { t } from '../strings';
 import { compactNumber, formatDuration } from '../text';
 import type { EntryComponent } from '../viewStore';
+import type { RenderEnv } from './env';
 
 type TurnEndEntry = Extract<EntryView, { kind: 'turnEnd' }>;
 
@@ -41,6 +42,8 @@ export class TurnEndView implements EntryComponent {
   readonly element = el('div', { class: 'entry turn-end', attrs: { role: 'note' } });
   private entry: TurnEndEntry | undefined;
 
+  constructor(private readonly env: RenderEnv) {}
+
   update(entry: EntryView): void {
     if (entry.kind !== 'turnEnd' || entry === this.entry) {
       return;
@@ -60,6 +63,17 @@ export class TurnEndView implements EntryComponent {
         el('span', { class: 'muted', text: facts.join(' · ') }),
       ]),
       entry.error !== undefined && entry.error !== '' ? el('pre', { class: 'turn-error', text: entry.error }) : false,
+      entry.changes !== undefined ? this.changesRow(entry.turnId, entry.changes) : false,
+    ]);
+  }
+
+  /** The turn's file changes still pending review, with the checkpoint actions. */
+  private changesRow(turnId: number, changes: NonNullable<TurnEndEntry['changes']>): HTMLElement {
+    return el('div', { class: 'turn-changes' }, [
+      icon('diff-multiple'),
+      el('span', { class: 'muted', text: t('{0} file(s) changed · +{1} −{2}', changes.files, changes.added, changes.removed) }),
+      button(t('Restore files to before this turn'), { class: 'secondary', onClick: () => this.env.actions.restoreTurn(turnId) }),
+      button(t('Rewind code and conversation'), { class: 'secondary', onClick: () => this.env.actions.rewindTurn(turnId) }),
     ]);
   }
 }
