@@ -86,6 +86,9 @@ export class AcpClient implements Disposable {
   private readonly timeouts: RequestTimeouts;
   private toSdk!: ReadableStreamDefaultController<acp.AnyMessage>;
   private readonly pendingIds = new Set<string | number>();
+  /** Agent → client requests not yet answered on the wire. */
+  private readonly unanswered = new Set<string | number>();
+  private closing = false;
   private readonly sessionListeners = new Map<string, (n: acp.SessionNotification) => void>();
   private readonly buffered = new Map<string, acp.SessionNotification[]>();
   private exitError: AgentExitedError | undefined;
@@ -289,8 +292,25 @@ export class AcpClient implements Disposable {
     };
   }
 
-  /** Closes stdin and the SDK connection; the process itself is the caller's to dispose. */
+  /**
+   * Ends the conversation politely: answers the agent is still owed (a permission settled a moment
+   * ago is written by the SDK a task later) get up to `graceMs` to reach the wire, then stdin closes.
+   */
+  async close(graceMs = 250): Promise<void> {
+    if (this.closing) {
+      return;
+    }
+    this.closing = true;
+    const deadline = Date.now() + graceMs;
+    while (this.unanswered.size > 0 && this.exitError === undefined && Date.now() < deadline) {
+      await new Promise<void>((resolve) => setTimeout(resolve, 5));
+    }
+    this.dispose();
+  }
+
+  /** Closes stdin at once; the process itself is the caller's to dispose. */
   dispose(): void {
+    this.closing = true;
     this.onAnyUpdateEmitter.dispose();
     this.transport.stdin.end();
   }
@@ -392,6 +412,7 @@ export class AcpClient implements Disposable {
         }
         this.log.append({ dir: 'in', kind: 'notification', method, size: bytes.length, text, ...(utf8Note !== undefined ? { note: utf8Note } : {}) });
       } else {
+        this.unanswered.add(id);
         this.log.append({ dir: 'in', kind: 'request', method, id, size: bytes.length, text, ...(utf8Note !== undefined ? { note: utf8Note } : {}) });
       }
       this.forward(msg as acp.AnyMessage);
@@ -461,7 +482,12 @@ export class AcpClient implements Disposable {
     if (method !== undefined && hasId) {
       this.pendingIds.add(id);
     }
+    if (method === undefined && hasId) {
+      this.unanswered.delete(id);
+    }
     const kind = method === undefined ? ('error' in msg ? 'error' : 'response') : hasId ? 'request' : 'notification';
+    const stdin = this.transport.stdin;
+    const writable = this.exitError === undefined && !stdin.destroyed && !stdin.writableEnded;
     this.log.append({
       dir: 'out',
       kind,
@@ -469,22 +495,23 @@ export class AcpClient implements Disposable {
       text: line,
       ...(method !== undefined ? { method } : {}),
       ...(hasId ? { id } : {}),
+      ...(writable ? {} : { note: "not sent: the agent's input is closed" }),
     });
-    if (this.exitError !== undefined || this.transport.stdin.destroyed) {
+    if (!writable) {
       return undefined;
     }
-    if (this.transport.stdin.write(`${line}\n`)) {
+    if (stdin.write(`${line}\n`)) {
       return undefined;
     }
     // Backpressure: wait for the agent to read, unless it dies first.
     return new Promise<void>((resolve) => {
       const done = (): void => {
-        this.transport.stdin.off('drain', done);
-        this.transport.stdin.off('close', done);
+        stdin.off('drain', done);
+        stdin.off('close', done);
         resolve();
       };
-      this.transport.stdin.once('drain', done);
-      this.transport.stdin.once('close', done);
+      stdin.once('drain', done);
+      stdin.once('close', done);
     });
   }
 }

@@ -93,7 +93,8 @@ export class AgentHost {
   async stop(): Promise<void> {
     this.generation++;
     const proc = this.process;
-    this.clientValue?.dispose();
+    // Answers owed to the agent (permissions settled as the chats closed) go out before stdin closes.
+    await this.clientValue?.close();
     if (proc !== undefined) {
       await proc.dispose();
     }

@@ -4,6 +4,7 @@ import type { ChildProcess } from 'node:child_process';
 import { execa } from 'execa';
 import { Emitter } from '../util/emitter';
 import { AgentExitedError, AgentNotFoundError, AgentSpawnError } from './errors';
+import { flatPrefix } from './trafficLog';
 
 /** What to run. `env` entries overlay the inherited environment. */
 export interface AgentCommand {
@@ -218,7 +219,7 @@ export class AgentProcess {
   }
 
   private pushStderrLine(line: string): void {
-    const kept = line.length > 4096 ? `${line.slice(0, 4096)}…` : line;
+    const kept = line.length > 4096 ? `${flatPrefix(line, 4096)}…` : line;
     this.stderrRing.push(kept);
     this.stderrTotal++;
     if (this.stderrRing.length > this.options.stderrLines) {

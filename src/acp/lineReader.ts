@@ -65,9 +65,9 @@ export class LineReader {
       return;
     }
     if (this.partBytes + piece.length > this.maxLineBytes) {
-      const joined = concat(this.parts, this.partBytes);
-      const prefixSource = joined.length >= PREFIX_BYTES ? joined : concat([joined, piece], joined.length + piece.length);
-      this.skippedPrefix = prefixSource.slice(0, PREFIX_BYTES);
+      // Keep only a short prefix for the log; copying everything buffered just for it would double
+      // the memory held while the rest of the line is skipped.
+      this.skippedPrefix = firstBytes([...this.parts, piece], PREFIX_BYTES);
       this.skipping = this.partBytes + piece.length;
       this.parts = [];
       this.partBytes = 0;
@@ -91,6 +91,20 @@ export class LineReader {
     this.partBytes = 0;
     this.sink.line(line);
   }
+}
+
+function firstBytes(parts: readonly Uint8Array[], n: number): Uint8Array {
+  const out = new Uint8Array(n);
+  let offset = 0;
+  for (const p of parts) {
+    if (offset >= n) {
+      break;
+    }
+    const take = p.subarray(0, n - offset);
+    out.set(take, offset);
+    offset += take.length;
+  }
+  return out.slice(0, offset);
 }
 
 function concat(parts: readonly Uint8Array[], total: number): Uint8Array {

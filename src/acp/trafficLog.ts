@@ -79,7 +79,7 @@ export class TrafficLog {
     let note = input.note;
     if (text.length > this.maxEntryChars) {
       const kept = `kept the first ${this.maxEntryChars} of ${text.length} characters`;
-      text = text.slice(0, this.maxEntryChars);
+      text = flatPrefix(text, this.maxEntryChars);
       note = note !== undefined ? `${note}; ${kept}` : kept;
     }
     // One fixed object shape (no spreads): this runs for every message on the streaming path.
@@ -175,4 +175,12 @@ export function formatTrafficEntry(e: TrafficEntry, verbose: boolean): string {
   }
   const body = verbose ? ` ${e.text}` : '';
   return `${arrow} ${what}${size}${note}${body}`;
+}
+
+/**
+ * The first `n` characters as a string of their own. `slice` would return a V8 sliced string that
+ * keeps the whole (possibly 40 MB) line alive while the log believes it holds only the prefix.
+ */
+export function flatPrefix(text: string, n: number): string {
+  return Buffer.from(text.slice(0, n), 'utf16le').toString('utf16le');
 }

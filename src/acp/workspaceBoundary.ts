@@ -76,6 +76,12 @@ async function realPathOf(p: string): Promise<string> {
       const real = await fs.realpath(current);
       return rest.length === 0 ? real : path.join(real, ...rest.reverse());
     } catch {
+      // A component that does not resolve may be a dangling symlink: rejoining the rest as text
+      // would treat `<ws>/link→<outside>/missing/new.txt` as inside. Such paths are refused.
+      const link = await fs.lstat(current).catch(() => undefined);
+      if (link?.isSymbolicLink() === true) {
+        throw ClientRequestError.invalidParams(`${p} goes through ${current}, a symbolic link to a missing target; the client does not follow it.`, { path: p });
+      }
       const parent = path.dirname(current);
       if (parent === current) {
         return p;

@@ -285,6 +285,13 @@ export class SessionController implements Disposable {
     return true;
   }
 
+  /** Answers every pending request `cancelled` (the agent is about to be restarted, …). */
+  cancelPendingPermissions(reason: string): void {
+    for (const requestId of [...this.pending.keys()]) {
+      this.settlePermission(requestId, { kind: 'cancelled' }, reason);
+    }
+  }
+
   /** The agent's own deadline passed (Hermes denies after 60 s): show it expired, answer cancelled. */
   expirePermission(requestId: string): void {
     this.settlePermission(requestId, { kind: 'expired' }, 'the agent stopped waiting');

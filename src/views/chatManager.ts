@@ -250,6 +250,12 @@ export class ChatManager implements vscode.Disposable {
 
   /** Restarts a chat's agent; every chat on it restores its session. */
   async restartAgent(host: AgentHost): Promise<void> {
+    // Nobody can answer these any more: tell the agent before it goes (stop waits for the writes).
+    for (const c of this.chats) {
+      if (c.host === host) {
+        c.controller.cancelPendingPermissions('agent restarted');
+      }
+    }
     try {
       await host.restart();
     } catch (e) {
