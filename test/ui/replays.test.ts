@@ -50,7 +50,7 @@ function entryText(e: Entry): string[] {
 async function assertEveryEntryShown(view: ReplayView): Promise<void> {
   const page = view.page;
   const entries = view.controller.state.entries;
-  const shown = await page.locator('[role="log"] .transcript-list > .entry').evaluateAll((els: PageElement[]) =>
+  const shown = await page.locator('[role="log"] .transcript-list .entry-group > .entry').evaluateAll((els: PageElement[]) =>
     // textContent: innerText skips off-screen `content-visibility: auto` groups.
     els.map((e) => ({ id: e.getAttribute('data-entry-id'), text: e.textContent ?? '', html: e.outerHTML.slice(0, 300), visible: e.getClientRects().length > 0 })),
   );

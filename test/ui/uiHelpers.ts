@@ -76,7 +76,7 @@ export interface EntrySummary {
 
 export async function transcriptEntries(chat: FrameLocator): Promise<EntrySummary[]> {
   return conversation(chat).evaluate((log: PageElement) =>
-    Array.from(log.querySelectorAll('.transcript-list > .entry')).map((e) => ({
+    Array.from(log.querySelectorAll('.transcript-list .entry-group > .entry')).map((e) => ({
       cls: e.className,
       id: e.getAttribute('data-entry-id'),
       text: e.textContent ?? '', // innerText skips off-screen `content-visibility: auto` groups

@@ -12,7 +12,7 @@ function entryNode(h: Harness, id: string): HTMLElement {
 }
 
 function renderedIds(h: Harness): string[] {
-  return Array.from(h.doc.querySelectorAll<HTMLElement>('.transcript-list > [data-entry-id]')).map((e) => e.dataset.entryId ?? '');
+  return Array.from(h.doc.querySelectorAll<HTMLElement>('.transcript-list .entry-group > [data-entry-id]')).map((e) => e.dataset.entryId ?? '');
 }
 
 suite('webview: view store and transcript', () => {
@@ -117,6 +117,22 @@ suite('webview: view store and transcript', () => {
     h.send(patch(2, [{ op: 'appendText', index: 0, part: 0, kind: 'text', text: 'old' }]));
     assert.equal(entryNode(h, 'a1').textContent, 'x');
     assert.equal(h.postedOfType('session/resync').length, 0);
+  });
+
+  test('a long transcript sits in groups of entries that stay in order through inserts and removes', () => {
+    const ids = (from: number, to: number): string[] => Array.from({ length: to - from }, (_, i) => `u${from + i}`);
+    h.send(snapshot(1, ids(0, 70).map((id) => user(id, id))));
+    assert.deepEqual(renderedIds(h), ids(0, 70));
+    const groups = (): number[] => Array.from(h.doc.querySelectorAll('.transcript-list > .entry-group'), (g) => g.children.length);
+    assert.deepEqual(groups(), [32, 32, 6]);
+    // An insert in the first group shifts one entry of every group into the next.
+    h.send(patch(2, [{ op: 'insert', index: 1, entry: user('x', 'x') }]));
+    assert.deepEqual(renderedIds(h), ['u0', 'x', ...ids(1, 70)]);
+    assert.deepEqual(groups(), [32, 32, 7]);
+    // Removing from the middle pulls them back; the emptied last group goes away.
+    h.send(patch(3, [{ op: 'remove', index: 20, count: 40 }]));
+    assert.deepEqual(renderedIds(h), ['u0', 'x', ...ids(1, 19), ...ids(59, 70)]);
+    assert.deepEqual(groups(), [31]);
   });
 
   test('1,000 patches delivered before a frame render once', () => {
