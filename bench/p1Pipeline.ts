@@ -27,6 +27,11 @@ export interface P1Result {
   readonly pipelineCpuMs: number;
   /** baseline time / pipeline time (≥ 0.5 is the target). */
   readonly ratio: number;
+  /** baseline CPU / pipeline CPU: what our work costs next to bare JSON.parse, pipe waits aside. */
+  readonly cpuRatio: number;
+  /** Pipeline throughput: frames per second and µs of CPU per frame. */
+  readonly framesPerSecond: number;
+  readonly cpuUsPerFrame: number;
   readonly patches: number;
 }
 
@@ -171,9 +176,27 @@ export async function runP1(frames = 50_000): Promise<P1Result> {
   const file = path.join(cwd, 'frames.ndjson');
   const bytes = generateFrames(frames, file);
   // Warm both paths once (JIT, file cache), then measure.
-  await baseline(cwd, file, frames);
-  await pipeline(cwd, file, frames);
-  const b = await baseline(cwd, file, frames);
-  const p = await pipeline(cwd, file, frames);
-  return { frames, bytes, baselineMs: b.ms, pipelineMs: p.ms, baselineCpuMs: b.cpuMs, pipelineCpuMs: p.cpuMs, ratio: b.ms / p.ms, patches: p.patches };
+  let b: { ms: number; cpuMs: number };
+  let p: { ms: number; cpuMs: number; patches: number };
+  try {
+    await baseline(cwd, file, frames);
+    await pipeline(cwd, file, frames);
+    b = await baseline(cwd, file, frames);
+    p = await pipeline(cwd, file, frames);
+  } finally {
+    fs.rmSync(cwd, { recursive: true, force: true });
+  }
+  return {
+    frames,
+    bytes,
+    baselineMs: b.ms,
+    pipelineMs: p.ms,
+    baselineCpuMs: b.cpuMs,
+    pipelineCpuMs: p.cpuMs,
+    ratio: b.ms / p.ms,
+    cpuRatio: b.cpuMs / p.cpuMs,
+    framesPerSecond: frames / (p.ms / 1000),
+    cpuUsPerFrame: (p.cpuMs * 1000) / frames,
+    patches: p.patches,
+  };
 }

@@ -1,11 +1,41 @@
 import { runP1 } from './p1Pipeline';
+import { defaultP2, runP2 } from './p2Streaming';
+import { defaultP3, runP3 } from './p3LongSession';
+import { runP4 } from './p4Footprint';
 
+/**
+ * One benchmark per process (so one cannot warm up or pollute another); prints its result as one
+ * JSON line. `scripts/bench.mjs` runs them all and prints the table.
+ *   node out/bench/runBench.js p1|p2|p3
+ *   node out/bench/runBench.js p4 <production extension dir> <its dist/sizes.json>
+ */
 async function main(): Promise<void> {
   const which = process.argv[2] ?? 'p1';
-  if (which === 'p1') {
-    const r = await runP1(Number(process.env.BENCH_FRAMES ?? 50_000));
-    process.stdout.write(`${JSON.stringify(r)}\n`);
+  const num = (name: string, fallback: number): number => Number(process.env[name] ?? fallback);
+  let result: unknown;
+  switch (which) {
+    case 'p1':
+      result = await runP1(num('BENCH_FRAMES', 50_000));
+      break;
+    case 'p2':
+      // BENCH_P2_WINDOW_MS: the host's coalescing window to model (WebviewChannel posts at most one patch per 16 ms).
+      result = await runP2({ ...defaultP2, chunks: num('BENCH_CHUNKS', defaultP2.chunks), windowMs: num('BENCH_P2_WINDOW_MS', defaultP2.windowMs) });
+      break;
+    case 'p3':
+      result = await runP3(defaultP3);
+      break;
+    case 'p4': {
+      const [extensionDir, sizesFile] = process.argv.slice(3);
+      if (extensionDir === undefined || sizesFile === undefined) {
+        throw new Error('usage: runBench.js p4 <extension dir> <sizes.json>');
+      }
+      result = await runP4({ extensionDir, sizesFile, runs: num('BENCH_P4_RUNS', 2) });
+      break;
+    }
+    default:
+      throw new Error(`unknown benchmark ${which}`);
   }
+  process.stdout.write(`${JSON.stringify(result)}\n`);
 }
 
 void main().then(

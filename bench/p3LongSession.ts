@@ -1,0 +1,208 @@
+import { reduceSession } from '../src/session/sessionReducer';
+import type { SessionState } from '../src/session/sessionState';
+import { ViewProjector } from '../src/session/viewProjection';
+import { benchViewContext, entriesPerTurn, longSessionState } from './longSession';
+import { agentAnswer, chunked } from './streamText';
+import { benchHeader, mainThreadDelta, streamInPage, WebviewBrowser, type WebviewPage } from './webviewPage';
+
+/**
+ * P3 — long sessions: what one streamed chunk costs in a short session versus a long one (mixed
+ * messages, tool cards with 10 KB outputs, diffs): on the host (reducer + patch builder + JSON,
+ * one patch per 16 ms window) and in the webview (applying the patches and rendering, headless
+ * Chromium). Both are CPU time; the ratio long / short should stay near 1 (target ≤ 1.2).
+ */
+export interface P3Options {
+  /** Finished turns of the short and the long session (5 entries each, plus the running prompt). */
+  readonly shortTurns: number;
+  readonly longTurns: number;
+  /** Chunks streamed into the new message, for the webview and for the host. */
+  readonly webviewChunks: number;
+  readonly hostChunks: number;
+  readonly chunksPerSecond: number;
+  readonly windowMs: number;
+  /** Repetitions (the cheapest counts: noise only ever adds). */
+  readonly hostRuns: number;
+  readonly webviewRuns: number;
+}
+
+export const defaultP3: P3Options = {
+  shortTurns: 2,
+  longTurns: 400,
+  webviewChunks: 3_000,
+  hostChunks: 20_000,
+  chunksPerSecond: 1_000,
+  windowMs: 16,
+  hostRuns: 5,
+  webviewRuns: 2,
+};
+
+export interface P3Side {
+  readonly entries: number;
+  /** µs of host CPU time per chunk (reducer, patch, JSON). */
+  readonly hostUs: number;
+  /** µs of host CPU time per chunk when every chunk is its own patch (no coalescing: the worst case). */
+  readonly hostUncoalescedUs: number;
+  /** µs of webview main-thread CPU time per chunk. */
+  readonly webviewUs: number;
+  readonly totalUs: number;
+  /** After a full GC, with the whole session rendered. */
+  readonly webviewHeapMB: number;
+  readonly webviewNodes: number;
+  /** Main-thread CPU time to render the session from its snapshot (ms). */
+  readonly snapshotRenderMs: number;
+  readonly snapshotBytes: number;
+}
+
+export interface P3Result {
+  readonly short: P3Side;
+  readonly long: P3Side;
+  /** long.totalUs / short.totalUs (≤ 1.2 is the target). */
+  readonly ratio: number;
+  readonly hostRatio: number;
+  readonly webviewRatio: number;
+}
+
+function hostPerChunkUs(base: SessionState, chunks: readonly string[], perPatch: number): number {
+  const projector = new ViewProjector();
+  projector.snapshot(base, benchViewContext);
+  let posted = base;
+  let state = base;
+  const cpu0 = process.cpuUsage();
+  for (let i = 0; i < chunks.length; i++) {
+    state = reduceSession(state, {
+      type: 'updateReceived',
+      id: `live-${i}`,
+      at: i,
+      update: { sessionUpdate: 'agent_message_chunk', messageId: 'live', content: { type: 'text', text: chunks[i] ?? '' } },
+    });
+    if ((i + 1) % perPatch === 0 || i === chunks.length - 1) {
+      JSON.stringify(projector.patch(posted, state, benchViewContext));
+      posted = state;
+    }
+  }
+  const cpu = process.cpuUsage(cpu0);
+  return (cpu.user + cpu.system) / chunks.length;
+}
+
+interface WebviewSide {
+  readonly perChunkUs: number;
+  readonly heapMB: number;
+  readonly nodes: number;
+  readonly snapshotRenderMs: number;
+}
+
+async function webviewPerChunk(browser: WebviewBrowser, state: SessionState, chunks: readonly string[], options: P3Options): Promise<WebviewSide> {
+  const view = new ViewProjector().snapshot(state, benchViewContext);
+  const page = await browser.open();
+  try {
+    await warmUp(page);
+    const s0 = await page.metrics();
+    await page.snapshot(benchHeader('running', Date.now()), view.entries);
+    await page.settle();
+    const s1 = await page.metrics();
+    await page.collectGarbage();
+    const loaded = await page.metrics();
+    const m0 = await page.metrics();
+    const outcome = await page.page.evaluate(streamInPage, {
+      chunks,
+      chunksPerSecond: options.chunksPerSecond,
+      windowMs: options.windowMs,
+      index: view.entries.length,
+      entryId: 'live',
+      firstSeq: page.lastSeq + 1,
+    });
+    page.advanceSeq(outcome.lastSeq);
+    await page.settle();
+    const m1 = await page.metrics();
+    if (page.errors.length > 0) {
+      throw new Error(`the webview reported errors: ${page.errors.slice(0, 3).join(' | ')}`);
+    }
+    const shown = await page.shownChars('live');
+    if (shown <= 0) {
+      throw new Error('the streamed message is not shown');
+    }
+    return {
+      perChunkUs: (mainThreadDelta(m0, m1).cpuMs * 1000) / chunks.length,
+      heapMB: loaded.heapBytes / (1024 * 1024),
+      nodes: loaded.nodes,
+      snapshotRenderMs: s1.cpuMs - s0.cpuMs,
+    };
+  } finally {
+    await page.close();
+  }
+}
+
+async function warmUp(page: WebviewPage): Promise<void> {
+  await page.snapshot(benchHeader('idle'), [{ kind: 'assistant', id: 'warm', parts: [{ kind: 'text', text: agentAnswer(8_000) }] }]);
+  await page.settle(300);
+}
+
+export async function runP3(options: P3Options = defaultP3): Promise<P3Result> {
+  const text = agentAnswer(options.hostChunks * 4);
+  const hostChunks = chunked(text, options.hostChunks);
+  const webChunks = chunked(text.slice(0, options.webviewChunks * 4), options.webviewChunks);
+  const sizes = [options.shortTurns, options.longTurns].map((turns) => {
+    const state = longSessionState(turns);
+    return { turns, state, snapshotBytes: JSON.stringify(new ViewProjector().snapshot(state, benchViewContext)).length };
+  });
+
+  // Host: alternate the sizes so drift in machine load hits both.
+  const host = sizes.map(() => ({ coalesced: Infinity, uncoalesced: Infinity }));
+  hostPerChunkUs(sizes[0]?.state ?? longSessionState(0), hostChunks, 16); // warm the JIT
+  for (let r = 0; r < options.hostRuns; r++) {
+    sizes.forEach((s, i) => {
+      const h = host[i];
+      if (h !== undefined) {
+        h.coalesced = Math.min(h.coalesced, hostPerChunkUs(s.state, hostChunks, Math.max(1, Math.round((options.chunksPerSecond * options.windowMs) / 1000))));
+        h.uncoalesced = Math.min(h.uncoalesced, hostPerChunkUs(s.state, hostChunks.slice(0, 5_000), 1));
+      }
+    });
+  }
+
+  // Webview: the same, alternating sizes.
+  const web: (WebviewSide | undefined)[] = sizes.map(() => undefined);
+  const browser = await WebviewBrowser.launch();
+  try {
+    for (let r = 0; r < options.webviewRuns; r++) {
+      for (const [i, s] of sizes.entries()) {
+        const w = await webviewPerChunk(browser, s.state, webChunks, options);
+        const best = web[i];
+        web[i] = best === undefined || w.perChunkUs < best.perChunkUs ? w : best;
+      }
+    }
+  } finally {
+    await browser.close();
+  }
+
+  const side = (i: number): P3Side => {
+    const s = sizes[i];
+    const h = host[i];
+    const w = web[i];
+    if (s === undefined || h === undefined || w === undefined) {
+      throw new Error('missing P3 measurement');
+    }
+    return {
+      entries: s.state.entries.length,
+      hostUs: h.coalesced,
+      hostUncoalescedUs: h.uncoalesced,
+      webviewUs: w.perChunkUs,
+      totalUs: h.coalesced + w.perChunkUs,
+      webviewHeapMB: w.heapMB,
+      webviewNodes: w.nodes,
+      snapshotRenderMs: w.snapshotRenderMs,
+      snapshotBytes: s.snapshotBytes,
+    };
+  };
+  const short = side(0);
+  const long = side(1);
+  if (long.entries !== options.longTurns * entriesPerTurn + 1) {
+    throw new Error(`the long session has ${long.entries} entries`);
+  }
+  return {
+    short,
+    long,
+    ratio: long.totalUs / short.totalUs,
+    hostRatio: long.hostUs / short.hostUs,
+    webviewRatio: long.webviewUs / short.webviewUs,
+  };
+}

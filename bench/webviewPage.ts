@@ -1,0 +1,313 @@
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { chromium, type Browser, type CDPSession, type Page } from 'playwright-core';
+import type { EntryView, SessionHeaderView } from '../src/protocol/sessionView';
+import type { EntryOp, HostMessage } from '../src/protocol/webviewProtocol';
+import { repoRoot } from '../test/support/paths';
+
+/**
+ * The real webview bundle (dist/webview/main.js) in Debian's headless Chromium, served by the fake
+ * host (test/webview-host/fakeHost.mjs), with main-thread metrics from the Chrome DevTools Protocol.
+ */
+
+interface FakeHost {
+  readonly url: string;
+  close(): Promise<void>;
+}
+
+interface FakeHostModule {
+  startFakeHost(this: void, options?: { port?: number }): Promise<FakeHost>;
+}
+
+/** Debian's Chromium, as the test harness uses (HARNESS_CHROMIUM overrides it there and here). */
+const chromiumPath = process.env.HARNESS_CHROMIUM ?? '/usr/bin/chromium';
+
+const chromiumArgs = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+  '--disable-quic',
+  // Extra switches for experiments (space-separated), e.g. BENCH_CHROMIUM_ARGS=--enable-prefer-compositing-to-lcd-text
+  ...(process.env.BENCH_CHROMIUM_ARGS ?? '').split(' ').filter((a) => a !== ''),
+];
+
+/** Main-thread time: CDP `Performance.getMetrics` durations (wall clock) and the thread's CPU time, in ms. */
+export interface MainThread {
+  /**
+   * ThreadTime: CPU time of the renderer's main thread, i.e. what its work cost without the time it
+   * sat preempted on a busy machine. The figure the ratios use.
+   */
+  readonly cpuMs: number;
+  /** TaskDuration: wall-clock time of all tasks of the renderer's main thread. */
+  readonly taskMs: number;
+  readonly scriptMs: number;
+  readonly layoutMs: number;
+  readonly styleMs: number;
+  readonly layouts: number;
+  readonly styles: number;
+}
+
+export function mainThreadDelta(a: MainThread, b: MainThread): MainThread {
+  return {
+    cpuMs: b.cpuMs - a.cpuMs,
+    taskMs: b.taskMs - a.taskMs,
+    scriptMs: b.scriptMs - a.scriptMs,
+    layoutMs: b.layoutMs - a.layoutMs,
+    styleMs: b.styleMs - a.styleMs,
+    layouts: b.layouts - a.layouts,
+    styles: b.styles - a.styles,
+  };
+}
+
+/**
+ * The page's globals as seen from `page.evaluate` callbacks (which run in the page, so they may use
+ * nothing from this module). The root tsconfig has no DOM library: only what the callbacks use.
+ */
+export interface BenchWindow {
+  __deliver(message: HostMessage): void;
+  __deliverAsync(message: HostMessage): void;
+  readonly __posted: readonly { readonly type: string }[];
+  requestAnimationFrame(callback: (time: number) => void): number;
+  setTimeout(callback: () => void, ms: number): number;
+  readonly performance: { now(): number };
+  readonly document: {
+    querySelector(selector: string): { readonly textContent: string | null } | null;
+  };
+}
+
+export function benchHeader(phase: SessionHeaderView['phase'], turnStartedAt?: number): SessionHeaderView {
+  return {
+    hostTime: Date.now(),
+    sessionId: 'bench',
+    agentName: 'Hermes',
+    demo: false,
+    phase,
+    plan: [],
+    configOptions: [],
+    commands: [],
+    pendingPermissions: 0,
+    readOnly: false,
+    acceptsImages: false,
+    ...(turnStartedAt !== undefined ? { turnStartedAt } : {}),
+  };
+}
+
+export class WebviewBrowser {
+  private constructor(
+    private readonly browser: Browser,
+    private readonly host: FakeHost,
+    private readonly home: string,
+  ) {}
+
+  static async launch(): Promise<WebviewBrowser> {
+    const main = path.join(repoRoot, 'dist', 'webview', 'main.js');
+    if (!fs.existsSync(main)) {
+      throw new Error(`${main} is missing: run node scripts/build.mjs first`);
+    }
+    const hostModule = pathToFileURL(path.join(repoRoot, 'test', 'webview-host', 'fakeHost.mjs')).href;
+    const { startFakeHost } = (await import(hostModule)) as FakeHostModule;
+    const home = fs.mkdtempSync(path.join(os.tmpdir(), 'hermes-bench-chromium-'));
+    const host = await startFakeHost();
+    try {
+      const browser = await chromium.launch({
+        executablePath: chromiumPath,
+        headless: true,
+        args: chromiumArgs,
+        env: { ...process.env, HOME: home, XDG_CONFIG_HOME: path.join(home, '.config'), XDG_CACHE_HOME: path.join(home, '.cache') },
+      });
+      return new WebviewBrowser(browser, host, home);
+    } catch (e) {
+      await host.close();
+      fs.rmSync(home, { recursive: true, force: true });
+      throw e;
+    }
+  }
+
+  /** A fresh page with the webview loaded and ready (it said `webview/ready`). */
+  async open(viewport = { width: 480, height: 900 }): Promise<WebviewPage> {
+    const page = await this.browser.newPage({ viewport });
+    const errors: string[] = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    page.on('console', (m) => {
+      if (m.type() === 'error') {
+        errors.push(m.text());
+      }
+    });
+    await page.goto(this.host.url);
+    await page.waitForFunction(() => (globalThis as unknown as BenchWindow).__posted.some((m) => m.type === 'webview/ready'));
+    const cdp = await page.context().newCDPSession(page);
+    await cdp.send('Performance.enable');
+    return new WebviewPage(page, cdp, errors);
+  }
+
+  /** Runs `fn` with Chromium tracing on for `page`; returns the trace (JSON). */
+  async traced(page: WebviewPage, categories: readonly string[], fn: () => Promise<void>): Promise<Buffer> {
+    await this.browser.startTracing(page.page, { categories: [...categories] });
+    let trace: Buffer;
+    try {
+      await fn();
+    } finally {
+      trace = await this.browser.stopTracing();
+    }
+    return trace;
+  }
+
+  async close(): Promise<void> {
+    await this.browser.close();
+    await this.host.close();
+    fs.rmSync(this.home, { recursive: true, force: true });
+  }
+}
+
+export class WebviewPage {
+  private seq = 0;
+
+  constructor(
+    readonly page: Page,
+    private readonly cdp: CDPSession,
+    /** Page errors and console errors seen so far. */
+    readonly errors: string[],
+  ) {}
+
+  /** The last `seq` delivered; the next patch must carry `nextSeq()`. */
+  get lastSeq(): number {
+    return this.seq;
+  }
+
+  nextSeq(): number {
+    return ++this.seq;
+  }
+
+  /** After the page posted patches itself ({@link streamInPage}). */
+  advanceSeq(lastSeq: number): void {
+    this.seq = lastSeq;
+  }
+
+  async metrics(): Promise<MainThread & { readonly heapBytes: number; readonly nodes: number }> {
+    const { metrics } = await this.cdp.send('Performance.getMetrics');
+    const m = new Map(metrics.map((x) => [x.name, x.value]));
+    const ms = (name: string): number => (m.get(name) ?? 0) * 1000;
+    return {
+      cpuMs: ms('ThreadTime'),
+      taskMs: ms('TaskDuration'),
+      scriptMs: ms('ScriptDuration'),
+      layoutMs: ms('LayoutDuration'),
+      styleMs: ms('RecalcStyleDuration'),
+      layouts: m.get('LayoutCount') ?? 0,
+      styles: m.get('RecalcStyleCount') ?? 0,
+      heapBytes: m.get('JSHeapUsedSize') ?? 0,
+      nodes: m.get('Nodes') ?? 0,
+    };
+  }
+
+  /** A full garbage collection (so a measurement does not pay for garbage made before it). */
+  async collectGarbage(): Promise<void> {
+    await this.cdp.send('HeapProfiler.collectGarbage');
+  }
+
+  /** Posts a snapshot as its own task (as the real host's postMessage arrives). */
+  async snapshot(header: SessionHeaderView, entries: readonly EntryView[]): Promise<void> {
+    const message: HostMessage = { type: 'session/snapshot', seq: this.nextSeq(), view: { header, entries } };
+    await this.page.evaluate((m) => (globalThis as unknown as BenchWindow).__deliverAsync(m), message);
+  }
+
+  async patch(ops: readonly EntryOp[], header?: SessionHeaderView): Promise<void> {
+    const message: HostMessage = { type: 'session/patch', seq: this.nextSeq(), ops, ...(header !== undefined ? { header } : {}) };
+    await this.page.evaluate((m) => (globalThis as unknown as BenchWindow).__deliverAsync(m), message);
+  }
+
+  /** Waits `ms` of wall time, then two animation frames: paced renders and timers have run. */
+  async settle(ms = 600): Promise<void> {
+    await this.page.evaluate(
+      (wait) =>
+        new Promise<void>((resolve) => {
+          const w = globalThis as unknown as BenchWindow;
+          w.setTimeout(() => w.requestAnimationFrame(() => w.requestAnimationFrame(() => resolve())), wait);
+        }),
+      ms,
+    );
+  }
+
+  /** Text length of the rendered entry (a check that every variant shows the same thing). */
+  async shownChars(entryId: string): Promise<number> {
+    return this.page.evaluate((id) => (globalThis as unknown as BenchWindow).document.querySelector(`[data-entry-id="${id}"]`)?.textContent?.length ?? -1, entryId);
+  }
+
+  async close(): Promise<void> {
+    await this.page.close();
+  }
+}
+
+/** What {@link streamInPage} is given. */
+export interface StreamPlan {
+  readonly chunks: readonly string[];
+  /** Chunks the agent produces per second. */
+  readonly chunksPerSecond: number;
+  /** The host's coalescing window: at most one patch per window, carrying every chunk since the last. */
+  readonly windowMs: number;
+  /** The message's entry index; the first patch inserts it, the others append to its text part. */
+  readonly index: number;
+  readonly entryId: string;
+  readonly firstSeq: number;
+}
+
+export interface StreamOutcome {
+  readonly patches: number;
+  readonly lastSeq: number;
+  readonly wallMs: number;
+}
+
+/**
+ * Runs IN THE PAGE (passed to `page.evaluate`; self-contained). Plays an agent producing
+ * `chunksPerSecond` chunks through a host that posts at most one patch per `windowMs` with every
+ * chunk since the last one: one `session/patch` (an `insert`, then one `appendText` op each) per
+ * window. Each patch arrives in a task of its own, as a posted message does: a timer task that
+ * dispatches the `message` event (so the fake host adds no second task per patch).
+ */
+export function streamInPage(plan: StreamPlan): Promise<StreamOutcome> {
+  const w = globalThis as unknown as BenchWindow;
+  let seq = plan.firstSeq - 1;
+  let sent = 0;
+  let patches = 0;
+  const total = plan.chunks.length;
+  const t0 = w.performance.now();
+  return new Promise<StreamOutcome>((resolve) => {
+    const tick = (): void => {
+      const due = Math.min(total, Math.floor(((w.performance.now() - t0) * plan.chunksPerSecond) / 1000));
+      if (due > sent) {
+        const text = plan.chunks.slice(sent, due).join('');
+        const op: EntryOp =
+          sent === 0
+            ? { op: 'insert', index: plan.index, entry: { kind: 'assistant', id: plan.entryId, parts: [{ kind: 'text', text }] } }
+            : { op: 'appendText', index: plan.index, part: 0, kind: 'text', text };
+        w.__deliver({ type: 'session/patch', seq: ++seq, ops: [op] });
+        patches++;
+        sent = due;
+      }
+      if (sent < total) {
+        w.setTimeout(tick, plan.windowMs);
+        return;
+      }
+      resolve({ patches, lastSeq: seq, wallMs: w.performance.now() - t0 });
+    };
+    w.setTimeout(tick, plan.windowMs);
+  });
+}
+
+export function percentile(values: readonly number[], p: number): number {
+  if (values.length === 0) {
+    return Number.NaN;
+  }
+  const sorted = [...values].sort((a, b) => a - b);
+  const i = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
+  return sorted[i] ?? Number.NaN;
+}
+
+export function median(values: readonly number[]): number {
+  return percentile(values, 50);
+}

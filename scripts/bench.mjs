@@ -1,0 +1,185 @@
+// Performance benchmarks (not part of npm test): `npm run bench`. See bench/README.md.
+//   npm run bench                       build, run P1–P4, print the table, write bench/results.json
+//   npm run bench -- --check            … and exit 1 when a target is missed (manual and release checks)
+//   npm run bench -- --only p2,p3       run some of them
+//   npm run bench -- --wait-load 1.5    before each benchmark, wait (≤ 20 min) for a 1-minute load average below 1.5
+//   npm run bench -- --no-build         use the current out/ and dist/ (P4 still needs the production build)
+// Every figure is a ratio measured within one run (or an absolute size/time next to its budget).
+import { spawn } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const { values } = parseArgs({
+  options: {
+    check: { type: 'boolean', default: false },
+    only: { type: 'string' },
+    'wait-load': { type: 'string' },
+    'no-build': { type: 'boolean', default: false },
+  },
+});
+const selected = new Set((values.only ?? 'p1,p2,p3,p4').split(',').map((s) => s.trim().toLowerCase()));
+const maxLoad = values['wait-load'] !== undefined ? Number(values['wait-load']) : undefined;
+
+/** Runs a command; resolves with its stdout (stderr goes through). */
+function run(cmd, args, { capture = true } = {}) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(cmd, args, { cwd: root, stdio: ['ignore', capture ? 'pipe' : 'inherit', 'inherit'] });
+    let out = '';
+    child.stdout?.on('data', (d) => (out += d));
+    child.on('error', reject);
+    child.on('close', (code) => (code === 0 ? resolve(out) : reject(new Error(`${cmd} ${args.join(' ')} exited with ${code}`))));
+  });
+}
+
+async function waitForLoad() {
+  if (maxLoad === undefined) {
+    return;
+  }
+  const deadline = Date.now() + 20 * 60_000;
+  while (loadavg()[0] >= maxLoad && Date.now() < deadline) {
+    console.log(`[bench] load average ${loadavg()[0].toFixed(2)} ≥ ${maxLoad}: waiting 30 s`);
+    await new Promise((r) => setTimeout(r, 30_000));
+  }
+  if (loadavg()[0] >= maxLoad) {
+    console.log(`[bench] load average still ${loadavg()[0].toFixed(2)} after 20 minutes: measuring anyway`);
+  }
+}
+
+/** One benchmark in its own process; its last stdout line is its JSON result. */
+async function bench(name, args = []) {
+  await waitForLoad();
+  const load = loadavg()[0];
+  const started = Date.now();
+  console.log(`[bench] ${name} (load average ${load.toFixed(2)})`);
+  const out = await run(process.execPath, [join(root, 'out', 'bench', 'runBench.js'), name, ...args]);
+  const last = out.trim().split('\n').at(-1) ?? '';
+  return { ...JSON.parse(last), loadAverage: load, seconds: (Date.now() - started) / 1000 };
+}
+
+const kb = (bytes) => `${(bytes / 1024).toFixed(1)} KB`;
+const ms = (v) => `${v < 10 ? v.toFixed(1) : Math.round(v).toLocaleString('en-US')} ms`;
+const x = (v) => `${v.toFixed(2)}×`;
+const n = (v) => Math.round(v).toLocaleString('en-US');
+
+const results = {};
+const rows = [];
+/** A table row; `ok` undefined = reported only, no target. */
+function row(bench, measured, target, ok) {
+  rows.push({ bench, measured, target, ok });
+}
+
+// Builds: the production build first (P4 measures what ships: sizes, and activate() of a copy of
+// it), then the normal build plus out/ (the benchmark programs), which also puts dist/ back.
+let productionDir;
+if (!values['no-build']) {
+  if (selected.has('p4')) {
+    console.log('[bench] node scripts/build.mjs --production');
+    await run(process.execPath, ['scripts/build.mjs', '--production'], { capture: false });
+    productionDir = mkdtempSync(join(tmpdir(), 'hermes-bench-ext-'));
+    for (const f of ['package.json', 'package.nls.json', 'LICENSE', 'l10n', 'media', 'dist']) {
+      if (existsSync(join(root, f))) {
+        cpSync(join(root, f), join(productionDir, f), { recursive: true, filter: (src) => !src.endsWith('.map') });
+      }
+    }
+  }
+  console.log('[bench] node scripts/build.mjs --tests');
+  await run(process.execPath, ['scripts/build.mjs', '--tests'], { capture: false });
+}
+
+try {
+  if (selected.has('p1')) {
+    const r = (results.p1 = await bench('p1'));
+    row(
+      'P1 host pipeline (agent → SDK framing → reducer → patches)',
+      `${x(r.ratio)} of JSON.parse: ${n(r.frames)} frames in ${ms(r.pipelineMs)} vs ${ms(r.baselineMs)} (${n(r.framesPerSecond)} frames/s, ${n(r.patches)} patches); CPU ${ms(r.pipelineCpuMs)} vs ${ms(r.baselineCpuMs)} = ${x(r.cpuRatio)}, ${r.cpuUsPerFrame.toFixed(1)} µs/frame`,
+      '≥ 0.5×',
+      r.ratio >= 0.5,
+    );
+  }
+  if (selected.has('p2')) {
+    const r = (results.p2 = await bench('p2'));
+    row(
+      'P2 streaming render (webview, one message)',
+      `${x(r.ratio)} of rendering it once: ${n(r.chunks)} chunks (${n(r.chars)} chars) at ${n(r.chunksPerSecond)}/s in ${n(r.patches)} patches, main-thread CPU ${ms(r.stream.cpuMs)} vs ${ms(r.once.cpuMs)} (wall-clock TaskDuration ${x(r.ratioWall)})`,
+      '≤ 2×',
+      r.ratio <= 2,
+    );
+    row(
+      'P2 linearity: last quarter of the stream vs the first',
+      `${x(r.growth)}: main-thread CPU ${ms(r.lastQuarterCpuMs)} vs ${ms(r.firstQuarterCpuMs)} for the same number of chunks, the message 4× longer by then`,
+      'report (≈ 1: linear)',
+      undefined,
+    );
+    if (r.frameP95Ms !== undefined) {
+      row(
+        'P2 frame time while streaming 1,000 chunks/s',
+        `p95 ${ms(r.frameP95Ms)} main-thread CPU (wall ${ms(r.frameP95WallMs)}), max ${ms(r.frameMaxMs)}, ${n(r.framesOverBudget)} of ${n(r.frames)} frames over 16.7 ms`,
+        'report',
+        undefined,
+      );
+    }
+  }
+  if (selected.has('p3')) {
+    const r = (results.p3 = await bench('p3'));
+    row(
+      'P3 one chunk in a long session',
+      `${x(r.ratio)}: ${n(r.long.entries)} entries ${r.long.totalUs.toFixed(0)} µs vs ${n(r.short.entries)} entries ${r.short.totalUs.toFixed(0)} µs per chunk (host ${r.long.hostUs.toFixed(1)} vs ${r.short.hostUs.toFixed(1)} µs = ${x(r.hostRatio)}; webview ${r.long.webviewUs.toFixed(0)} vs ${r.short.webviewUs.toFixed(0)} µs = ${x(r.webviewRatio)})`,
+      '≤ 1.2×',
+      r.ratio <= 1.2,
+    );
+    row(
+      'P3 webview at 2,000 entries',
+      `JS heap ${r.long.webviewHeapMB.toFixed(1)} MB, ${n(r.long.webviewNodes)} DOM nodes, snapshot ${(r.long.snapshotBytes / 1048576).toFixed(1)} MB rendered in ${ms(r.long.snapshotRenderMs)}`,
+      'report',
+      undefined,
+    );
+  }
+  if (selected.has('p4')) {
+    if (productionDir === undefined) {
+      throw new Error('P4 needs the production build: run without --no-build');
+    }
+    const r = (results.p4 = await bench('p4', [productionDir, join(productionDir, 'dist', 'sizes.json')]));
+    row(
+      'P4 activate() in the extension host',
+      `${ms(r.activationMs)}; before it, loading the bundle (require: parse + top-level code) ${ms(r.loadMs)}; VS Code's activate() call in all ${ms(r.activateCallMs)}`,
+      '< 50 ms',
+      r.activationMs < 50,
+    );
+    row('P4 extension bundle (production)', kb(r.extensionBytes), '≤ 500 KB', r.extensionBytes <= 500 * 1024);
+    row('P4 webview bundle (production, minified)', `${kb(r.webviewJsBytes)} JS (+ ${kb(r.webviewCssBytes)} CSS)`, '≤ 200 KB', r.webviewJsBytes <= 200 * 1024);
+  }
+} finally {
+  if (productionDir !== undefined) {
+    rmSync(productionDir, { recursive: true, force: true });
+  }
+}
+
+const checked = rows.filter((r) => r.ok !== undefined);
+const missed = checked.filter((r) => r.ok === false);
+const table = [
+  '| bench | measured | target | ok |',
+  '| --- | --- | --- | --- |',
+  ...rows.map((r) => `| ${r.bench} | ${r.measured} | ${r.target} | ${r.ok === undefined ? '–' : r.ok ? '✓' : '✗'} |`),
+].join('\n');
+console.log(`\n${table}\n`);
+console.log(`${checked.length - missed.length} of ${checked.length} targets met${missed.length > 0 ? `; missed: ${missed.map((r) => r.bench).join(', ')}` : ''}`);
+
+let commit = '';
+try {
+  commit = (await run('git', ['rev-parse', 'HEAD'])).trim();
+} catch {
+  // not a git checkout
+}
+mkdirSync(join(root, 'bench'), { recursive: true });
+writeFileSync(
+  join(root, 'bench', 'results.json'),
+  `${JSON.stringify({ date: new Date().toISOString(), commit, machine: { cpus: cpus().length, model: cpus()[0]?.model, node: process.version }, rows, results }, null, 2)}\n`,
+);
+console.log('[bench] wrote bench/results.json');
+if (values.check && missed.length > 0) {
+  process.exitCode = 1;
+}
