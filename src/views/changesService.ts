@@ -11,6 +11,7 @@ import { fileMentions, textBefore, type FileMention } from '../changes/toolChang
 import { sessionUpdatesOf } from '../session/sessionActions';
 import type { SessionChange } from '../session/sessionController';
 import { Emitter } from '../util/emitter';
+import { displayLabel, notificationLabel } from '../util/displayText';
 import type { ChatManager } from './chatManager';
 import type { ChatSession } from './chatSession';
 import { ChangesContextKey } from './changesIds';
@@ -590,7 +591,7 @@ export class ChangesService implements vscode.Disposable {
         const untracked = chosen.files.filter((f) => f.untracked !== undefined);
         if (untracked.length > 0) {
           void vscode.window.showWarningMessage(
-            vscode.l10n.t('Not reverted (no snapshot was kept — too large, binary, or over the snapshot limit): {0}', untracked.map((f) => relativePath(f.path)).join(', ')),
+            vscode.l10n.t('Not reverted (no snapshot was kept — too large, binary, or over the snapshot limit): {0}', untracked.map((f) => notificationLabel(relativePath(f.path), 500)).join(', ')),
           );
         }
         return { queued, changedFiles: applied, conflicts, cancelled: false, missing };
@@ -784,7 +785,7 @@ function countMissing(tracker: ChangeTracker, targets: readonly RevertTarget[]):
 }
 
 async function askAboutConflicts(plan: RevertPlan, kind: 'revert' | 'restore'): Promise<'overwrite' | 'skip' | undefined> {
-  const files = plan.files.filter((f) => f.conflicts.length > 0).map((f) => relativePath(f.path));
+  const files = plan.files.filter((f) => f.conflicts.length > 0).map((f) => displayLabel(relativePath(f.path), 500));
   const overwrite = kind === 'restore' ? vscode.l10n.t('Restore Anyway') : vscode.l10n.t('Revert Anyway');
   const skip = vscode.l10n.t('Skip Edited Regions');
   const choice = await vscode.window.showWarningMessage(

@@ -4,6 +4,7 @@ import type { FileChange, TurnChanges } from '../changes/changeTracker';
 import type { ChatSession } from './chatSession';
 import { ChangesCommandId, changesViewId } from './changesIds';
 import { relativePath, type ChangesService } from './changesService';
+import { displayLabel } from '../util/displayText';
 
 /** A row of the Changes view. Commands receive these as their first argument. */
 export type ChangesNode =
@@ -88,7 +89,7 @@ export class ChangesTree implements vscode.TreeDataProvider<ChangesNode>, vscode
     switch (node.kind) {
       case 'chat': {
         const closed = this.service.chats.find((c) => c.chat === node.chat)?.closed === true;
-        const item = new vscode.TreeItem(node.chat.controller.state.title ?? node.chat.agentName, vscode.TreeItemCollapsibleState.Expanded);
+        const item = new vscode.TreeItem(displayLabel(node.chat.controller.state.title ?? node.chat.agentName), vscode.TreeItemCollapsibleState.Expanded);
         item.id = node.chat.id;
         item.description = closed ? vscode.l10n.t('closed chat') : node.chat.agentName;
         item.contextValue = 'chat';
@@ -161,7 +162,7 @@ export class ChangesTree implements vscode.TreeDataProvider<ChangesNode>, vscode
     const turn = this.turn(node.chat, node.turnId);
     const tracker = this.service.trackerFor(node.chat);
     const files = turn?.files.filter((f) => f.pending > 0) ?? [];
-    const label = turn?.label !== undefined && turn.label !== '' ? vscode.l10n.t('Turn {0}: {1}', node.turnId, turn.label) : vscode.l10n.t('Turn {0}', node.turnId);
+    const label = turn?.label !== undefined && turn.label !== '' ? vscode.l10n.t('Turn {0}: {1}', node.turnId, displayLabel(turn.label)) : vscode.l10n.t('Turn {0}', node.turnId);
     // Expanded from the first render (while running it has no files yet): VS Code keeps the
     // state it first saw for an id, and a turn's files are what the view is for.
     const item = new vscode.TreeItem(label, vscode.TreeItemCollapsibleState.Expanded);
@@ -181,11 +182,10 @@ export class ChangesTree implements vscode.TreeDataProvider<ChangesNode>, vscode
       parts.push(vscode.l10n.t('{0} queued until the turn ends', tracker?.queued ?? 0));
     }
     item.description = parts.join(' · ');
-    item.tooltip = new vscode.MarkdownString(
-      vscode.l10n.t('Turn {0} of {1}: {2}', node.turnId, node.chat.agentName, turn?.label ?? '') +
-        '\n\n' +
-        vscode.l10n.t('**Restore to before this turn** puts every file this turn (or a later one) touched back as it was before it; created files are deleted.'),
-    );
+    // The prompt is the user's (or a forked transcript's): text, not Markdown.
+    item.tooltip = new vscode.MarkdownString()
+      .appendText(vscode.l10n.t('Turn {0} of {1}: {2}', node.turnId, node.chat.agentName, turn?.label ?? ''))
+      .appendMarkdown('\n\n' + vscode.l10n.t('**Restore to before this turn** puts every file this turn (or a later one) touched back as it was before it; created files are deleted.'));
     item.iconPath = new vscode.ThemeIcon(turn?.running === true ? 'loading~spin' : 'history');
     item.contextValue = turn?.running === true ? 'turnRunning' : 'turn';
     return item;
@@ -195,10 +195,11 @@ export class ChangesTree implements vscode.TreeDataProvider<ChangesNode>, vscode
     const f = sessionFiles(this.service.trackerFor(chat)?.turns() ?? []).find((x) => x.path === filePath);
     const item = new vscode.TreeItem(vscode.Uri.file(filePath), vscode.TreeItemCollapsibleState.None);
     item.id = `${chat.id}/session/${filePath}`;
-    item.label = path.basename(filePath);
+    // Paths come from the agent: invisible characters (bidi, zero-width) are shown as ⟨U+XXXX⟩.
+    item.label = displayLabel(path.basename(filePath), 500);
     const dir = path.dirname(relativePath(filePath));
-    item.description = [countsLabel(f?.added ?? 0, f?.removed ?? 0), ...(f?.created === true ? [vscode.l10n.t('new file')] : []), ...(dir !== '.' ? [dir] : [])].join(' · ');
-    item.tooltip = vscode.l10n.t('{0}: all of this session’s turns', relativePath(filePath));
+    item.description = [countsLabel(f?.added ?? 0, f?.removed ?? 0), ...(f?.created === true ? [vscode.l10n.t('new file')] : []), ...(dir !== '.' ? [displayLabel(dir, 500)] : [])].join(' · ');
+    item.tooltip = vscode.l10n.t('{0}: all of this session’s turns', displayLabel(relativePath(filePath), 1000));
     item.contextValue = 'file';
     item.command = { command: ChangesCommandId.openChangeDiff, title: vscode.l10n.t('Open Changes'), arguments: [{ kind: 'file', chat, turnId: undefined, path: filePath } satisfies ChangesNode] };
     return item;
@@ -210,7 +211,7 @@ export class ChangesTree implements vscode.TreeDataProvider<ChangesNode>, vscode
     const uri = vscode.Uri.file(node.path);
     const item = new vscode.TreeItem(uri, vscode.TreeItemCollapsibleState.None);
     item.id = `${node.chat.id}/turn-${node.turnId}/${node.path}`;
-    item.label = path.basename(node.path);
+    item.label = displayLabel(path.basename(node.path), 500);
     const flags: string[] = [];
     if (f !== undefined) {
       flags.push(countsLabel(f.added, f.removed));
@@ -231,12 +232,12 @@ export class ChangesTree implements vscode.TreeDataProvider<ChangesNode>, vscode
     }
     const dir = path.dirname(relativePath(node.path));
     if (dir !== '.') {
-      flags.push(dir);
+      flags.push(displayLabel(dir, 500));
     }
     item.description = flags.join(' · ');
     const how = f?.sources.map((s) => sourceLabel(s)).join(', ') ?? '';
-    item.tooltip = new vscode.MarkdownString(
-      `${relativePath(node.path)}\n\n` +
+    item.tooltip = new vscode.MarkdownString().appendText(displayLabel(relativePath(node.path), 1000)).appendMarkdown(
+      '\n\n' +
         vscode.l10n.t('Turn {0}; seen through {1}.', node.turnId, how) +
         (f?.uncertain === true ? '\n\n' + vscode.l10n.t('The file matched neither side of the agent’s diff when it was first seen; the snapshot is what was on disk then.') : ''),
     );

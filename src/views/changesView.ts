@@ -4,6 +4,7 @@ import { ChangesDiff, type HunkRef } from './changesDiff';
 import { ChangesCommandId, type ChangesCommandIdValue } from './changesIds';
 import { ChangesService, relativePath, type ChangeOpResult, type ChangesServiceOptions } from './changesService';
 import { ChangesTree, isChangesNode } from './changesTree';
+import { displayLabel, notificationLabel } from '../util/displayText';
 
 /**
  * The Changes feature as the extension registers it: the service (tracking and reverting), the
@@ -145,9 +146,9 @@ export class ChangesFeature implements vscode.Disposable {
   private async pickTurn(action: string): Promise<{ chat: ChatSession; turnId: number } | undefined> {
     const items = this.service.chats.flatMap(({ chat, tracker }) =>
       [...tracker.turns()].reverse().map((t) => ({
-        label: vscode.l10n.t('Turn {0}: {1}', t.turnId, t.label),
+        label: vscode.l10n.t('Turn {0}: {1}', t.turnId, displayLabel(t.label)),
         description: chat.agentName,
-        detail: t.files.map((f) => relativePath(f.path)).join(', '),
+        detail: t.files.map((f) => displayLabel(relativePath(f.path), 500)).join(', '),
         chat,
         turnId: t.turnId,
       })),
@@ -196,6 +197,6 @@ function report(r: ChangeOpResult, chat: ChatSession): void {
   } else if (r.conflicts > 0 && r.changedFiles.length === 0) {
     void vscode.window.showInformationMessage(vscode.l10n.t('The edited regions were left as they are; nothing else needed reverting.'));
   } else if (r.queued && r.changedFiles.length > 0) {
-    void vscode.window.showInformationMessage(vscode.l10n.t('Reverted after the turn ended: {0}', r.changedFiles.map(relativePath).join(', ')));
+    void vscode.window.showInformationMessage(vscode.l10n.t('Reverted after the turn ended: {0}', r.changedFiles.map((f) => notificationLabel(relativePath(f), 500)).join(', ')));
   }
 }

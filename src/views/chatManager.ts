@@ -4,6 +4,7 @@ import * as vscode from 'vscode';
 import { AgentHost, type AgentDefinition } from '../acp/agentHost';
 import type { ClientPorts } from '../acp/clientPorts';
 import { describeError } from '../acp/errors';
+import { notificationLabel } from '../util/displayText';
 import { toMarkdown } from '../session/transcript';
 import type { ViewContext } from '../session/viewProjection';
 import type { AttachmentView, HostMessage, MentionView, WebviewMessage } from '../protocol/webviewProtocol';
@@ -105,7 +106,7 @@ export class ChatManager implements vscode.Disposable {
       this.openPanel(chat, draft);
       return chat;
     } catch (e) {
-      void vscode.window.showErrorMessage(vscode.l10n.t('Could not fork the session: {0}', describeError(e)));
+      void vscode.window.showErrorMessage(vscode.l10n.t('Could not fork the session: {0}', notificationLabel(describeError(e), 500)));
       return undefined;
     }
   }
@@ -259,7 +260,7 @@ export class ChatManager implements vscode.Disposable {
     try {
       await host.restart();
     } catch (e) {
-      void vscode.window.showErrorMessage(vscode.l10n.t('{0} could not restart: {1}', host.definition.name, describeError(e)));
+      void vscode.window.showErrorMessage(vscode.l10n.t('{0} could not restart: {1}', host.definition.name, notificationLabel(describeError(e), 500)));
     }
     await Promise.all([...this.chats].filter((c) => c.host === host).map((c) => c.ensureStarted()));
   }
@@ -524,7 +525,7 @@ The new message follows.
         }
       }
     } catch (e) {
-      void vscode.window.showWarningMessage(vscode.l10n.t('Could not list sessions of {0}: {1}', def.name, describeError(e)));
+      void vscode.window.showWarningMessage(vscode.l10n.t('Could not list sessions of {0}: {1}', def.name, notificationLabel(describeError(e), 500)));
     }
     const merged = new Map<string, KnownSession>();
     for (const k of [...known, ...fromAgent]) {
@@ -584,7 +585,10 @@ The new message follows.
     // Hidden chat or another window has focus: a notification with the same options, so the
     // request cannot be missed (Hermes denies after 60 s). Dismissing it answers nothing.
     const items = p.request.options.map((o) => ({ title: o.name, optionId: o.optionId }));
-    const title = p.request.toolCall.title ?? vscode.l10n.t('a tool call');
+    // The title is the agent's: no link syntax (a notification would make `[x](command:…)` a
+    // one-click command) and no invisible characters.
+    const agentTitle = p.request.toolCall.title;
+    const title = typeof agentTitle === 'string' ? notificationLabel(agentTitle) : vscode.l10n.t('a tool call');
     const choice = await vscode.window.showWarningMessage(vscode.l10n.t('{0} asks for permission: {1}', chat.agentName, title), ...items);
     if (choice !== undefined && !chat.choosePermission(p.requestId, choice.optionId, 'user (notification)')) {
       void vscode.window.showInformationMessage(vscode.l10n.t('That request was already answered or has expired.'));
@@ -746,6 +750,6 @@ export async function openLocation(filePath: string, line?: number): Promise<voi
   try {
     await vscode.window.showTextDocument(vscode.Uri.file(filePath), { selection: new vscode.Range(position, position), preview: true });
   } catch (e) {
-    void vscode.window.showWarningMessage(vscode.l10n.t('Cannot open {0}: {1}', filePath, describeError(e)));
+    void vscode.window.showWarningMessage(vscode.l10n.t('Cannot open {0}: {1}', notificationLabel(filePath), notificationLabel(describeError(e), 500)));
   }
 }

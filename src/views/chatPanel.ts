@@ -4,6 +4,7 @@ import type { Entry } from '../session/sessionState';
 import type { ChatSession } from './chatSession';
 import { chatWebviewHtml, chatWebviewOptions, webviewLike } from './chatWebview';
 import { showsTerminal, WebviewChannel } from './webviewChannel';
+import { displayLabel } from '../util/displayText';
 
 export const chatPanelViewType = 'hermes.chatPanel';
 
@@ -38,7 +39,8 @@ export class ChatPanel implements vscode.Disposable {
       const waiting = chat.controller.pendingPermissions.length > 0;
       const busy = state.phase === 'running' || state.phase === 'cancelling' || state.phase === 'starting';
       const name = chat.isDemo ? `${chat.agentName} (demo)` : chat.agentName;
-      const title = state.title !== undefined ? `${name}: ${state.title}` : name;
+      // The session title is the agent's: on one line, invisible characters visible.
+      const title = state.title !== undefined ? `${name}: ${displayLabel(state.title, 120)}` : name;
       panel.title = waiting ? `${title} — ${vscode.l10n.t('needs permission')}` : busy ? `${title} — ${vscode.l10n.t('working')}` : title;
       panel.iconPath = waiting ? icons.waiting : busy ? icons.busy : icons.idle;
     };
