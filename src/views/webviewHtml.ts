@@ -24,6 +24,9 @@ export function contentSecurityPolicy(cspSource: string, nonce: string): string 
     `style-src ${cspSource}`,
     `font-src ${cspSource}`,
     `img-src ${cspSource} data:`,
+    // Not covered by default-src: no <base> may redirect relative URLs, no form may submit anywhere.
+    "base-uri 'none'",
+    "form-action 'none'",
   ].join('; ');
 }
 
