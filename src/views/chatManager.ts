@@ -72,6 +72,9 @@ export class ChatManager implements vscode.Disposable {
   private openPanel: (chat: ChatSession, draft?: string) => void = () => undefined;
   private turnChanges: (chat: ChatSession, turnId: number) => { files: number; added: number; removed: number } | undefined = () => undefined;
   private readonly workspaceRulesKey = 'hermes.permissions.workspaceRules';
+  /** Permission requests raised as a notification: chat id + NUL + request id. */
+  private readonly notified = new Set<string>();
+  private readonly subscriptions: vscode.Disposable[] = [];
   private readonly onDidChangeSidebarChatEmitter = new Emitter<ChatSession>();
   readonly onDidChangeSidebarChat = this.onDidChangeSidebarChatEmitter.event;
   private readonly onDidWriteEmitter = new Emitter<WriteRecord>();
@@ -86,7 +89,27 @@ export class ChatManager implements vscode.Disposable {
       review: (params, before) => this.reviewWrite(params, before),
       onDidWrite: (record) => this.onDidWriteEmitter.fire(record),
     });
-    vscode.workspace.onDidChangeWorkspaceFolders(() => this.boundary.reset());
+    this.subscriptions.push(
+      vscode.workspace.onDidChangeWorkspaceFolders(() => this.boundary.reset()),
+      vscode.window.onDidChangeWindowState((state) => {
+        if (!state.focused) {
+          this.surfaceHidden();
+        }
+      }),
+    );
+  }
+
+  /**
+   * A chat went off screen, or the window lost focus: every permission request still waiting in
+   * a chat nobody sees is raised as a notification (once per request). A request that arrived
+   * while its chat was on screen would otherwise be missed once the user looked elsewhere.
+   */
+  surfaceHidden(): void {
+    for (const chat of this.chats) {
+      for (const p of chat.controller.pendingPermissions) {
+        void this.notifyPermission(chat, p);
+      }
+    }
   }
 
   /** Where the footers' "files changed" summaries come from (the Changes view). */
@@ -381,6 +404,9 @@ export class ChatManager implements vscode.Disposable {
 
   async dispose(): Promise<void> {
     this.disposed = true;
+    for (const sub of this.subscriptions.splice(0)) {
+      sub.dispose();
+    }
     for (const t of this.respawnTimers) {
       clearTimeout(t);
     }
@@ -579,9 +605,23 @@ The new message follows.
     if (entry !== undefined && diffIndex >= 0 && mode !== 'onClick') {
       await this.openDiff(chat, entry.id, diffIndex, mode === 'background');
     }
-    if (this.isVisible(chat) && vscode.window.state.focused) {
+    await this.notifyPermission(chat, p);
+  }
+
+  private async notifyPermission(chat: ChatSession, p: PendingPermission): Promise<void> {
+    const key = `${chat.id}\u0000${p.requestId}`;
+    if ((this.isVisible(chat) && vscode.window.state.focused) || this.notified.has(key)) {
       return;
     }
+    // Forget requests that were answered since (the set stays as small as what waits).
+    for (const k of this.notified) {
+      const [chatId, requestId] = k.split('\u0000');
+      const owner = [...this.chats].find((c) => c.id === chatId);
+      if (owner?.controller.pendingPermissions.some((q) => q.requestId === requestId) !== true) {
+        this.notified.delete(k);
+      }
+    }
+    this.notified.add(key);
     // Hidden chat or another window has focus: a notification with the same options, so the
     // request cannot be missed (Hermes denies after 60 s). Dismissing it answers nothing.
     const items = p.request.options.map((o) => ({ title: o.name, optionId: o.optionId }));

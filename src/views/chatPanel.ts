@@ -49,6 +49,8 @@ export class ChatPanel implements vscode.Disposable {
     panel.onDidChangeViewState(() => {
       if (panel.visible) {
         this.channel.resync();
+      } else {
+        manager.surfaceHidden();
       }
     });
     panel.onDidDispose(() => {

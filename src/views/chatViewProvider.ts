@@ -46,6 +46,8 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
       if (view.visible) {
         // Hidden webviews drop messages: a snapshot brings it up to date.
         channel.resync();
+      } else {
+        this.manager.surfaceHidden();
       }
     });
     view.onDidDispose(() => {
