@@ -6,6 +6,7 @@ import { chromium, type Browser, type CDPSession, type Page } from 'playwright-c
 import type { EntryView, SessionHeaderView } from '../src/protocol/sessionView';
 import type { EntryOp, HostMessage } from '../src/protocol/webviewProtocol';
 import { repoRoot } from '../test/support/paths';
+import { header } from '../test/unit/webview/fixtures';
 
 /**
  * The real webview bundle (dist/webview/main.js) in Debian's headless Chromium, served by the fake
@@ -81,20 +82,7 @@ export interface BenchWindow {
 }
 
 export function benchHeader(phase: SessionHeaderView['phase'], turnStartedAt?: number): SessionHeaderView {
-  return {
-    hostTime: Date.now(),
-    sessionId: 'bench',
-    agentName: 'Hermes',
-    demo: false,
-    phase,
-    plan: [],
-    configOptions: [],
-    commands: [],
-    pendingPermissions: 0,
-    readOnly: false,
-    acceptsImages: false,
-    ...(turnStartedAt !== undefined ? { turnStartedAt } : {}),
-  };
+  return header({ sessionId: 'bench', phase, ...(turnStartedAt !== undefined ? { turnStartedAt } : {}) });
 }
 
 export class WebviewBrowser {
