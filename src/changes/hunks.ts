@@ -1,3 +1,4 @@
+import { pushAll } from '../util/arrays';
 import { changeBlocks, ownString, splitKeepEnds, type ChangeBlock } from './lines';
 
 /**
@@ -108,7 +109,7 @@ function expectedText(base: string, hunks: readonly AgentHunk[], reverted: Reado
     }
     const expectReverted = reverted.has(h.key);
     const start = lines.length;
-    lines.push(...splitKeepEnds(expectReverted ? h.baseText : h.agentText));
+    pushAll(lines, splitKeepEnds(expectReverted ? h.baseText : h.agentText));
     regions.push({ hunk: h, start, end: lines.length, expectReverted });
     at = h.baseEnd;
   }
@@ -316,7 +317,7 @@ export function planRevert(model: FileModel, current: string | undefined, keys: 
     for (let i = at; i < ed.cStart; i++) {
       out.push(currentLines[i] ?? '');
     }
-    out.push(...replacement(expected, ed));
+    pushAll(out, replacement(expected, ed));
     at = ed.cEnd;
   }
   for (let i = at; i < currentLines.length; i++) {
@@ -356,7 +357,7 @@ function replacement(expected: Expected, ed: { eStart: number; eEnd: number; reg
     for (let i = at; i < r.start; i++) {
       out.push(expected.lines[i] ?? '');
     }
-    out.push(...splitKeepEnds(r.hunk.baseText));
+    pushAll(out, splitKeepEnds(r.hunk.baseText));
     at = Math.max(at, r.end);
   }
   for (let i = at; i < ed.eEnd; i++) {

@@ -1,5 +1,6 @@
 import type * as acp from '@agentclientprotocol/sdk';
 import { diffStats } from '../util/lineDiff';
+import { pushAll } from '../util/arrays';
 import type { AssistantEntry, Entry, PermissionState, SessionState, ToolEntry, TurnEndEntry } from './sessionState';
 
 export interface TranscriptOptions {
@@ -39,7 +40,8 @@ export function toMarkdown(state: SessionState, options: TranscriptOptions = {})
     out.push(`_${header.join(' · ')}_`, '');
   }
   for (const entry of state.entries) {
-    out.push(...renderEntry(entry, options), '');
+    pushAll(out, renderEntry(entry, options));
+    out.push('');
   }
   if (state.plan.length > 0) {
     out.push('## Current plan', '', ...renderPlan(state.plan), '');

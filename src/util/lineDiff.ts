@@ -1,3 +1,5 @@
+import { pushAll } from './arrays';
+
 /**
  * Line diff (Myers' O(ND) algorithm) with hunk grouping. Used for the +/− counts on tool cards,
  * the diff summaries in the transcript and the per-hunk keep/revert of agent changes.
@@ -53,7 +55,7 @@ export function diffLines(oldText: string, newText: string): DiffLineOp[] {
   for (let i = 0; i < start; i++) {
     ops.push({ kind: 'equal', line: a[i] ?? '' });
   }
-  ops.push(...myers(a.slice(start, endA), b.slice(start, endB)));
+  pushAll(ops, myers(a.slice(start, endA), b.slice(start, endB)));
   for (let i = endA; i < a.length; i++) {
     ops.push({ kind: 'equal', line: a[i] ?? '' });
   }

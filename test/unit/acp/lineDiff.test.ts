@@ -25,4 +25,17 @@ suite('line diff', () => {
     assert.equal(hunks[1]?.oldStart, 28);
     assert.equal(hunks[1]?.oldLines, 5);
   });
+
+  test('a 10 MB diff (200,000+ lines, every 10th changed) is counted without overflowing the call stack', function () {
+    this.timeout(20_000);
+    const lines = Array.from({ length: 210_000 }, (_, i) => `row ${String(i).padStart(6, '0')}: lorem ipsum dolor sit amet, consectetur adipiscing elit`);
+    const oldText = `${lines.join('\n')}\n`;
+    const newText = `${lines.map((l, i) => (i % 10 === 4 ? `${l} (changed)` : l)).join('\n')}\n`;
+    assert.ok(oldText.length > 10 * 1024 * 1024);
+    // Too many edits for the search (over maxEditDistance): reported as a replace of the differing middle.
+    const stats = diffStats(oldText, newText);
+    assert.equal(stats.added, stats.removed);
+    assert.ok(stats.added >= 21_000 && stats.added <= 210_000, `${stats.added}`);
+    assert.ok(diffHunks(oldText, newText).length >= 1);
+  });
 });
