@@ -272,8 +272,24 @@ export class ChatManager implements vscode.Disposable {
     return undefined;
   }
 
+  /**
+   * Workspace trust: whether `def`'s process (the agent, or a helper run of its command such as
+   * `--check` or `--setup`) may start. In an untrusted workspace the user is asked (once per agent
+   * per window); declining tells them why nothing happened.
+   */
+  async allowAgent(def: AgentDefinition): Promise<boolean> {
+    if (await this.options.consent.allow(def.name)) {
+      return true;
+    }
+    void vscode.window.showInformationMessage(vscode.l10n.t('{0} was not started: this workspace is not trusted.', def.name));
+    return false;
+  }
+
   /** Restarts a chat's agent; every chat on it restores its session. */
   async restartAgent(host: AgentHost): Promise<void> {
+    if (host.state.kind !== 'ready' && !(await this.allowAgent(host.definition))) {
+      return;
+    }
     // Nobody can answer these any more: tell the agent before it goes (stop waits for the writes).
     for (const c of this.chats) {
       if (c.host === host) {
@@ -529,6 +545,10 @@ The new message follows.
     const host = this.hostFor(def);
     let listed = false;
     const fromAgent: KnownSession[] = [];
+    // Listing starts the agent: in an untrusted workspace only with consent (else the workspace's own list).
+    if (host.state.kind !== 'ready' && !(await this.options.consent.allow(def.name))) {
+      return { sessions: [...known].sort((a, b) => (a.updatedAt < b.updatedAt ? 1 : -1)), listed };
+    }
     try {
       const client = await host.start();
       if (client.agent?.agentCapabilities?.sessionCapabilities?.list !== undefined && client.agent.agentCapabilities.sessionCapabilities.list !== null) {

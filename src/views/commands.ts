@@ -34,7 +34,11 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
     [CommandId.openChatInEditor]: () => ChatPanel.create(deps.extensionUri, manager, log),
     [CommandId.cancelTurn]: () => activeChat(manager).cancel(),
     [CommandId.showTraffic]: () => traffic.show(manager.allHosts.map((h) => ({ name: h.definition.name, log: h.log }))),
-    [CommandId.checkInstallation]: () => checkInstallation(activeChat(manager).host.definition, manager.workspaceRoot, traffic.channel),
+    [CommandId.checkInstallation]: async () => {
+      const def = activeChat(manager).host.definition;
+      // `--check` / `--version` run the agent's command: in an untrusted workspace only with consent.
+      return (await manager.allowAgent(def)) ? checkInstallation(def, manager.workspaceRoot, traffic.channel) : [];
+    },
     [CommandId.setupProvider]: () => setupProvider(manager, config),
     [CommandId.restartAgent]: () => manager.restartAgent(activeChat(manager).host),
     [CommandId.selectAgent]: () => selectAgent(manager, config, deps.chatView),
@@ -58,6 +62,10 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
 async function setupProvider(manager: ChatManager, config: Configuration): Promise<void> {
   const chat = activeChat(manager);
   const host = chat.host;
+  // Starts the agent and runs its setup command: in an untrusted workspace only with consent.
+  if (host.state.kind !== 'ready' && !(await manager.allowAgent(host.definition))) {
+    return;
+  }
   let info = host.state.kind === 'ready' ? host.state.info : undefined;
   if (info === undefined) {
     try {
