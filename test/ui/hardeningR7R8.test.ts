@@ -1,0 +1,554 @@
+/**
+ * R7 workspace trust and R8 big payloads, in code-server + Chromium with the scripted agent.
+ *
+ * R7: code-server in Restricted Mode (workspace trust on, the folder untrusted). The workspace's
+ * `.vscode/settings.json` configures an agent of its own (a shell command that leaves a marker file
+ * and would then run the scripted agent), makes it the default and allows every command; the
+ * machine settings configure the scripted agent behind a preload that logs every start. The agent
+ * must not start before the user says "Start Scripted" in the consent dialog — whatever the user
+ * does first (open the chat, a new session, a prompt, the session list, restart, provider setup,
+ * installation check) — and the workspace's agent, default agent and rules never apply, in an
+ * untrusted and in a trusted workspace.
+ *
+ * R8: a 50 MB tool output and a 10 MB diff. While they arrive and after they are shown, keystrokes
+ * in the composer are timed inside the chat's document (keydown timestamp → the frame after the
+ * textarea changed) and long tasks are recorded; the output is shown shortened with "Open full
+ * output", which opens the whole text in an editor; the diff opens in a diff editor.
+ */
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import type { FrameLocator, Locator, Page } from 'playwright-core';
+import { agentRig, type AgentRig } from './hardeningAgents';
+import { patientChat, sendAndWaitForTurn, sendPrompt, turnFooters } from './hardeningProbe';
+import { scaled, summaryLine } from './hostileCorpus';
+import { openVsCode, type UiSession } from './support';
+import { conversation, shotName, waitUntil } from './uiHelpers';
+
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+/** The modal VS Code shows for WorkspaceTrustConsent. */
+function consentDialog(page: Page): Locator {
+  return page.locator('.monaco-dialog-box').filter({ hasText: 'This workspace is not trusted' });
+}
+
+/** Waits up to `ms` for the consent dialog; true if it showed (it is left open). */
+async function consentAsked(page: Page, ms: number): Promise<boolean> {
+  return consentDialog(page)
+    .waitFor({ timeout: ms })
+    .then(() => true)
+    .catch(() => false);
+}
+
+async function dismissDialogs(page: Page): Promise<void> {
+  for (let i = 0; i < 3 && (await page.locator('.monaco-dialog-box').count()) > 0; i++) {
+    await page.keyboard.press('Escape');
+    await sleep(300);
+  }
+}
+
+interface EntryPoint {
+  readonly name: string;
+  readonly asked: boolean;
+  readonly acpSpawns: number;
+  readonly otherRuns: number;
+}
+
+suite('R7 hardening: workspace trust (Restricted Mode) in code-server + Chromium', function () {
+  this.timeout(scaled(600_000, 480_000));
+  const rig: AgentRig = agentRig('r7');
+  const started = Date.now();
+  const before: EntryPoint[] = [];
+  const bypass: EntryPoint[] = [];
+  let consentSpawns = -1;
+  let consentAgent = '';
+  let workspaceRuleIgnored = false;
+  let vs: UiSession | undefined;
+
+  const ui = (): UiSession => {
+    assert.ok(vs !== undefined, 'code-server is running');
+    return vs;
+  };
+
+  /** Runs `act`, waits for the consent dialog (dismissing it), and records what started meanwhile. */
+  async function entryPoint(list: EntryPoint[], name: string, act: () => Promise<void>): Promise<EntryPoint> {
+    const page = ui().page;
+    const acp = rig.acpSpawns().length;
+    const all = rig.spawns().length;
+    // A command that opens a quick pick of its own (Show Sessions) makes the harness's "wait for
+    // the command palette to close" time out: that is the command running, not a failure.
+    await act().catch((e: unknown) => {
+      if (!String(e).includes('quick-input-widget')) {
+        throw e;
+      }
+    });
+    const asked = await consentAsked(page, 4000);
+    if (asked) {
+      await ui().shot(`r7-consent-${name.replace(/\W+/g, '-')}`);
+    }
+    await dismissDialogs(page);
+    await sleep(1500);
+    if (await page.locator('.quick-input-widget').first().isVisible().catch(() => false)) {
+      await page.keyboard.press('Escape');
+    }
+    const acpNow = rig.acpSpawns().length - acp;
+    const e = { name, asked, acpSpawns: acpNow, otherRuns: rig.spawns().length - all - acpNow };
+    list.push(e);
+    return e;
+  }
+
+  suiteSetup(async () => {
+    vs = await openVsCode({
+      workspaceTrust: true,
+      files: { 'hello.txt': 'hello world\n', '.vscode/settings.json': rig.workspaceSettings },
+      settings: { 'security.workspace.trust.startupPrompt': 'never' },
+      machineSettings: rig.machineSettings,
+    });
+  });
+
+  teardown(async function () {
+    if (this.currentTest?.state === 'failed') {
+      await vs?.shot(shotName('FAILED-r7', this.currentTest.title));
+    }
+  });
+
+  suiteTeardown(async () => {
+    const fmt = (list: EntryPoint[]): string =>
+      list.map((e) => `${e.name}: ${e.asked ? 'asked' : 'not asked'}, ${e.acpSpawns} agent starts${e.otherRuns > 0 ? ` + ${e.otherRuns} --check/--version/--setup runs` : ''}`).join('; ');
+    const spawnedBefore = before.reduce((n, e) => n + e.acpSpawns, 0);
+    const spawnedBypass = bypass.reduce((n, e) => n + e.acpSpawns + e.otherRuns, 0);
+    summaryLine(
+      `R7 untrusted workspace: ${before.length + bypass.length} ways to start an agent tried before consent → ${spawnedBefore + spawnedBypass} agent processes started without consent ` +
+        `(chat: ${fmt(before)} | commands after a reload: ${fmt(bypass)}); consent "Start Scripted" → ${consentSpawns} agent (${consentAgent}); ` +
+        `workspace agent ran: ${fsExists(rig.evilMarker) ? 'YES' : 'no'}; workspace allow-all rule ignored: ${workspaceRuleIgnored ? 'yes' : 'NO'}; ${((Date.now() - started) / 1000).toFixed(0)} s`,
+    );
+    await vs?.close();
+    rig.cleanup();
+  });
+
+  test('in Restricted Mode the chat asks before the agent starts, and nothing starts until the user consents', async () => {
+    const page = ui().page;
+    await page.locator('.statusbar').getByText('Restricted Mode').first().waitFor({ timeout: 30_000 });
+    let chat: FrameLocator | undefined;
+    await entryPoint(before, 'open the chat', async () => {
+      await ui().command('Hermes: Open Chat');
+    });
+    await entryPoint(before, 'new session', async () => {
+      await ui().command('Hermes: New Session');
+    });
+    chat = await patientChat(page);
+    await chat.getByRole('textbox', { name: 'Message', exact: true }).waitFor({ timeout: 30_000 });
+    await entryPoint(before, 'send a prompt', async () => {
+      await sendPrompt(chat ?? (await patientChat(page)), 'hello from an untrusted workspace');
+    });
+    await conversation(chat).getByText(/was not started: this workspace is not trusted/).last().waitFor({ timeout: 15_000 });
+    await ui().shot('r7-not-started-notice');
+    assert.deepEqual(rig.live(), [], 'no agent process is running');
+    assert.equal(rig.spawns().length, 0, `nothing was started before consent: ${JSON.stringify(rig.spawns())}`);
+    assert.ok(before.filter((e) => e.name === 'send a prompt').every((e) => e.asked), 'the prompt asked for consent');
+
+    // Consent: the configured (machine) agent starts, once.
+    const acp = rig.acpSpawns().length;
+    chat = await patientChat(page);
+    await sendPrompt(chat, 'hello after consent');
+    await consentDialog(page).waitFor({ timeout: 15_000 });
+    await ui().shot('r7-consent-dialog');
+    await consentDialog(page).getByRole('button', { name: 'Start Scripted' }).click();
+    await conversation(chat).getByText('You said: hello after consent').waitFor({ timeout: 30_000 });
+    const mine = rig.acpSpawns().slice(acp);
+    consentSpawns = mine.length;
+    consentAgent = mine.map((s) => s.argv.map((a) => a.split('/').pop()).join(' ')).join(', ');
+    assert.equal(mine.length, 1, 'one agent process after consent');
+    assert.ok(rig.live().length >= 1, 'it is running');
+    assert.equal(fsExists(rig.evilMarker), false, "the workspace's agent command never ran");
+
+    // The workspace's allow-all rule does not apply: the dangerous command still asks.
+    await sendPrompt(chat, '[command cmd=rm -rf r7-untrusted]');
+    const deny = conversation(chat).getByRole('button', { name: /^Deny/ }).last();
+    workspaceRuleIgnored = await deny
+      .waitFor({ timeout: 30_000 })
+      .then(() => true)
+      .catch(() => false);
+    await ui().shot('r7-untrusted-permission');
+    if (workspaceRuleIgnored) {
+      await conversation(chat).getByRole('button', { name: 'Deny', exact: true }).last().click();
+    }
+    assert.ok(workspaceRuleIgnored, 'the permission was asked (the workspace allow-all rule is ignored)');
+  });
+
+  test('after a reload (consent forgotten), no command starts the agent without asking', async () => {
+    const page = ui().page;
+    const navigated = page.waitForEvent('framenavigated', { predicate: (f) => f === page.mainFrame(), timeout: 60_000 });
+    await ui().command('Developer: Reload Window').catch(() => undefined);
+    await navigated;
+    await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
+    await page.locator('.statusbar').getByText('Restricted Mode').first().waitFor({ timeout: 60_000 });
+    await waitUntil('the old agent to be gone', () => Promise.resolve(rig.live().length === 0), 20_000).catch(() => undefined);
+    // The restored chat may ask at once; dismissing it starts nothing.
+    await entryPoint(bypass, 'window restored', () => sleep(3000));
+    await entryPoint(bypass, 'Show Sessions', () => ui().command('Hermes: Show Sessions'));
+    await entryPoint(bypass, 'Restart Agent', () => ui().command('Hermes: Restart Agent'));
+    await entryPoint(bypass, 'Set Up Provider', () => ui().command('Hermes: Set Up Provider'));
+    await entryPoint(bypass, 'Check Installation', () => ui().command('Hermes: Check Installation'));
+    await ui().shot('r7-after-commands');
+    const unasked = bypass.filter((e) => e.acpSpawns + e.otherRuns > 0 && !e.asked);
+    assert.equal(fsExists(rig.evilMarker), false, "the workspace's agent command never ran");
+    assert.deepEqual(
+      unasked.map((e) => `${e.name}: ${e.acpSpawns} agent start(s), ${e.otherRuns} other run(s) without the consent dialog`),
+      [],
+      'every way to start the agent asks first in an untrusted workspace',
+    );
+    // Every consent dialog above was dismissed: nothing may have started at all.
+    assert.deepEqual(
+      bypass.filter((e) => e.acpSpawns + e.otherRuns > 0).map((e) => `${e.name}: ${e.acpSpawns} agent start(s), ${e.otherRuns} other run(s) after the consent was dismissed`),
+      [],
+      'dismissing the consent starts nothing',
+    );
+    assert.ok(bypass.filter((e) => e.name !== 'window restored').every((e) => e.asked), `every command asked: ${bypass.map((e) => `${e.name} ${e.asked ? 'asked' : 'not asked'}`).join(', ')}`);
+  });
+});
+
+suite('R7 hardening: a trusted workspace cannot choose the agent (machine-scoped settings)', function () {
+  this.timeout(scaled(300_000, 240_000));
+  const rig: AgentRig = agentRig('r7t');
+  const started = Date.now();
+  let listed: string[] = [];
+  let ruleIgnored = false;
+  let agentsStarted = 0;
+  let vs: UiSession | undefined;
+
+  suiteSetup(async () => {
+    vs = await openVsCode({ files: { 'hello.txt': 'hello world\n', '.vscode/settings.json': rig.workspaceSettings }, machineSettings: rig.machineSettings });
+  });
+
+  teardown(async function () {
+    if (this.currentTest?.state === 'failed') {
+      await vs?.shot(shotName('FAILED-r7t', this.currentTest.title));
+    }
+  });
+
+  suiteTeardown(async () => {
+    summaryLine(
+      `R7 trusted workspace with its own hermes.agents/defaultAgent/permissions.rules: ${agentsStarted} agent started = the machine's (${rig.acpSpawns().length} via the machine command), ` +
+        `workspace agent ran: ${fsExists(rig.evilMarker) ? 'YES' : 'no'}; Select Agent lists [${listed.join(', ')}]; allow-all rule ignored: ${ruleIgnored ? 'yes' : 'NO'}; ${((Date.now() - started) / 1000).toFixed(0)} s`,
+    );
+    await vs?.close();
+    rig.cleanup();
+  });
+
+  test("the machine's agent runs; the workspace's agent, default and rules are ignored", async () => {
+    assert.ok(vs !== undefined);
+    const page = vs.page;
+    await vs.command('Hermes: New Session');
+    const chat = await patientChat(page);
+    await sendAndWaitForTurn(chat, 'hello from a trusted workspace');
+    await conversation(chat).getByText('You said: hello from a trusted workspace').waitFor({ timeout: 15_000 });
+    agentsStarted = rig.acpSpawns().length;
+    assert.equal(agentsStarted, 1, 'the machine-configured agent started once');
+    assert.match((await chat.locator('header.topbar').textContent()) ?? '', /Scripted/);
+    assert.equal(fsExists(rig.evilMarker), false, "the workspace's agent command never ran");
+
+    await sendPrompt(chat, '[command cmd=rm -rf r7-trusted]');
+    ruleIgnored = await conversation(chat)
+      .getByRole('button', { name: 'Deny', exact: true })
+      .last()
+      .waitFor({ timeout: 30_000 })
+      .then(() => true)
+      .catch(() => false);
+    await vs.shot('r7-trusted-permission');
+    if (ruleIgnored) {
+      await conversation(chat).getByRole('button', { name: 'Deny', exact: true }).last().click();
+    }
+    await waitUntil('the turn to end', async () => (await turnFooters(chat).count()) >= 2, 30_000);
+
+    // The agent picker offers the machine's agents and the built-in presets, never the workspace's.
+    await page.keyboard.press('F1');
+    const input = page.locator('.quick-input-widget .quick-input-box input').first();
+    await input.fill('>Hermes: Select Agent');
+    await page.locator('.quick-input-list .monaco-list-row').filter({ hasText: 'Hermes: Select Agent' }).first().click();
+    await page.locator('.quick-input-widget').filter({ hasText: 'Chat with which agent?' }).waitFor({ timeout: 15_000 });
+    listed = (await page.locator('.quick-input-list .monaco-list-row .label-name').allTextContents()).map((s) => s.trim());
+    await vs.shot('r7-trusted-select-agent');
+    await page.keyboard.press('Escape');
+    assert.ok(ruleIgnored, 'the permission was asked (the workspace allow-all rule is ignored)');
+    assert.ok(!listed.some((l) => /Workspace Agent|workspace override/.test(l)), `agents offered: ${listed.join(', ')}`);
+    assert.ok(listed.includes('Scripted'), `agents offered: ${listed.join(', ')}`);
+  });
+});
+
+/** One line of the scripted agent's `sizedText` (test/agents/toolScenarios.ts), to know what 50 MB looks like. */
+function sizedTextShape(bytes: number, label: string): { length: number; lines: number; lastLine: string } {
+  let size = 0;
+  let i = 0;
+  let lastLine = '';
+  while (size < bytes) {
+    i++;
+    lastLine = `${label} ${String(i).padStart(6, '0')}: lorem ipsum dolor sit amet, consectetur adipiscing elit`;
+    size += lastLine.length + 1;
+  }
+  return { length: size, lines: i, lastLine };
+}
+
+/** A long task seen from the chat document, with its attribution ('self' = the chat's own script). */
+interface LongTask {
+  ms: number;
+  from: string;
+}
+
+interface LatencyState {
+  samples: number[];
+  longTasks: LongTask[];
+  eventDurations: number[];
+  biggestMessage: number;
+  messages: number;
+}
+
+/** Installs the in-page keystroke timer on the composer and the long-task / event-timing / message-size observers. */
+async function installLatencyProbe(chat: FrameLocator): Promise<void> {
+  await chat.locator('textarea').first().evaluate((box) => {
+    interface Target {
+      addEventListener(type: string, cb: (e: { timeStamp: number; data?: unknown }) => void, capture?: boolean): void;
+    }
+    const g = globalThis as unknown as {
+      __r8?: LatencyState & { pending: number[] };
+      performance: { now(): number };
+      requestAnimationFrame(cb: () => void): number;
+      addEventListener: Target['addEventListener'];
+      PerformanceObserver: new (cb: (list: { getEntries(): { name: string; duration: number }[] }) => void) => { observe(o: Record<string, unknown>): void };
+    };
+    if (g.__r8 !== undefined) {
+      return;
+    }
+    const st = { samples: [] as number[], longTasks: [] as LongTask[], eventDurations: [] as number[], biggestMessage: 0, messages: 0, pending: [] as number[] };
+    g.__r8 = st;
+    const t = box as unknown as Target;
+    t.addEventListener('keydown', (e) => st.pending.push(e.timeStamp), true);
+    t.addEventListener(
+      'input',
+      () => {
+        const t0 = st.pending.shift();
+        if (t0 !== undefined) {
+          g.requestAnimationFrame(() => st.samples.push(g.performance.now() - t0));
+        }
+      },
+      true,
+    );
+    g.addEventListener('message', (e) => {
+      st.messages++;
+      try {
+        st.biggestMessage = Math.max(st.biggestMessage, JSON.stringify(e.data).length);
+      } catch {
+        // not JSON-serialisable: not ours
+      }
+    });
+    try {
+      new g.PerformanceObserver((list) => {
+        for (const e of list.getEntries()) {
+          st.longTasks.push({ ms: e.duration, from: e.name });
+        }
+      }).observe({ type: 'longtask' });
+      new g.PerformanceObserver((list) => {
+        for (const e of list.getEntries()) {
+          if (e.name === 'keydown' || e.name === 'keypress' || e.name === 'input' || e.name === 'keyup') {
+            st.eventDurations.push(e.duration);
+          }
+        }
+      }).observe({ type: 'event', durationThreshold: 16 });
+    } catch {
+      // observers missing: the keystroke samples still count
+    }
+  });
+}
+
+async function readLatency(chat: FrameLocator, reset: boolean): Promise<LatencyState> {
+  return chat.locator('textarea').first().evaluate((_box, r) => {
+    const g = globalThis as unknown as { __r8?: LatencyState & { pending: number[] } };
+    const st = g.__r8;
+    const out = { samples: [...(st?.samples ?? [])], longTasks: [...(st?.longTasks ?? [])], eventDurations: [...(st?.eventDurations ?? [])], biggestMessage: st?.biggestMessage ?? 0, messages: st?.messages ?? 0 };
+    if (r && st !== undefined) {
+      st.samples = [];
+      st.longTasks = [];
+      st.eventDurations = [];
+      st.pending = [];
+    }
+    return out;
+  }, reset);
+}
+
+function stats(xs: readonly number[]): { n: number; worst: number; p95: number; median: number } {
+  const s = [...xs].sort((a, b) => a - b);
+  const at = (q: number): number => s[Math.min(s.length - 1, Math.floor(q * s.length))] ?? 0;
+  return { n: s.length, worst: s[s.length - 1] ?? 0, p95: at(0.95), median: at(0.5) };
+}
+
+suite('R8 hardening: a 50 MB tool output and a 10 MB diff in code-server + Chromium', function () {
+  this.timeout(scaled(900_000, 600_000));
+  const outputKb = 51_200;
+  const diffKb = 10_240;
+  const intervalMs = scaled(120, 250);
+  const afterSamples = scaled(25, 10);
+  const started = Date.now();
+  /** `workbench`: VS Code's own editor loads the text meanwhile (its renderer thread is the chat's too). */
+  const phases: { name: string; workbench: boolean; samples: number[]; longTasks: LongTask[]; events: number[]; ms: number }[] = [];
+  let biggestMessage = 0;
+  let outputShown = '';
+  let editorCheck = '';
+  let diffCheck = '';
+  let vs: UiSession | undefined;
+  let chat: FrameLocator;
+
+  const ui = (): UiSession => {
+    assert.ok(vs !== undefined, 'code-server is running');
+    return vs;
+  };
+
+  suiteSetup(async () => {
+    vs = await openVsCode({ settings: { 'hermes.review.openDiffs': 'onClick' } });
+    await vs.command('Hermes: New Session');
+    chat = await patientChat(vs.page);
+    await chat.getByRole('textbox', { name: 'Message', exact: true }).waitFor({ timeout: 30_000 });
+    await installLatencyProbe(chat);
+  });
+
+  teardown(async function () {
+    if (this.currentTest?.state === 'failed') {
+      await vs?.shot(shotName('FAILED-r8', this.currentTest.title));
+    }
+  });
+
+  suiteTeardown(async () => {
+    const chatPhases = phases.filter((p) => !p.workbench);
+    const s = stats(chatPhases.flatMap((p) => p.samples));
+    const w = stats(phases.filter((p) => p.workbench).flatMap((p) => p.samples));
+    const longest = (from: (t: LongTask) => boolean): number => Math.round(Math.max(0, ...phases.flatMap((p) => p.longTasks.filter(from).map((t) => t.ms))));
+    const phaseLine = (p: (typeof phases)[number]): string => {
+      const ps = stats(p.samples);
+      const tasks = [...p.longTasks].sort((x, y) => y.ms - x.ms).slice(0, 3).map((t) => `${Math.round(t.ms)} ms ${t.from}`);
+      return `${p.name}: ${ps.n} keys, max ${Math.round(ps.worst)} ms, p95 ${Math.round(ps.p95)} ms${tasks.length > 0 ? `, long tasks ${tasks.join(', ')}` : ''}`;
+    };
+    summaryLine(
+      `R8: ${outputKb / 1024} MB tool output + ${diffKb / 1024} MB diff; keystrokes timed in the browser (keydown → next frame after the input): ` +
+        `while the payloads arrive and are shown ${s.n} keys, max ${Math.round(s.worst)} ms, p95 ${Math.round(s.p95)} ms, median ${Math.round(s.median)} ms (bound < 100 ms) [${chatPhases.map(phaseLine).join('; ')}]; ` +
+        `while VS Code's editor loads the full text (not bounded: the workbench's thread) ${w.n} keys, max ${Math.round(w.worst)} ms, p95 ${Math.round(w.p95)} ms [${phases.filter((p) => p.workbench).map(phaseLine).join('; ')}]; ` +
+        `longest task of the chat's own script ${longest((t) => t.from === 'self')} ms, of other contexts ${longest((t) => t.from !== 'self')} ms; largest message to the webview ${(biggestMessage / 1024).toFixed(0)} KB; ${outputShown}; ${editorCheck}; ${diffCheck}; ${((Date.now() - started) / 1000).toFixed(0)} s`,
+    );
+    await vs?.close();
+  });
+
+  /** Types one character every `intervalMs` into the composer until `until()` holds, then `extra` more. */
+  async function typeWhile(name: string, until: () => Promise<boolean>, extra: number, maxMs: number, workbench = false): Promise<void> {
+    const box = chat.getByRole('textbox', { name: 'Message', exact: true });
+    await box.click();
+    await readLatency(chat, true);
+    const t0 = Date.now();
+    let done = false;
+    let after = 0;
+    while (after < extra && Date.now() - t0 < maxMs) {
+      await ui().page.keyboard.press('x');
+      await sleep(intervalMs);
+      if (!done) {
+        done = await until();
+      } else {
+        after++;
+      }
+    }
+    const st = await readLatency(chat, true);
+    biggestMessage = Math.max(biggestMessage, st.biggestMessage);
+    phases.push({ name, workbench, samples: st.samples, longTasks: st.longTasks, events: st.eventDurations, ms: Date.now() - t0 });
+    await box.fill('');
+    assert.ok(done, `${name}: did not happen within ${maxMs / 1000} s`);
+  }
+
+  test(`a ${outputKb / 1024} MB tool output is shown shortened; the composer keeps answering; "Open full output" opens all of it`, async () => {
+    const page = ui().page;
+    const shape = sizedTextShape(outputKb * 1024, 'output line');
+    const notes = turnFooters(chat);
+    const before = await notes.count();
+    await sendPrompt(chat, `[big-output kb=${outputKb}]`);
+    await typeWhile('50 MB output arriving', async () => (await notes.count()) > before, afterSamples, 300_000);
+    const card = conversation(chat).getByRole('article', { name: 'terminal: cat big.log' }).last();
+    const note = card.locator('.truncated');
+    await note.waitFor({ timeout: 30_000 });
+    const noteText = (await note.textContent()) ?? '';
+    const shownLength = await card.locator('.tool-text').first().evaluate((e: { textContent: string | null }) => (e.textContent ?? '').length);
+    outputShown = `output: ${shownLength.toLocaleString('en-US')} of ${shape.length.toLocaleString('en-US')} characters shown ("${noteText.trim()}")`;
+    await ui().shot('r8-big-output');
+    assert.equal(noteText.replace(/\D/g, '').includes(String(shape.length)), true, `the note gives the full length ${shape.length}: ${noteText}`);
+    assert.ok(shownLength < 20_000, `the card holds a shortened text (${shownLength} characters)`);
+    const cardText = (await card.textContent()) ?? '';
+    assert.ok(cardText.includes('output line 000001:'), 'the head is shown');
+    assert.ok(cardText.includes(shape.lastLine), 'the tail is shown');
+
+    // Open full output: an editor with every line.
+    const tabs = page.locator('.tabs-container .tab');
+    const tabsBefore = await tabs.count();
+    await card.getByRole('button', { name: 'Open full output' }).click();
+    await typeWhile('opening the full output in an editor', async () => (await tabs.count()) > tabsBefore, afterSamples, 180_000, true);
+    const editor = page.locator('.editor-instance .monaco-editor').first();
+    await editor.waitFor({ timeout: 60_000 });
+    await editor.click({ position: { x: 200, y: 40 } });
+    const status = page.locator('.statusbar-item[id*="status.editor.selection"], .statusbar-item.editor-status-selection').first();
+    // Ctrl+End, then the status bar's line number (it may show the old position for a moment).
+    let ln = 0;
+    await waitUntil(
+      'the cursor at the end of the full output',
+      async () => {
+        await page.keyboard.press('Control+End');
+        await sleep(300);
+        ln = Number(/Ln\s*([\d,]+)/.exec((await status.textContent()) ?? '')?.[1]?.replace(/,/g, '') ?? '0');
+        return ln > 1 && ln - 1 === shape.lines;
+      },
+      30_000,
+      500,
+    ).catch(() => undefined);
+    await page.locator('.editor-instance .view-lines').first().getByText(shape.lastLine).waitFor({ timeout: 30_000 });
+    await ui().shot('r8-full-output-editor');
+    editorCheck = `"Open full output" → editor with ${ln - 1} lines (expected ${shape.lines}), last line "${shape.lastLine.slice(0, 18)}…" on screen`;
+    assert.equal(ln - 1, shape.lines, 'the editor holds every line of the output');
+    // Typing in the chat with the 50 MB editor open.
+    await typeWhile('50 MB editor open', () => Promise.resolve(true), afterSamples, 120_000);
+    for (const p of phases) {
+      const s = stats(p.samples);
+      assert.ok(s.n >= 3, `${p.name}: keystrokes were timed (${s.n})`);
+    }
+  });
+
+  test(`a ${diffKb / 1024} MB diff is shown as a summary that opens the diff editor; the composer keeps answering`, async () => {
+    const page = ui().page;
+    const notes = turnFooters(chat);
+    const before = await notes.count();
+    await sendPrompt(chat, `[big-diff kb=${diffKb}]`);
+    await typeWhile('10 MB diff arriving', async () => (await notes.count()) > before, afterSamples, 300_000);
+    const summary = conversation(chat).locator('.diff-summary').last();
+    await summary.waitFor({ timeout: 30_000 });
+    const label = ((await summary.textContent()) ?? '').trim();
+    await ui().shot('r8-big-diff-card');
+    const tabs = page.locator('.tabs-container .tab');
+    const tabsBefore = await tabs.count();
+    await summary.click();
+    await typeWhile('opening the 10 MB diff editor', async () => (await tabs.count()) > tabsBefore, afterSamples, 180_000, true);
+    const diffEditor = page.locator('.monaco-diff-editor').first();
+    await diffEditor.waitFor({ timeout: 60_000 });
+    await diffEditor.locator('.view-lines').first().getByText(/row\s000001/).first().waitFor({ timeout: 60_000 });
+    await ui().shot('r8-big-diff-editor');
+    diffCheck = `diff: card "${label.slice(0, 60)}" → diff editor "${((await tabs.last().textContent()) ?? '').trim().slice(0, 60)}"`;
+    await typeWhile('10 MB diff editor open', () => Promise.resolve(true), afterSamples, 120_000);
+    assert.ok(biggestMessage < 1024 * 1024, `no message to the webview carries the big payloads (largest ${biggestMessage} characters)`);
+  });
+
+  test('every keystroke timed in the browser while the payloads arrive and are shown showed within 100 ms', () => {
+    const chatPhases = phases.filter((p) => !p.workbench);
+    const all = stats(chatPhases.flatMap((p) => p.samples));
+    const slow = chatPhases.map((p) => `${p.name}: ${p.samples.filter((x) => x >= 100).map((x) => Math.round(x)).join(', ')}`).filter((l) => !l.endsWith(': '));
+    assert.ok(chatPhases.length >= 4, `the arriving and shown phases ran (${chatPhases.map((p) => p.name).join(', ')})`);
+    assert.ok(all.n >= 10, `keystrokes were timed (${all.n})`);
+    assert.ok(all.worst < 100, `worst ${all.worst.toFixed(0)} ms, p95 ${all.p95.toFixed(0)} ms over ${all.n} keystrokes; ≥ 100 ms: ${slow.join(' | ')}`);
+    // While VS Code's editor loads 50 MB / 10 MB the shared renderer thread is the workbench's: the
+    // chat's own script must still never hold it for 100 ms.
+    const own = phases.flatMap((p) => p.longTasks.filter((t) => t.from === 'self').map((t) => `${p.name}: ${Math.round(t.ms)} ms`));
+    assert.ok(own.every((l) => Number(/(\d+) ms$/.exec(l)?.[1] ?? 0) < 100), `long tasks of the chat's own script: ${own.join(' | ')}`);
+  });
+});
+
+function fsExists(p: string): boolean {
+  return fs.existsSync(p);
+}
