@@ -120,6 +120,7 @@ suite('R7 hardening: workspace trust (Restricted Mode) in code-server + Chromium
       `R7 untrusted workspace: ${before.length + bypass.length} ways to start an agent tried before consent → ${spawnedBefore + spawnedBypass} agent processes started without consent ` +
         `(chat: ${fmt(before)} | commands after a reload: ${fmt(bypass)}); consent "Start Scripted" → ${consentSpawns} agent (${consentAgent}); ` +
         `workspace agent ran: ${fsExists(rig.evilMarker) ? 'YES' : 'no'}; workspace allow-all rule ignored: ${workspaceRuleIgnored ? 'yes' : 'NO'}; ${((Date.now() - started) / 1000).toFixed(0)} s`,
+      false,
     );
     await vs?.close();
     rig.cleanup();
@@ -230,6 +231,7 @@ suite('R7 hardening: a trusted workspace cannot choose the agent (machine-scoped
     summaryLine(
       `R7 trusted workspace with its own hermes.agents/defaultAgent/permissions.rules: ${agentsStarted} agent started = the machine's (${rig.acpSpawns().length} via the machine command), ` +
         `workspace agent ran: ${fsExists(rig.evilMarker) ? 'YES' : 'no'}; Select Agent lists [${listed.join(', ')}]; allow-all rule ignored: ${ruleIgnored ? 'yes' : 'NO'}; ${((Date.now() - started) / 1000).toFixed(0)} s`,
+      false,
     );
     await vs?.close();
     rig.cleanup();

@@ -15,8 +15,8 @@ export function scaled(normal: number, ci: number): number {
 }
 
 /** Prints a suite's summary line, saying when the counts were reduced. */
-export function summaryLine(line: string): void {
-  console.log(`      ${line}${reduced ? ' [CI=true: reduced counts]' : ''}`);
+export function summaryLine(line: string, countsReduced = reduced): void {
+  console.log(`      ${line}${countsReduced ? ' [CI=true: reduced counts]' : reduced ? ' [CI=true: same counts]' : ''}`);
 }
 
 interface BuildSpec {
