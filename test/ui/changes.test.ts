@@ -3,18 +3,12 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { FrameLocator, Locator } from 'playwright-core';
 import { openVsCode, type UiSession } from './support';
+import { send } from './uiHelpers';
 
 const original = Array.from({ length: 12 }, (_, i) => `note line ${i + 1}\n`).join('');
 const agentText = original.replace('note line 3\n', 'AGENT WROTE THREE\n').replace('note line 10\n', 'AGENT WROTE TEN\n');
 
 /** Types a prompt and sends it once the composer accepts it. */
-async function send(chat: FrameLocator, text: string): Promise<void> {
-  const box = chat.getByRole('textbox', { name: 'Message' });
-  await box.fill(text);
-  await chat.getByRole('button', { name: 'Send', disabled: false }).waitFor({ timeout: 30_000 });
-  await box.press('Enter');
-}
-
 async function waitForFile(file: string, expected: string, what: string): Promise<void> {
   const deadline = Date.now() + 20_000;
   while (fs.readFileSync(file, 'utf8') !== expected) {

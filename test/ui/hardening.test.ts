@@ -18,20 +18,13 @@ import { scriptedAgentPath } from '../support/paths';
 import { agentTapPath, groupMembers, isAlive, killTagged, newTag, scaled, sleep, summary, TAG_VAR, taggedProcesses, until, type ProcInfo } from '../unit/hardening/support';
 import { readTap, tapResponses } from '../unit/hardening/tapFile';
 import { openVsCode, type UiSession } from './support';
+import { send } from './uiHelpers';
 
 interface ReloadFigures {
   reloads: number;
   agentsBefore: number;
   orphans: string[];
   slowestGoneMs: number;
-}
-
-async function send(chat: FrameLocator, text: string): Promise<void> {
-  const box = chat.getByRole('textbox', { name: 'Message' });
-  await box.waitFor({ timeout: 30_000 });
-  await box.fill(text);
-  await chat.getByRole('button', { name: 'Send', disabled: false }).waitFor({ timeout: 30_000 });
-  await box.press('Enter');
 }
 
 /** The inner document of the n-th webview iframe (DOM order). */

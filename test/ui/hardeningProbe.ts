@@ -5,31 +5,18 @@
  * (so a command that ran — a new editor, a terminal, a hidden side bar — is seen).
  */
 import type { Frame, FrameLocator, Locator, Page } from 'playwright-core';
-import { conversation, waitUntil } from './uiHelpers';
+import { conversation, footers, send, sendAndWaitForFooter } from './uiHelpers';
 
-/**
- * Sends a prompt once the composer accepts it. The Send button is matched by its exact name: a
- * hostile tool title can contain the word "Send" (uiHelpers.send matches by substring).
- */
-export async function sendPrompt(chat: FrameLocator, text: string): Promise<void> {
-  const box = chat.getByRole('textbox', { name: 'Message', exact: true });
-  await box.fill(text);
-  await chat.getByRole('button', { name: 'Send', exact: true, disabled: false }).waitFor({ timeout: 120_000 });
-  await box.press('Enter');
+/** Sends a prompt once the composer accepts it (a big payload may keep the previous turn busy). */
+export function sendPrompt(chat: FrameLocator, text: string): Promise<void> {
+  return send(chat, text, 120_000);
 }
 
-/** Turn footers (`role="note"`) of a chat. */
-export function turnFooters(chat: FrameLocator): Locator {
-  return conversation(chat).getByRole('note');
-}
+export { footers as turnFooters };
 
 /** Sends a prompt and waits for its turn footer; returns it. */
-export async function sendAndWaitForTurn(chat: FrameLocator, text: string, timeoutMs = 60_000): Promise<Locator> {
-  const notes = turnFooters(chat);
-  const before = await notes.count();
-  await sendPrompt(chat, text);
-  await waitUntil(`the turn of "${text.slice(0, 80)}" to end`, async () => (await notes.count()) > before, timeoutMs, 200);
-  return notes.nth(before);
+export function sendAndWaitForTurn(chat: FrameLocator, text: string, timeoutMs = 60_000): Promise<Locator> {
+  return sendAndWaitForFooter(chat, text, timeoutMs, 120_000);
 }
 
 /** The chat's document (`inner`) and the VS Code webview host page around it (`outer`). */

@@ -3,15 +3,9 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { FrameLocator } from 'playwright-core';
 import { openVsCode, type UiSession } from './support';
+import { send } from './uiHelpers';
 
 /** Types a prompt and sends it once the composer accepts it (the previous turn has ended). */
-async function send(chat: FrameLocator, text: string): Promise<void> {
-  const box = chat.getByRole('textbox', { name: 'Message' });
-  await box.fill(text);
-  await chat.getByRole('button', { name: 'Send', disabled: false }).waitFor({ timeout: 30_000 });
-  await box.press('Enter');
-}
-
 suite('permission prompts and diff review in code-server + Chromium', function () {
   this.timeout(240_000);
   let vs: UiSession | undefined;

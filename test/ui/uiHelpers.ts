@@ -8,7 +8,7 @@ export function conversation(chat: FrameLocator): Locator {
 }
 
 export function composerBox(chat: FrameLocator): Locator {
-  return chat.getByRole('textbox', { name: 'Message' });
+  return chat.getByRole('textbox', { name: 'Message', exact: true });
 }
 
 /** Polls `check` until it holds; fails with `what` (and the last value seen) after `timeoutMs`. */
@@ -45,11 +45,14 @@ export async function waitForCount(locator: Locator, n: number, what: string, ti
   }
 }
 
-/** Types a prompt and sends it with Enter once the composer accepts it (the previous turn has ended). */
-export async function send(chat: FrameLocator, text: string): Promise<void> {
+/**
+ * Types a prompt and sends it with Enter once the composer accepts it (the previous turn has ended).
+ * Names are matched exactly: an agent's tool title may contain the word "Send".
+ */
+export async function send(chat: FrameLocator, text: string, acceptTimeoutMs = 30_000): Promise<void> {
   const box = composerBox(chat);
   await box.fill(text);
-  await chat.getByRole('button', { name: 'Send', disabled: false }).waitFor({ timeout: 30_000 });
+  await chat.getByRole('button', { name: 'Send', exact: true, disabled: false }).waitFor({ timeout: acceptTimeoutMs });
   await box.press('Enter');
 }
 
@@ -59,11 +62,11 @@ export function footers(chat: FrameLocator): Locator {
 }
 
 /** Sends a prompt and waits for its turn footer; returns the footer. */
-export async function sendAndWaitForFooter(chat: FrameLocator, text: string, timeoutMs = 30_000): Promise<Locator> {
+export async function sendAndWaitForFooter(chat: FrameLocator, text: string, timeoutMs = 30_000, acceptTimeoutMs = 30_000): Promise<Locator> {
   const notes = footers(chat);
   const before = await notes.count();
-  await send(chat, text);
-  await waitUntil(`the footer of "${text}"`, async () => (await notes.count()) > before, timeoutMs);
+  await send(chat, text, acceptTimeoutMs);
+  await waitUntil(`the footer of "${text.slice(0, 80)}"`, async () => (await notes.count()) > before, timeoutMs, 200);
   return notes.nth(before);
 }
 
