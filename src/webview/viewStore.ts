@@ -52,8 +52,7 @@ const resyncRetryMs = 2_000;
 
 /**
  * Applies host snapshots and patches to the entry list, tracks `seq`, and turns any number of
- * messages into ONE render per animation frame with the set of entries that changed. Patches that
- * only append text to rendered entries are rendered at once instead (see `applyPatch`).
+ * messages into ONE render per animation frame with the set of entries that changed.
  */
 export class ViewStore {
   header: SessionHeaderView | undefined;
@@ -178,27 +177,7 @@ export class ViewStore {
     if (header !== undefined) {
       this.setHeader(header);
     }
-    if (!this.frameRequested && this.appendOnly()) {
-      // Streamed text: render in this task. The Markdown views pace what reaches the DOM (and
-      // the browser makes a frame only when it did); asking for an animation frame per patch
-      // made the browser run its whole frame pipeline ~60 times a second for nothing.
-      this.flush();
-      return;
-    }
     this.schedule();
-  }
-
-  /** Whether everything pending is text appended to entries already on screen. */
-  private appendOnly(): boolean {
-    if (this.snapshotPending || this.structurePending || this.headerPending || this.removed.length > 0 || this.dirty.size === 0) {
-      return false;
-    }
-    for (const slot of this.dirty) {
-      if (slot.change !== 'append' || slot.component === undefined) {
-        return false;
-      }
-    }
-    return true;
   }
 
   private requestResync(): void {

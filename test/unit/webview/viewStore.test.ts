@@ -135,36 +135,19 @@ suite('webview: view store and transcript', () => {
     assert.deepEqual(groups(), [31]);
   });
 
-  test('1,000 structural patches delivered before a frame render once', () => {
-    h.send(snapshot(1, [tool('t1', { title: 'Run tests', status: 'in_progress' })], { phase: 'running' }));
-    const rendersBefore = h.app.store.renders;
-    for (let i = 0; i < 1000; i++) {
-      h.deliver(patch(2 + i, [{ op: 'replace', index: 0, entry: tool('t1', { title: `Run tests ${i}`, status: 'in_progress' }) }]));
-    }
-    assert.equal(h.frame(), 1, 'one frame was requested');
-    assert.equal(h.app.store.renders, rendersBefore + 1);
-    assert.match(entryNode(h, 't1').textContent ?? '', /Run tests 999/);
-  });
-
-  test('streamed text renders in its own task without asking for frames, and the Markdown view paces the DOM', () => {
+  test('1,000 patches delivered before a frame render once', () => {
     h.send(snapshot(1, [assistant('a1', '')], { phase: 'running' }));
-    const node = entryNode(h, 'a1');
-    const observer = new h.win.MutationObserver(() => undefined);
-    observer.observe(node, { childList: true, subtree: true, characterData: true });
+    const rendersBefore = h.app.store.renders;
     let expected = '';
     for (let i = 0; i < 1000; i++) {
       const chunk = `w${i} `;
       expected += chunk;
       h.deliver(patch(2 + i, [{ op: 'appendText', index: 0, part: 0, kind: 'text', text: chunk }]));
     }
-    assert.equal(h.frame(), 0, 'no animation frame was requested');
-    // All 1,000 patches arrived at the same (fake) instant: the first rendered, the rest wait for the pacing.
-    const streaming = observer.takeRecords().length;
-    assert.ok(streaming > 0 && streaming < 10, `${streaming} mutation records while streaming`);
-    assert.ok((node.textContent?.length ?? 0) < expected.length / 10, 'most of the text waits for the next paced render');
+    assert.equal(h.frame(), 1, 'one frame was requested');
+    assert.equal(h.app.store.renders, rendersBefore + 1);
     h.timers.advance(1000);
-    assert.equal(node.textContent?.trim(), expected.trim());
-    observer.disconnect();
+    assert.equal(entryNode(h, 'a1').textContent?.trim(), expected.trim());
   });
 
   test('a new part after a thought ends the thought at the part start', () => {
