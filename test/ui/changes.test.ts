@@ -2,13 +2,12 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { FrameLocator, Locator } from 'playwright-core';
-import { openVsCode, type UiSession } from './support';
+import { type UiSession, vsCodeForSuite } from './support';
 import { send } from './uiHelpers';
 
 const original = Array.from({ length: 12 }, (_, i) => `note line ${i + 1}\n`).join('');
 const agentText = original.replace('note line 3\n', 'AGENT WROTE THREE\n').replace('note line 10\n', 'AGENT WROTE TEN\n');
 
-/** Types a prompt and sends it once the composer accepts it. */
 async function waitForFile(file: string, expected: string, what: string): Promise<void> {
   const deadline = Date.now() + 20_000;
   while (fs.readFileSync(file, 'utf8') !== expected) {
@@ -24,25 +23,14 @@ suite('Changes view and per-hunk revert in code-server + Chromium', function () 
   let vs: UiSession | undefined;
   let chat: FrameLocator;
 
-  suiteSetup(async () => {
-    vs = await openVsCode({
+  const code = vsCodeForSuite('changes', {
       files: { 'notes.txt': original },
       // CodeLens in diff editors is off by default; the title actions below work either way.
       settings: { 'diffEditor.codeLens': true, 'hermes.review.openDiffs': 'onClick' },
     });
-    await vs.command('Hermes: New Session');
-    chat = await vs.chat();
-    await chat.getByRole('textbox', { name: 'Message' }).waitFor({ timeout: 30_000 });
-  });
-
-  teardown(async function () {
-    if (this.currentTest?.state === 'failed') {
-      await vs?.shot(`FAILED-${this.currentTest.title.replace(/\W+/g, '-')}`);
-    }
-  });
-
-  suiteTeardown(async () => {
-    await vs?.close();
+  suiteSetup(() => {
+    vs = code.ui();
+    chat = code.chat();
   });
 
   test('the agent’s file is listed with its counts; one hunk is reverted from the diff editor, then the other', async () => {

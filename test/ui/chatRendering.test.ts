@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { FrameLocator } from 'playwright-core';
-import { openVsCode, type UiSession } from './support';
+import { type UiSession, vsCodeForSuite } from './support';
 import {
   compact,
   conversation,
@@ -13,7 +13,6 @@ import {
   readAgentState,
   send,
   sendAndWaitForFooter,
-  shotName,
   storedUserTexts,
   waitForCount,
   waitUntil,
@@ -36,21 +35,13 @@ suite('chat rendering in code-server + Chromium', function () {
     return vs;
   };
 
-  suiteSetup(async () => {
-    vs = await openVsCode({ agentEnv: { SCRIPTED_AGENT_CHUNK_DELAY_MS: '40', SCRIPTED_AGENT_STATE_FILE: stateFile } });
-    await vs.command('Hermes: New Session');
-    chat = await vs.chat();
-    await chat.getByRole('textbox', { name: 'Message' }).waitFor({ timeout: 30_000 });
+  const code = vsCodeForSuite('render', { agentEnv: { SCRIPTED_AGENT_CHUNK_DELAY_MS: '40', SCRIPTED_AGENT_STATE_FILE: stateFile } });
+  suiteSetup(() => {
+    vs = code.ui();
+    chat = code.chat();
   });
 
-  teardown(async function () {
-    if (this.currentTest?.state === 'failed') {
-      await vs?.shot(shotName('FAILED-render', this.currentTest.title));
-    }
-  });
-
-  suiteTeardown(async () => {
-    await vs?.close();
+  suiteTeardown(() => {
     fs.rmSync(stateDir, { recursive: true, force: true });
   });
 

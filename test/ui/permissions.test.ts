@@ -2,36 +2,24 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { FrameLocator } from 'playwright-core';
-import { openVsCode, type UiSession } from './support';
+import { type UiSession, vsCodeForSuite } from './support';
 import { send } from './uiHelpers';
 
-/** Types a prompt and sends it once the composer accepts it (the previous turn has ended). */
 suite('permission prompts and diff review in code-server + Chromium', function () {
   this.timeout(240_000);
   let vs: UiSession | undefined;
   let chat: FrameLocator;
 
-  suiteSetup(async () => {
-    vs = await openVsCode({
+  const code = vsCodeForSuite('permissions', {
       files: { 'hello.txt': 'hello world\n', 'notes.md': '# Notes\n' },
       settings: { 'hermes.review.openDiffs': 'background' },
       machineSettings: {
         'hermes.permissions.rules': [{ kind: 'execute', command: 'npm test*', effect: 'allow', description: 'tests may run' }],
       },
     });
-    await vs.command('Hermes: New Session');
-    chat = await vs.chat();
-    await chat.getByRole('textbox', { name: 'Message' }).waitFor({ timeout: 30_000 });
-  });
-
-  teardown(async function () {
-    if (this.currentTest?.state === 'failed') {
-      await vs?.shot(`FAILED-${this.currentTest.title.replace(/\W+/g, '-')}`);
-    }
-  });
-
-  suiteTeardown(async () => {
-    await vs?.close();
+  suiteSetup(() => {
+    vs = code.ui();
+    chat = code.chat();
   });
 
   test('an edit permission opens the diff editor; Allow in its title answers allow_once and the card agrees', async () => {

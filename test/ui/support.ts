@@ -110,3 +110,47 @@ export async function openVsCode(options: UiOptions = {}): Promise<UiSession> {
     },
   };
 }
+
+export interface SuiteVsCode {
+  /** The running code-server session (throws before suiteSetup). */
+  ui(): UiSession;
+  /** The chat opened by "Hermes: New Session" in suiteSetup. */
+  chat(): FrameLocator;
+}
+
+/**
+ * One code-server for the whole suite: opened in suiteSetup with a new session whose chat is ready,
+ * a screenshot `FAILED-<prefix>-<test>` of every failed test, closed in suiteTeardown.
+ */
+export function vsCodeForSuite(shotPrefix: string, options: UiOptions = {}): SuiteVsCode {
+  let session: UiSession | undefined;
+  let chatFrame: FrameLocator | undefined;
+  suiteSetup(async () => {
+    session = await openVsCode(options);
+    await session.command('Hermes: New Session');
+    chatFrame = await session.chat();
+    await chatFrame.getByRole('textbox', { name: 'Message', exact: true }).waitFor({ timeout: 30_000 });
+  });
+  teardown(async function () {
+    if (this.currentTest?.state === 'failed') {
+      await session?.shot(`FAILED-${shotPrefix}-${this.currentTest.title.replace(/\W+/g, '-')}`.slice(0, 120));
+    }
+  });
+  suiteTeardown(async () => {
+    await session?.close();
+  });
+  return {
+    ui: () => {
+      if (session === undefined) {
+        throw new Error('code-server is not running (suiteSetup failed?)');
+      }
+      return session;
+    },
+    chat: () => {
+      if (chatFrame === undefined) {
+        throw new Error('no chat yet (suiteSetup failed?)');
+      }
+      return chatFrame;
+    },
+  };
+}
