@@ -1,22 +1,10 @@
+import { ChangesCommandIds } from './commandIds';
+
 /**
- * Ids of the Changes view. Commands are named `hermes.<word>` (no second dot): the manifest check
- * (test/checks/checkManifest.mjs) only recognises that shape in src/views/commandIds.ts, where
- * these must be listed too.
+ * Ids of the Changes view. Its command ids are declared in src/views/commandIds.ts, where the
+ * manifest check (test/checks/checkManifest.mjs) reads every command id.
  */
-export const ChangesCommandId = {
-  openChangeDiff: 'hermes.openChangeDiff',
-  revertHunk: 'hermes.revertHunk',
-  keepHunk: 'hermes.keepHunk',
-  revertFileChanges: 'hermes.revertFileChanges',
-  keepFileChanges: 'hermes.keepFileChanges',
-  revertTurn: 'hermes.revertTurn',
-  restoreTurn: 'hermes.restoreTurn',
-  rewindTurn: 'hermes.rewindTurn',
-  keepTurn: 'hermes.keepTurn',
-  keepAllChanges: 'hermes.keepAllChanges',
-  removeRevertNote: 'hermes.removeRevertNote',
-  clearChanges: 'hermes.clearChanges',
-} as const;
+export const ChangesCommandId = ChangesCommandIds;
 
 export type ChangesCommandIdValue = (typeof ChangesCommandId)[keyof typeof ChangesCommandId];
 

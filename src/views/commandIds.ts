@@ -18,8 +18,8 @@ export const CommandId = {
 } as const;
 
 /**
- * The Changes view's commands, registered by `ChangesFeature` (src/views/changesView.ts, whose
- * `ChangesCommandId` declares the same ids). Listed here, before `CommandIdValue`, so the
+ * The Changes view's commands, registered by `ChangesFeature` (src/views/changesView.ts, through
+ * `ChangesCommandId` in changesIds.ts). Listed here, before `CommandIdValue`, so the
  * manifest check sees them; they are not in `CommandId`, whose handlers live in commands.ts.
  */
 export const ChangesCommandIds = {

@@ -115,6 +115,29 @@ function asUpdate(value: unknown): SessionUpdate | undefined {
   return undefined;
 }
 
+/** The updates of an NDJSON file's lines; blank lines are ignored, others that hold none are counted. */
+function parseUpdateLines(lines: readonly string[]): { updates: SessionUpdate[]; skipped: number } {
+  const updates: SessionUpdate[] = [];
+  let skipped = 0;
+  for (const line of lines) {
+    if (line.trim() === '') {
+      continue;
+    }
+    let update: SessionUpdate | undefined;
+    try {
+      update = asUpdate(JSON.parse(line));
+    } catch {
+      update = undefined;
+    }
+    if (update === undefined) {
+      skipped += 1;
+    } else {
+      updates.push(update);
+    }
+  }
+  return { updates, skipped };
+}
+
 /**
  * Streams an NDJSON file of updates (one `{sessionUpdate…}` object, or `{sessionId, update}`
  * params, per line) as fast as stdout takes them. Not recorded in history (benchmark files are big).
@@ -128,52 +151,22 @@ export async function replayFile(turn: Turn, marker: Marker): Promise<void> {
     await turn.say(`Cannot read replay file ${path}: ${err instanceof Error ? err.message : String(err)}`);
     return;
   }
-  let sent = 0;
-  let skipped = 0;
   const started = Date.now();
+  const { updates, skipped } = parseUpdateLines(lines);
+  let sent = 0;
   if (strArg(marker, 'raw', 'no') === 'yes') {
     // Benchmarks: serialize every notification up front and hand them to stdout in large writes,
     // so the pipe — not this agent's per-message SDK path — sets the pace the client must keep up with.
-    const frames: string[] = [];
-    for (const line of lines) {
-      if (line.trim() === '') {
-        continue;
-      }
-      let update: SessionUpdate | undefined;
-      try {
-        update = asUpdate(JSON.parse(line));
-      } catch {
-        update = undefined;
-      }
-      if (update === undefined) {
-        skipped += 1;
-        continue;
-      }
-      frames.push(JSON.stringify({ jsonrpc: '2.0', method: 'session/update', params: { sessionId: turn.sessionId, update } }));
-      sent += 1;
-    }
+    const frames = updates.map((update) => JSON.stringify({ jsonrpc: '2.0', method: 'session/update', params: { sessionId: turn.sessionId, update } }));
     for (let i = 0; i < frames.length; i += 1000) {
       await turn.runtime.stdout.writeRaw(`${frames.slice(i, i + 1000).join('\n')}\n`);
     }
-    log(`replay-file ${path} (raw): ${sent} updates sent, ${skipped} lines skipped, ${Date.now() - started} ms`);
+    log(`replay-file ${path} (raw): ${frames.length} updates sent, ${skipped} lines skipped, ${Date.now() - started} ms`);
     return;
   }
-  for (const line of lines) {
+  for (const update of updates) {
     if (turn.cancelled) {
       throw new TurnCancelled();
-    }
-    if (line.trim() === '') {
-      continue;
-    }
-    let update: SessionUpdate | undefined;
-    try {
-      update = asUpdate(JSON.parse(line));
-    } catch {
-      update = undefined;
-    }
-    if (update === undefined) {
-      skipped += 1;
-      continue;
     }
     await turn.client.notify('session/update', { sessionId: turn.sessionId, update });
     sent += 1;

@@ -1,6 +1,7 @@
 import * as assert from 'node:assert/strict';
 import { analyzeFile, applyAllHunks, computeHunks, planRevert, textReplacements, type FileModel } from '../../../src/changes/hunks';
 import { changeBlocks, splitKeepEnds } from '../../../src/changes/lines';
+import { rng } from '../../support/random';
 
 const lines = (n: number, prefix = 'line'): string => Array.from({ length: n }, (_, i) => `${prefix} ${i + 1}\n`).join('');
 
@@ -200,18 +201,6 @@ suite('changes: lines and hunks', () => {
     assert.equal(out, to);
   });
 });
-
-/** A small deterministic PRNG (mulberry32), so failures reproduce. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function randomEdit(text: string, r: () => number, tag: string, alphabet: number): string {
   const ls = splitKeepEnds(text);

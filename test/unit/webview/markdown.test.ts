@@ -4,18 +4,7 @@ import { MarkdownView, renderMarkdown } from '../../../src/webview/markdown';
 import { appendAnsi } from '../../../src/webview/ansi';
 import { visibleLabel } from '../../../src/webview/text';
 import { bareWindow, FakeTimers, type TestWindow } from './harness';
-
-/** Deterministic pseudo-random numbers (mulberry32). */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { rng } from '../../support/random';
 
 const corpus = [
   '# Fixing the build',
