@@ -35,7 +35,9 @@ async function userTexts(chat: FrameLocator): Promise<string[]> {
 
 /** The text of the chat's newest agent message. */
 async function lastReply(chat: FrameLocator): Promise<string> {
-  const replies = conversation(chat).getByRole('article', { name: 'Scripted' });
+  // By class, not role + name: in two CI runs the role query found no reply for the whole wait
+  // while the screenshot showed it streamed (the accessible name is asserted in chatRendering).
+  const replies = conversation(chat).locator('article.entry-assistant');
   return (await replies.count()) === 0 ? '' : ((await replies.last().textContent()) ?? '');
 }
 
