@@ -118,7 +118,8 @@ export async function runCommand(page, title, { timeoutMs = 20_000 } = {}) {
  * The content of a webview (panel or view): the outer `iframe.webview.ready` hosts an inner
  * `#active-frame` with the extension's HTML. With several webviews, pick one by `index` (DOM order)
  * or by `title`: matched against the content's <title>, and the outer iframe's title/name attribute.
- * Without either, exactly one webview must exist. Polls until a match appears.
+ * Without either, exactly one webview must exist. Polls until a match appears. A match by title is
+ * pinned to its iframe (by name), so it stays that webview while others come and go.
  * @param {import('playwright-core').Page} page
  * @param {{ title?: string | RegExp, index?: number, timeoutMs?: number }} [o]
  * @returns {Promise<import('playwright-core').FrameLocator>}
@@ -140,7 +141,12 @@ export async function webviewFrame(page, { title, index, timeoutMs = 15_000 } = 
       const docTitle = await inner.locator('title').first().textContent({ timeout: 250 }).catch(() => null);
       const names = [docTitle?.trim(), await el.getAttribute('title'), await el.getAttribute('name')];
       names.forEach((t) => t && seen.add(t));
-      if (names.some(matches)) return inner;
+      if (names.some(matches)) {
+        // Pin the result to this iframe by its name (the webview id): `.nth(i)` follows the DOM
+        // position, which points elsewhere once an earlier webview iframe is disposed.
+        const id = names[2];
+        return id ? page.locator(`iframe.webview[name="${id.replace(/["\\]/g, '\\$&')}"]`).contentFrame().locator('#active-frame').contentFrame() : inner;
+      }
     }
     await page.waitForTimeout(200);
   } while (Date.now() < deadline);

@@ -9,6 +9,7 @@ import {
   conversation,
   footers,
   hasClass,
+  highestTick,
   lastTurnEntries,
   readAgentState,
   send,
@@ -122,7 +123,7 @@ suite('chat rendering in code-server + Chromium', function () {
     // A finished turn's thought stays finished while a later turn runs.
     const turnsSoFar = await footers(chat).count();
     await send(chat, 'Count a little [slow n=8 ms=150]');
-    await waitUntil('the next turn to stream', async () => /tick 3\b/.test((await log.getByRole('article', { name: 'Scripted' }).last().textContent()) ?? ''), 15_000);
+    await waitUntil('the next turn to stream', async () => highestTick((await log.getByRole('article', { name: 'Scripted' }).last().textContent()) ?? '') >= 3, 15_000);
     const during = await label();
     const openDuring = await thought.evaluate((d: PageElement) => d.open === true);
     if (during === 'Thinking…' || openDuring) {

@@ -18,7 +18,7 @@ import { scriptedAgentPath } from '../support/paths';
 import { agentTapPath, groupMembers, isAlive, killTagged, newTag, scaled, sleep, summary, TAG_VAR, taggedProcesses, until, type ProcInfo } from '../unit/hardening/support';
 import { readTap, tapResponses } from '../unit/hardening/tapFile';
 import { openVsCode, type UiSession } from './support';
-import { send } from './uiHelpers';
+import { pinnedWebview, send } from './uiHelpers';
 
 interface ReloadFigures {
   reloads: number;
@@ -27,9 +27,9 @@ interface ReloadFigures {
   slowestGoneMs: number;
 }
 
-/** The inner document of the n-th webview iframe (DOM order). */
-function webview(page: Page, index: number): FrameLocator {
-  return page.locator('iframe.webview.ready').nth(index).contentFrame().locator('#active-frame').contentFrame();
+/** The inner document of the n-th webview iframe (DOM order now), pinned to that iframe. */
+function webview(page: Page, index: number): Promise<FrameLocator> {
+  return pinnedWebview(page, page.locator('iframe.webview.ready').nth(index));
 }
 
 /** Requests the agent under tap `pid` sent, and whether the client answered each on the agent's stdin. */
@@ -144,7 +144,7 @@ suite('R3/R6 hardening: window reloads in code-server + Chromium', function () {
         for (let tries = 0; (await frames.count()) <= count && tries < 150; tries++) {
           await sleep(100);
         }
-        const panel = webview(ui.page, (await frames.count()) - 1);
+        const panel = await webview(ui.page, (await frames.count()) - 1);
         await send(panel, `[command cmd=rm -rf reload-${k}-${j}]`);
         await panel.getByRole('button', { name: /^Deny always/ }).last().waitFor({ timeout: 30_000 });
       }

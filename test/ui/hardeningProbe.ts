@@ -5,7 +5,7 @@
  * (so a command that ran — a new editor, a terminal, a hidden side bar — is seen).
  */
 import type { Frame, FrameLocator, Locator, Page } from 'playwright-core';
-import { conversation, footers, send, sendAndWaitForFooter } from './uiHelpers';
+import { conversation, footers, pinnedWebview, send, sendAndWaitForFooter } from './uiHelpers';
 
 /** Sends a prompt once the composer accepts it (a big payload may keep the previous turn busy). */
 export function sendPrompt(chat: FrameLocator, text: string): Promise<void> {
@@ -336,7 +336,7 @@ export async function patientChat(page: Page, timeoutMs = 120_000): Promise<Fram
   for (;;) {
     const n = await outer.count();
     for (let i = 0; i < n; i++) {
-      const inner = outer.nth(i).contentFrame().locator('#active-frame').contentFrame();
+      const inner = await pinnedWebview(page, outer.nth(i));
       const title = await inner.locator('title').first().textContent({ timeout: 2000 }).catch(() => null);
       if (title?.trim() === 'Hermes') {
         return inner;

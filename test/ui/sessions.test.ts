@@ -8,7 +8,9 @@ import {
   chatWebviews,
   composerBox,
   conversation,
+  describeWebviews,
   footers,
+  highestTick,
   readAgentState,
   send,
   sendAndWaitForFooter,
@@ -35,9 +37,7 @@ async function userTexts(chat: FrameLocator): Promise<string[]> {
 
 /** The text of the chat's newest agent message. */
 async function lastReply(chat: FrameLocator): Promise<string> {
-  // By class, not role + name: in two CI runs the role query found no reply for the whole wait
-  // while the screenshot showed it streamed (the accessible name is asserted in chatRendering).
-  const replies = conversation(chat).locator('article.entry-assistant');
+  const replies = conversation(chat).getByRole('article', { name: 'Scripted' });
   return (await replies.count()) === 0 ? '' : ((await replies.last().textContent()) ?? '');
 }
 
@@ -84,6 +84,11 @@ suite('sessions in code-server + Chromium', function () {
   teardown(async function () {
     if (this.currentTest?.state === 'failed') {
       await vs?.shot(shotName('FAILED-sessions', this.currentTest.title));
+      if (vs !== undefined) {
+        const replies = await Promise.all((await chatWebviews(vs.page)).map(async (v) => (await lastReply(v.frame)).slice(-160)));
+        console.log(`      newest reply per chat webview: ${JSON.stringify(replies)}`);
+        console.log(`      webviews at the failure:\n${(await describeWebviews(vs.page)).map((l) => `        ${l}`).join('\n')}`);
+      }
     }
   });
 
@@ -94,7 +99,7 @@ suite('sessions in code-server + Chromium', function () {
 
   test('Stop mid-stream ends the turn "Cancelled", brings Send back, and the ticks stop', async () => {
     await send(chat, 'Count slowly [slow n=60 ms=150]');
-    await waitUntil('a few ticks', async () => /tick 4\b/.test(await lastReply(chat)), 20_000);
+    await waitUntil('a few ticks', async () => highestTick(await lastReply(chat)) >= 4, 20_000);
     await ui().shot('ui-sessions-cancel-streaming');
     await chat.getByRole('button', { name: 'Stop' }).click();
     const footer = footers(chat).last();
@@ -232,7 +237,7 @@ suite('sessions in code-server + Chromium', function () {
     await sendAndWaitForFooter(chat, 'before the crash [plain]');
     const crashPrompt = 'crash soon [slow n=15 ms=100] [crash when=mid mode=kill]';
     await send(chat, crashPrompt);
-    await waitUntil('ticks to stream', async () => /tick 3\b/.test(await lastReply(chat)), 15_000);
+    await waitUntil('ticks to stream', async () => highestTick(await lastReply(chat)) >= 3, 15_000);
     // A draft typed while the turn runs, never sent.
     const box = composerBox(chat);
     await box.fill('my unsent draft');

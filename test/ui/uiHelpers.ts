@@ -56,6 +56,15 @@ export async function send(chat: FrameLocator, text: string, acceptTimeoutMs = 3
   await box.press('Enter');
 }
 
+/**
+ * The highest "tick N" in a reply of the scripted agent's `[slow]` scenario. Each tick is its own
+ * paragraph and `textContent` runs them together ("tick 4tick 5"), so a pattern like /tick 4\b/
+ * matches only while tick 4 is the newest: a poll that misses that window never sees it.
+ */
+export function highestTick(text: string): number {
+  return Math.max(0, ...[...text.matchAll(/tick (\d+)/g)].map((m) => Number(m[1])));
+}
+
 /** Turn footers (`role="note"`) in a chat. */
 export function footers(chat: FrameLocator): Locator {
   return conversation(chat).getByRole('note');
@@ -160,8 +169,34 @@ export function storedUserTexts(s: StoredSessionLike): string[] {
 }
 
 /**
- * Every chat webview on the page with where it is: the outer `iframe.webview.ready` hosts an inner
- * `#active-frame` with the extension's document. Sorted left to right (side bar first).
+ * The document inside the webview iframe `outer` (one of `iframe.webview.ready`, which hosts an
+ * inner `#active-frame`), pinned to that iframe by its `name` (the webview's id). A locator built
+ * from `.nth(i)` would follow the DOM position instead: when the workbench disposes a webview
+ * iframe that comes earlier, it silently points at another webview or at none.
+ */
+export async function pinnedWebview(page: Page, outer: Locator): Promise<FrameLocator> {
+  const name = await outer.getAttribute('name', { timeout: 1000 }).catch(() => null);
+  const el = name === null || name === '' ? outer : page.locator(`iframe.webview[name="${name.replace(/["\\]/g, '\\$&')}"]`);
+  return el.contentFrame().locator('#active-frame').contentFrame();
+}
+
+/** One line per webview iframe on the page (name, class, box, document title), for failure reports. */
+export async function describeWebviews(page: Page): Promise<string[]> {
+  const outer = page.locator('iframe.webview');
+  const lines: string[] = [];
+  for (let i = 0; i < (await outer.count()); i++) {
+    const el = outer.nth(i);
+    const box = await el.boundingBox().catch(() => null);
+    const title = await el.contentFrame().locator('#active-frame').contentFrame().locator('title').first().textContent({ timeout: 500 }).catch(() => null);
+    const where = box === null ? 'not laid out' : `${Math.round(box.width)}x${Math.round(box.height)} at ${Math.round(box.x)},${Math.round(box.y)}`;
+    lines.push(`${i}: name=${(await el.getAttribute('name')) ?? '-'} class="${(await el.getAttribute('class')) ?? ''}" ${where} title=${title?.trim() ?? '-'}`);
+  }
+  return lines;
+}
+
+/**
+ * Every chat webview on the page with where it is, each pinned to its iframe (`pinnedWebview`).
+ * Sorted left to right (side bar first).
  */
 export async function chatWebviews(page: Page): Promise<{ frame: FrameLocator; x: number; width: number }[]> {
   const outer = page.locator('iframe.webview.ready');
@@ -173,7 +208,7 @@ export async function chatWebviews(page: Page): Promise<{ frame: FrameLocator; x
     if (box === null || box.width < 10 || box.height < 10) {
       continue; // hidden webviews keep their iframe
     }
-    const inner = el.contentFrame().locator('#active-frame').contentFrame();
+    const inner = await pinnedWebview(page, el);
     const title = await inner.locator('title').first().textContent({ timeout: 1000 }).catch(() => null);
     if (title?.trim() === 'Hermes') {
       found.push({ frame: inner, x: box.x, width: box.width });
