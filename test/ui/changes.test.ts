@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { FrameLocator, Locator } from 'playwright-core';
 import { type UiSession, vsCodeForSuite } from './support';
-import { send } from './uiHelpers';
+import { sendAndWaitForFooter, waitUntil } from './uiHelpers';
 
 const original = Array.from({ length: 12 }, (_, i) => `note line ${i + 1}\n`).join('');
 const agentText = original.replace('note line 3\n', 'AGENT WROTE THREE\n').replace('note line 10\n', 'AGENT WROTE TEN\n');
@@ -37,7 +37,8 @@ suite('Changes view and per-hunk revert in code-server + Chromium', function () 
     const ui = vs;
     assert.ok(ui !== undefined);
     const file = path.join(ui.workspace, 'notes.txt');
-    await send(chat, `[write path=notes.txt text="${agentText.replace(/\n/g, '\\n')}"]`);
+    // The whole turn, not just its tool call: while a turn runs the view keeps refreshing.
+    await sendAndWaitForFooter(chat, `[write path=notes.txt text="${agentText.replace(/\n/g, '\\n')}"]`);
     await chat.getByRole('log', { name: 'Conversation' }).getByText(/Completed/).first().waitFor({ timeout: 30_000 });
     assert.equal(fs.readFileSync(file, 'utf8'), agentText);
 
@@ -46,13 +47,18 @@ suite('Changes view and per-hunk revert in code-server + Chromium', function () 
     const row = pane.locator('.monaco-list-row').filter({ has: ui.page.locator('.label-name', { hasText: /^\s*notes\.txt\s*$/ }) });
     await row.waitFor({ timeout: 30_000 });
     assert.match((await row.textContent()) ?? '', /\+2 \u22122/);
-    await pane.locator('.monaco-list-row', { hasText: /Turn 1/ }).waitFor();
+    const turnRow = pane.locator('.monaco-list-row', { hasText: /Turn 1/ });
+    await waitUntil('the turn row to stop saying "running…"', async () => !((await turnRow.textContent().catch(() => null)) ?? 'running').includes('running'), 15_000);
     await ui.shot('changes-view');
 
     // Clicking the file opens before the turn ↔ now.
-    await row.click();
+    // A click that lands while the tree re-renders the row is lost (VS Code's behaviour, not
+    // ours): click again rather than wait out the whole timeout.
     const diff = ui.page.locator('.monaco-diff-editor.side-by-side');
-    await diff.waitFor({ timeout: 30_000 });
+    await waitUntil('the diff editor to open from the row', async () => {
+      await row.click();
+      return diff.waitFor({ timeout: 5000 }).then(() => true, () => false);
+    }, 30_000, 0);
     await ui.page.locator('.tab', { hasText: /before turn 1 ↔ now/ }).first().waitFor({ timeout: 15_000 });
     const modified = diff.locator('.editor.modified');
     await modified.getByText('AGENT WROTE TEN').first().waitFor({ timeout: 15_000 });
