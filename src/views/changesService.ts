@@ -703,16 +703,10 @@ export class ChangesService implements vscode.Disposable {
     } catch {
       return { kind: 'absent' };
     }
-    if (!stat.isFile()) {
-      return { kind: 'notFile' };
-    }
-    if (stat.size > this.maxFileBytes) {
-      return { kind: 'untracked', why: 'tooLarge' };
-    }
     try {
-      return decode(fs.readFileSync(p));
+      return this.unreadable(stat) ?? decode(fs.readFileSync(p));
     } catch (e) {
-      return (e as NodeJS.ErrnoException).code === 'ENOENT' ? { kind: 'absent' } : { kind: 'untracked', why: 'binary' };
+      return readFailure(e);
     }
   }
 
@@ -723,17 +717,19 @@ export class ChangesService implements vscode.Disposable {
     } catch {
       return { kind: 'absent' };
     }
+    try {
+      return this.unreadable(stat) ?? decode(await fs.promises.readFile(p));
+    } catch (e) {
+      return readFailure(e);
+    }
+  }
+
+  /** Why a path with this stat is not read as text (not a file, too large), or undefined to read it. */
+  private unreadable(stat: fs.Stats): DiskText | undefined {
     if (!stat.isFile()) {
       return { kind: 'notFile' };
     }
-    if (stat.size > this.maxFileBytes) {
-      return { kind: 'untracked', why: 'tooLarge' };
-    }
-    try {
-      return decode(await fs.promises.readFile(p));
-    } catch (e) {
-      return (e as NodeJS.ErrnoException).code === 'ENOENT' ? { kind: 'absent' } : { kind: 'untracked', why: 'binary' };
-    }
+    return stat.size > this.maxFileBytes ? { kind: 'untracked', why: 'tooLarge' } : undefined;
   }
 
   fireChanged(): void {
@@ -758,6 +754,11 @@ function decode(bytes: Uint8Array): DiskText {
   } catch {
     return { kind: 'untracked', why: 'binary' };
   }
+}
+
+/** A read that failed after its stat: gone meanwhile, or unreadable (treated like binary: not tracked). */
+function readFailure(e: unknown): DiskText {
+  return (e as NodeJS.ErrnoException).code === 'ENOENT' ? { kind: 'absent' } : { kind: 'untracked', why: 'binary' };
 }
 
 /** The text's line ending when it has exactly one kind (a document cannot hold mixed ones). */
