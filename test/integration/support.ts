@@ -2,6 +2,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { HermesApi } from '../../src/extension';
 import type { ChatSession } from '../../src/views/chatSession';
+import { until } from '../support/wait';
 
 export const extensionId = 'hermes-acp.hermes-acp';
 
@@ -32,18 +33,9 @@ export async function useScriptedAgent(env: Record<string, string> = {}, id = 's
   await config.update('defaultAgent', id, vscode.ConfigurationTarget.Global);
 }
 
-export async function waitFor<T>(what: string, fn: () => T | undefined | false, ms = 15_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const v = fn();
-    if (v !== undefined && v !== false) {
-      return v;
-    }
-    if (Date.now() > deadline) {
-      throw new Error(`timed out waiting for ${what}`);
-    }
-    await new Promise((r) => setTimeout(r, 25));
-  }
+/** Polls `fn` until it returns a value other than undefined/false, or throws after `ms`. */
+export function waitFor<T>(what: string, fn: () => T | undefined | false, ms = 15_000): Promise<T> {
+  return until(what, fn, ms, 25);
 }
 
 export function isAlive(pid: number): boolean {

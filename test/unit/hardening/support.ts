@@ -8,6 +8,9 @@ import * as path from 'node:path';
 import * as v8 from 'node:v8';
 import * as vm from 'node:vm';
 import { repoRoot } from '../../support/paths';
+import { DeadlineError } from '../../support/wait';
+
+export { DeadlineError, sleep, until } from '../../support/wait';
 
 /** `CI=true` runs every suite with reduced counts (2-core CI machines run other heavy suites too). */
 export const reduced = process.env.CI === 'true';
@@ -79,11 +82,6 @@ export class Rng {
   }
 }
 
-/** Thrown when an awaited operation missed its deadline: a promise that would have stayed pending. */
-export class DeadlineError extends Error {
-  override readonly name = 'DeadlineError';
-}
-
 /** Resolves like `p`, or rejects with {@link DeadlineError} after `ms` (the operation stayed pending). */
 export function within<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
@@ -99,25 +97,6 @@ export async function settle<T>(p: Promise<T>): Promise<{ ok: true; value: T } |
     return { ok: true, value: await p };
   } catch (error) {
     return { ok: false, error };
-  }
-}
-
-export function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
-
-/** Polls `fn` every 20 ms until it returns a value other than undefined/false, or throws after `ms`. */
-export async function until<T>(what: string, fn: () => T | undefined | false, ms = 10_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const v = fn();
-    if (v !== undefined && v !== false) {
-      return v;
-    }
-    if (Date.now() > deadline) {
-      throw new DeadlineError(`timed out after ${ms} ms waiting for ${what}`);
-    }
-    await sleep(20);
   }
 }
 
