@@ -17,7 +17,7 @@ import { ClientRequestError } from '../../../src/acp/errors';
 import { TerminalManager } from '../../../src/acp/terminals';
 import { WorkspaceBoundary } from '../../../src/acp/workspaceBoundary';
 import { BIG_FILE_BYTES, bytesWrittenOutside, cwdAttempts, fileAttempts, hostileTree, outsideSnapshot } from './fsFixture';
-import { heapAfterGc, mb, MiB, scaled, summary, within } from './support';
+import { forceGc, heapAfterGc, mb, MiB, scaled, summary, within } from './support';
 
 const never = (): AbortSignal => new AbortController().signal;
 
@@ -163,10 +163,22 @@ suite('R5 hardening: the file-system boundary', function () {
     try {
       for (const requested of [1_000_000, 1024 * MiB]) {
         const heapBefore = heapAfterGc() + process.memoryUsage().external;
-        let peak = 0;
+        // Two peaks: the raw one includes pipe chunks V8 has not collected yet (reported; it
+        // follows V8’s GC schedule: 30–80 MB on these machines), the live one is what is still
+        // reachable after a full GC every 50 ms while the output streams (asserted).
+        let peakRaw = 0;
+        let peakLive = 0;
+        let liveSamples = 0;
+        let ticks = 0;
         const sampler = setInterval(() => {
           const m = process.memoryUsage();
-          peak = Math.max(peak, m.heapUsed + m.external);
+          peakRaw = Math.max(peakRaw, m.heapUsed + m.external);
+          if (++ticks % 5 === 0) {
+            forceGc();
+            const live = process.memoryUsage();
+            peakLive = Math.max(peakLive, live.heapUsed + live.external);
+            liveSamples++;
+          }
         }, 10);
         const started = Date.now();
         const { terminalId } = await mgr.createTerminal({ sessionId: 's', command: 'head', args: ['-c', String(BIG_FILE_BYTES), '/dev/zero'], cwd: t.ws, outputByteLimit: requested }, never());
@@ -180,14 +192,15 @@ suite('R5 hardening: the file-system boundary', function () {
         assert.ok(bytes <= cap, `kept ${bytes} bytes, limit ${cap}`);
         await mgr.releaseTerminal({ sessionId: 's', terminalId }, never());
         // Transient: pipe chunks not collected yet. Retained: the released terminal's output, kept for the tool card.
-        const growth = peak - heapBefore;
+        const growth = peakLive - heapBefore;
         const retained = heapAfterGc() + process.memoryUsage().external - heapBefore;
-        assert.ok(growth <= 3 * cap + 64 * MiB, `peak heap+external growth ${mb(growth)} for a ${mb(cap)} limit`);
+        assert.ok(liveSamples > 0, 'sampled at least once while the output streamed');
+        assert.ok(growth <= 2 * cap + 16 * MiB, `live heap+external growth ${mb(growth)} while streaming, for a ${mb(cap)} limit`);
         // The released terminal keeps its ring (≤ cap) and, once read, its decoded text (≤ cap) for the card.
         assert.ok(retained <= 2 * cap + 8 * MiB, `retained after release ${mb(retained)} for a ${mb(cap)} limit`);
         results.push(
           `limit ${requested === 1_000_000 ? '1,000,000 B' : '1 GiB requested'} → kept ${mb(bytes)} (cap ${mb(cap)}), truncated, ` +
-            `peak heap+external +${mb(growth)} (bound ${mb(3 * cap + 64 * MiB)}), retained after release ${mb(retained)} (bound ${mb(2 * cap + 8 * MiB)}: ring + decoded text kept for the card), ${Date.now() - started} ms`,
+            `live heap+external while streaming +${mb(growth)} (bound ${mb(2 * cap + 16 * MiB)}; ${liveSamples} samples after a full GC; raw peak +${mb(peakRaw - heapBefore)}), retained after release ${mb(retained)} (bound ${mb(2 * cap + 8 * MiB)}: ring + decoded text kept for the card), ${Date.now() - started} ms`,
         );
       }
     } finally {
