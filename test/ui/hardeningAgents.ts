@@ -2,12 +2,13 @@
  * Agent-process bookkeeping for the R7 workspace-trust suite: a `--require` preload that logs every
  * start of the machine-configured agent (short-lived `--check`/`--version` runs included), a
  * workspace `.vscode/settings.json` that tries to configure an agent of its own (a command that
- * leaves a marker file if it ever runs), and a /proc scan for live agents by an environment tag.
+ * leaves a marker file if it ever runs), and live agents found by an environment tag.
  */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { scriptedAgentPath } from '../support/paths';
+import { processesWithEnv } from '../unit/hardening/support';
 
 export const tagVar = 'HERMES_R7_TAG';
 const logVar = 'HERMES_R7_SPAWN_LOG';
@@ -82,9 +83,9 @@ export function agentRig(label: string): AgentRig {
     workspaceSettings,
     spawns,
     acpSpawns: () => spawns().filter((s) => !s.argv.some((a) => a === '--check' || a === '--version' || a === '--setup')),
-    live: () => processesTagged(`${tagVar}=${tag}`),
+    live: () => processesWithEnv(tagVar, tag).map((p) => p.pid),
     cleanup: () => {
-      for (const pid of processesTagged(`${tagVar}=${tag}`)) {
+      for (const { pid } of processesWithEnv(tagVar, tag)) {
         try {
           process.kill(pid, 'SIGKILL');
         } catch {
@@ -94,41 +95,4 @@ export function agentRig(label: string): AgentRig {
       fs.rmSync(dir, { recursive: true, force: true });
     },
   };
-}
-
-/** Pids whose environment contains `entry` (exactly, as `NAME=value`). */
-export function processesTagged(entry: string): number[] {
-  const out: number[] = [];
-  for (const name of fs.readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) {
-      continue;
-    }
-    try {
-      const env = fs.readFileSync(`/proc/${name}/environ`, 'utf8').split('\0');
-      if (env.includes(entry)) {
-        out.push(Number(name));
-      }
-    } catch {
-      // exited, or not ours to read
-    }
-  }
-  return out;
-}
-
-/** Live processes running the scripted agent (by command line), whoever started them. */
-export function scriptedAgentProcesses(): number[] {
-  const out: number[] = [];
-  for (const name of fs.readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) {
-      continue;
-    }
-    try {
-      if (fs.readFileSync(`/proc/${name}/cmdline`, 'utf8').includes('scriptedAgent.js')) {
-        out.push(Number(name));
-      }
-    } catch {
-      // exited
-    }
-  }
-  return out;
 }

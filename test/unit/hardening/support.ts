@@ -193,10 +193,15 @@ export function groupMembers(pgid: number): ProcInfo[] {
 
 /** Live processes whose environment carries `TAG_VAR=tag` (agents of one suite run, and anything they started). */
 export function taggedProcesses(tag: string): ProcInfo[] {
-  const needle = `${TAG_VAR}=${tag}\0`;
+  return processesWithEnv(TAG_VAR, tag);
+}
+
+/** Live processes whose environment holds `name=value` exactly. */
+export function processesWithEnv(name: string, value: string): ProcInfo[] {
+  const needle = `\0${name}=${value}\0`;
   return liveProcesses().filter((p) => {
     try {
-      return fs.readFileSync(`/proc/${p.pid}/environ`, 'latin1').includes(needle);
+      return `\0${fs.readFileSync(`/proc/${p.pid}/environ`, 'latin1')}`.includes(needle);
     } catch {
       return false;
     }
