@@ -1,5 +1,5 @@
-import type * as acp from '@agentclientprotocol/sdk';
 import { isObject, type JsonObject } from '../../util/json';
+import { approvalChoice, approvalPermission } from '../approval';
 import { TransportRpcError } from '../errors';
 import type { ClarifyQuestion, SecretKind, SecretRequest, TransportPorts } from '../questionPort';
 import { GatewayCode } from './wire';
@@ -55,39 +55,18 @@ function notImplemented(method: string): TransportRpcError {
   return new TransportRpcError(method, GatewayCode.methodNotFound, `This client does not handle \`${method}\`.`);
 }
 
-const choiceOptions: Readonly<Record<string, { name: string; kind: acp.PermissionOptionKind }>> = {
-  once: { name: 'Allow once', kind: 'allow_once' },
-  session: { name: 'Allow for this session', kind: 'allow_always' },
-  always: { name: 'Always allow', kind: 'allow_always' },
-  deny: { name: 'Deny', kind: 'reject_once' },
-};
-
 async function approval(p: JsonObject, ctx: ServerRequestContext): Promise<unknown> {
-  const offered = (Array.isArray(p.choices) ? p.choices : []).filter((c): c is string => typeof c === 'string' && c in choiceOptions);
-  const choices = offered.length > 0 ? offered : ['once', 'deny'];
-  if (!choices.includes('deny')) {
-    choices.push('deny');
-  }
-  const command = typeof p.command === 'string' ? p.command : '';
-  const description = typeof p.description === 'string' ? p.description : '';
   const toolName = typeof p.tool_name === 'string' ? p.tool_name : undefined;
-  const existing = ctx.openToolNamed(toolName);
-  const requestId = typeof p.request_id === 'string' ? p.request_id : ctx.requestId;
-  const toolCall: acp.ToolCallUpdate =
-    existing !== undefined
-      ? { toolCallId: existing }
-      : {
-          toolCallId: `approval-${requestId}`,
-          title: description !== '' ? description : command !== '' ? command : 'Approve a command',
-          kind: 'execute',
-          status: 'pending',
-          rawInput: { command, description },
-          ...(command !== '' ? { content: [{ type: 'content', content: { type: 'text', text: command } }] } : {}),
-        };
-  const options: acp.PermissionOption[] = choices.map((c) => ({ optionId: c, name: choiceOptions[c]?.name ?? c, kind: choiceOptions[c]?.kind ?? 'allow_once' }));
-  const res = await ctx.ports.permission.requestPermission({ sessionId: ctx.sessionId, toolCall, options }, ctx.signal);
-  // Not choosing (dismissed, turn cancelled) denies — never an option the user did not pick.
-  return { choice: res.outcome.outcome === 'selected' ? res.outcome.optionId : 'deny' };
+  const toolCallId = ctx.openToolNamed(toolName);
+  const request = approvalPermission({
+    sessionId: ctx.sessionId,
+    requestId: typeof p.request_id === 'string' ? p.request_id : ctx.requestId,
+    command: typeof p.command === 'string' ? p.command : '',
+    description: typeof p.description === 'string' ? p.description : '',
+    choices: strings(p.choices),
+    ...(toolCallId !== undefined ? { toolCallId } : {}),
+  });
+  return { choice: approvalChoice(await ctx.ports.permission.requestPermission(request, ctx.signal)) };
 }
 
 /** Single question (`question` → `{answer}`) or batch (`questions` → `{answers}`); both exist on the wire. */

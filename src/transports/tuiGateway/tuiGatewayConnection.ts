@@ -10,7 +10,7 @@ import type { TransportPorts } from '../questionPort';
 import { SessionRouter } from '../sessionRouter';
 import type { HistoryRewriter, LiveSessionDirectory, LiveSessionInfo, RewriteRequest, RewriteResult, Transport, TransportDescriptor } from '../transport';
 import { GatewaySession } from './gatewaySession';
-import { promptText } from './promptText';
+import { promptText } from '../promptText';
 import { rewriteHistory } from './rewrite';
 import { answerServerRequest, redactAnswer } from './serverRequests';
 import { epochToIso, GatewayCode, parseEvent, parseModelMismatch, parseSnapshot, parseSubmit, parseTranscript, type OpenRequest, type SessionSnapshot, type SubmitResult } from './wire';
