@@ -102,6 +102,17 @@ export async function runTurn(session: FakeSession, text: string): Promise<{ tex
     });
     const settled = resultField(answer, 'settled_by');
     await say(`connection: ${typeof settled === 'string' ? settled : describe(answer)}`);
+  } else if (text.includes('[crash]')) {
+    await say('about to crash');
+    process.stderr.write('fake gateway: simulated crash\n');
+    process.exit(3);
+  } else if (text.includes('[garbage]')) {
+    for (const c of session.subscribers) {
+      c.sendRaw('this is not JSON');
+      c.sendRaw('{"neither":"JSON-RPC"}');
+      c.sendRaw('{"jsonrpc":"2.0","id":"c999","result":{}}');
+    }
+    await say('still talking');
   } else if (text.includes('[fail]')) {
     return { text: '', status: 'error', error: 'provider exploded' };
   } else {

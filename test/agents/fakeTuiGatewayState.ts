@@ -29,6 +29,13 @@ export class FakeConn {
       this.write(JSON.stringify(frame));
     }
   }
+
+  /** A line that is not a JSON-RPC frame (garbage on the wire). */
+  sendRaw(line: string): void {
+    if (!this.closed) {
+      this.write(line);
+    }
+  }
 }
 
 export function record(conn: number, dir: 'in' | 'out', frame: unknown): void {

@@ -12,13 +12,18 @@ import { TuiGatewayConnection, type TuiGatewayOptions } from './tuiGatewayConnec
  */
 export type GatewayTarget = { readonly kind: 'stdio'; readonly command: AgentCommand } | ({ readonly kind: 'websocket' } & WebSocketTarget);
 
-/** The stdio command for a Hermes install: its Python and source root. */
+/**
+ * The stdio command for a Hermes install: its Python and source root. `HERMES_TUI_TOOL_PROGRESS=all`
+ * (read by `tui_gateway`, overriding `display.tool_progress`) keeps `tool.start` / `tool.complete`
+ * coming even when the user's display config hides them: approvals carry no tool-call id, and the
+ * open tool call is how a permission card finds its place.
+ */
 export function gatewayCommand(python: string, hermesRoot: string, cwd: string, env: Readonly<Record<string, string>> = {}): AgentCommand {
   return {
     command: python,
     args: ['-m', 'tui_gateway.entry'],
     cwd,
-    env: { PYTHONPATH: hermesRoot, HERMES_PYTHON_SRC_ROOT: hermesRoot, PYTHONUNBUFFERED: '1', ...env },
+    env: { PYTHONPATH: hermesRoot, HERMES_PYTHON_SRC_ROOT: hermesRoot, PYTHONUNBUFFERED: '1', HERMES_TUI_TOOL_PROGRESS: 'all', ...env },
   };
 }
 

@@ -4,16 +4,18 @@ import type { Disposable } from '../../util/disposable';
 import { Deferred } from '../../util/deferred';
 import { isObject, type JsonObject } from '../../util/json';
 import { ModelMismatchError, NotSupportedError, TransportClosedError, TransportRpcError } from '../errors';
-import { JsonRpcPeer, type IncomingRequest } from '../jsonRpc/jsonRpcPeer';
+import { JsonRpcPeer } from '../jsonRpc/jsonRpcPeer';
 import type { LineChannel } from '../jsonRpc/lineChannel';
 import type { TransportPorts } from '../questionPort';
 import { SessionRouter } from '../sessionRouter';
 import type { HistoryRewriter, LiveSessionDirectory, LiveSessionInfo, RewriteRequest, RewriteResult, Transport, TransportDescriptor } from '../transport';
 import { GatewaySession } from './gatewaySession';
+import { parseLiveSessions, parseStoredSessions } from './listings';
 import { promptText } from '../promptText';
 import { rewriteHistory } from './rewrite';
-import { answerServerRequest, redactAnswer } from './serverRequests';
-import { epochToIso, GatewayCode, parseEvent, parseModelMismatch, parseSnapshot, parseSubmit, parseTranscript, type OpenRequest, type SessionSnapshot, type SubmitResult } from './wire';
+import { GatewayQuestions } from './gatewayQuestions';
+import { redactAnswer } from './serverRequests';
+import { GatewayCode, parseEvent, parseModelMismatch, parseSnapshot, parseSubmit, parseTranscript, type SessionSnapshot, type SubmitResult } from './wire';
 
 export interface GatewayTimeouts {
   /** From connecting to `gateway.ready` (a cold Python start with MCP discovery takes a while). */
@@ -55,8 +57,7 @@ export class TuiGatewayConnection implements Transport, HistoryRewriter, LiveSes
   private readonly timeouts: GatewayTimeouts;
   private readonly ready = new Deferred<JsonObject>();
   private readonly liveIds = new Set<string>();
-  /** Open requests re-delivered on attach, answered through `request.answer`; aborted on `request.cancel`. */
-  private readonly replayed = new Map<string, AbortController>();
+  private readonly questions: GatewayQuestions;
   private initValue: acp.InitializeResponse | undefined;
   private closedError: Error | undefined;
   readonly closed: Promise<Error>;
@@ -66,11 +67,19 @@ export class TuiGatewayConnection implements Transport, HistoryRewriter, LiveSes
     private readonly options: TuiGatewayOptions,
   ) {
     this.timeouts = { ...defaultGatewayTimeouts, ...options.timeouts };
+    this.questions = new GatewayQuestions({
+      ports: options.ports,
+      log: options.log,
+      request: (method, params, logParams) => this.peer.request(method, params, logParams !== undefined ? { logParams } : {}),
+      withdrawLive: (id, reason) => this.peer.withdraw(id, reason),
+      publicId: (wireId) => this.router.publicId(wireId),
+      openToolNamed: (wireId, name) => this.sessions.get(wireId)?.mapper.openToolNamed(name),
+    });
     this.peer = new JsonRpcPeer(channel, {
       log: options.log,
       defaultTimeoutMs: this.timeouts.other,
       onNotification: (method, params) => this.onNotification(method, params),
-      onRequest: (request) => this.onServerRequest(request),
+      onRequest: (request) => this.questions.live(request),
       redactAnswer,
     });
     this.closed = this.peer.closed.then((error) => {
@@ -79,9 +88,7 @@ export class TuiGatewayConnection implements Transport, HistoryRewriter, LiveSes
       for (const s of this.sessions.values()) {
         s.turns.failAll(error);
       }
-      for (const a of this.replayed.values()) {
-        a.abort(error);
-      }
+      this.questions.abortAll(error);
       return error;
     });
   }
@@ -158,7 +165,7 @@ export class TuiGatewayConnection implements Transport, HistoryRewriter, LiveSes
     const raw = await this.peer.request(method, { session_id: params.sessionId }, { timeoutMs: this.timeouts.session });
     const snapshot = this.requireSnapshot(method, raw);
     this.track(snapshot, params.sessionId).adopt(snapshot);
-    this.replayOpenRequests(snapshot.openRequests, params.sessionId);
+    this.questions.replay(snapshot.openRequests, snapshot.sessionId);
     return {};
   }
 
@@ -167,47 +174,15 @@ export class TuiGatewayConnection implements Transport, HistoryRewriter, LiveSes
   }
 
   async listSessions(params: acp.ListSessionsRequest): Promise<acp.ListSessionsResponse> {
-    const raw = await this.peer.request('session.list', { limit: 50 });
-    const rows = isObject(raw) && Array.isArray(raw.sessions) ? raw.sessions : [];
-    return {
-      sessions: rows.flatMap((r): acp.SessionInfo[] => {
-        if (!isObject(r) || typeof r.id !== 'string') {
-          return [];
-        }
-        const title = typeof r.title === 'string' && r.title !== '' ? r.title : typeof r.preview === 'string' ? r.preview : '';
-        const updatedAt = epochToIso(r.last_active ?? r.started_at);
-        return [{ sessionId: r.id, cwd: typeof r.cwd === 'string' ? r.cwd : (params.cwd ?? ''), ...(title !== '' ? { title } : {}), ...(updatedAt !== undefined ? { updatedAt } : {}) }];
-      }),
-    };
+    return { sessions: parseStoredSessions(await this.peer.request('session.list', { limit: 50 }), params.cwd ?? '') };
   }
 
   async listLiveSessions(): Promise<readonly LiveSessionInfo[]> {
-    const raw = await this.peer.request('session.active_list', {});
-    const rows = isObject(raw) && Array.isArray(raw.sessions) ? raw.sessions : [];
-    const out = rows.flatMap((r): LiveSessionInfo[] => {
-      if (!isObject(r) || typeof r.id !== 'string') {
-        return [];
-      }
-      const s = (k: string): string => (typeof r[k] === 'string' ? r[k] : '');
-      const startedAt = epochToIso(r.started_at);
-      const lastActiveAt = epochToIso(r.last_active);
-      return [
-        {
-          sessionId: r.id,
-          title: s('title'),
-          preview: s('preview'),
-          model: s('model'),
-          status: s('status'),
-          messageCount: typeof r.message_count === 'number' ? r.message_count : 0,
-          ...(startedAt !== undefined ? { startedAt } : {}),
-          ...(lastActiveAt !== undefined ? { lastActiveAt } : {}),
-        },
-      ];
-    });
-    for (const s of out) {
+    const live = parseLiveSessions(await this.peer.request('session.active_list', {}));
+    for (const s of live) {
       this.liveIds.add(s.sessionId);
     }
-    return out;
+    return live;
   }
 
   async forkSession(params: { sessionId: string }): Promise<{ readonly sessionId: string }> {
@@ -373,57 +348,12 @@ export class TuiGatewayConnection implements Transport, HistoryRewriter, LiveSes
       const id = event.payload.id;
       if (typeof id === 'string') {
         const reason = `withdrawn by the agent (${typeof event.payload.reason === 'string' ? event.payload.reason : 'cancelled'})`;
-        this.peer.withdraw(id, reason);
-        this.replayed.get(id)?.abort(new Error(reason));
+        this.questions.withdraw(id, reason);
       }
       return;
     }
     const session = event.sessionId !== undefined ? this.sessions.get(event.sessionId) : undefined;
     session?.onEvent(event);
-  }
-
-  private onServerRequest(request: IncomingRequest): Promise<unknown> {
-    const params = isObject(request.params) ? request.params : {};
-    const wireId = typeof params.session_id === 'string' ? params.session_id : '';
-    // A live frame for a question we are showing from a replay: the live one wins.
-    this.replayed.get(String(request.id))?.abort(new Error('re-delivered'));
-    return answerServerRequest(request.method, params, this.requestContext(String(request.id), wireId, false, request.signal));
-  }
-
-  private replayOpenRequests(requests: readonly OpenRequest[], publicId: string): void {
-    for (const r of requests) {
-      if (this.replayed.has(r.id)) {
-        continue;
-      }
-      const abort = new AbortController();
-      this.replayed.set(r.id, abort);
-      const wireId = this.router.wireId(publicId);
-      answerServerRequest(r.method, r.params, this.requestContext(r.id, wireId, true, abort.signal))
-        .then(async (result) => {
-          if (!abort.signal.aborted) {
-            // The frame went to a connection that is gone: answer by id (`request.answer`).
-            await this.peer.request('request.answer', { id: r.id, result }, { logParams: { id: r.id, result: redactAnswer(r.method, result) } });
-          }
-        })
-        .catch((e: unknown) => this.options.log.note(`open request ${r.method} #${r.id} not answered: ${e instanceof Error ? e.message : String(e)}`))
-        .finally(() => this.replayed.delete(r.id));
-    }
-  }
-
-  private requestContext(requestId: string, wireId: string, replayed: boolean, signal: AbortSignal): Parameters<typeof answerServerRequest>[2] {
-    const session = this.sessions.get(wireId);
-    return {
-      ports: this.options.ports,
-      sessionId: this.router.publicId(wireId),
-      requestId,
-      replayed,
-      signal,
-      openToolNamed: (name) => session?.mapper.openToolNamed(name),
-      lock: async (questionId, answer) => {
-        const raw = await this.peer.request('clarify.lock', { request_id: requestId, question_id: questionId, answer });
-        return isObject(raw) && raw.status === 'ok' ? 'ok' : 'expired';
-      },
-    };
   }
 }
 

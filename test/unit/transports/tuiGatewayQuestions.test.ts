@@ -5,7 +5,7 @@
  * withdrawn approval, and tool events as tool-call entries.
  */
 import * as assert from 'node:assert/strict';
-import { TransportRpcError } from '../../../src/transports/errors';
+import { TransportClosedError, TransportRpcError } from '../../../src/transports/errors';
 import type { ClarifyRequest } from '../../../src/transports/questionPort';
 import { connectTuiGateway } from '../../../src/transports/tuiGateway/connectTuiGateway';
 import type { TuiGatewayConnection } from '../../../src/transports/tuiGateway/tuiGatewayConnection';
@@ -132,6 +132,27 @@ suite('transports / TUI Gateway: questions over stdio', () => {
     assert.deepEqual(tool?.rawInput, { command: 'ls -F' });
     assert.equal(assistantText(client.controller.state.entries), 'Listed the folder.');
     assert.deepEqual(client.controller.state.usage, { used: 1200, size: 128000 });
+  });
+
+  test('garbage on the wire is logged and skipped; the turn carries on', async () => {
+    const turn = await client.controller.prompt([{ type: 'text', text: '[garbage]' }]);
+    assert.equal(turn.kind, 'ended');
+    assert.ok(assistantText(client.controller.state.entries).includes('still talking'));
+    const odd = client.log.snapshot().filter((e) => e.kind === 'invalid' || e.kind === 'ignored');
+    assert.deepEqual(
+      odd.map((e) => e.note?.split(':')[0]),
+      ['not JSON', 'not a JSON-RPC request, response or notification', 'response to an unknown request id'],
+    );
+  });
+
+  test('the gateway dying mid-turn interrupts the turn with its stderr, and nothing waits', async () => {
+    const turn = await client.controller.prompt([{ type: 'text', text: '[crash]' }]);
+    assert.equal(turn.kind, 'interrupted');
+    assert.ok(client.connection.isClosed);
+    const error = turn.kind === 'interrupted' ? turn.error : undefined;
+    assert.ok(TransportClosedError.is(error));
+    assert.match(error.stderrTail, /simulated crash/);
+    await assert.rejects(client.connection.listSessions({}), (e: unknown) => TransportClosedError.is(e));
   });
 
   test('a failed turn ends the prompt with the gateway error', async () => {
