@@ -146,7 +146,7 @@ export class TuiGatewayConnection implements Transport, HistoryRewriter, LiveSes
     } catch (e) {
       const mismatch = TransportRpcError.hasCode(e, GatewayCode.invalidParams) ? parseModelMismatch(e.data) : undefined;
       if (mismatch !== undefined && TransportRpcError.is(e)) {
-        throw new ModelMismatchError(mismatch.model, mismatch.provider, mismatch.suggestions, e.message);
+        throw new ModelMismatchError(mismatch, e.message);
       }
       throw e;
     }

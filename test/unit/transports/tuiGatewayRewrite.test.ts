@@ -10,7 +10,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { ModelMismatchError, TransportRpcError } from '../../../src/transports/errors';
-import { canRewrite, type DeepCutQuestion } from '../../../src/transports/transport';
+import { canRewrite, type DeepCutQuestion, type RewriteResult } from '../../../src/transports/transport';
 import { connectTuiGateway } from '../../../src/transports/tuiGateway/connectTuiGateway';
 import type { TuiGatewayConnection, TuiGatewayOptions } from '../../../src/transports/tuiGateway/tuiGatewayConnection';
 import { until } from '../../support/wait';
@@ -45,6 +45,16 @@ suite('transports / TUI Gateway: rewrite and per-session model', () => {
       .map((r) => r.frame.params ?? {});
   }
 
+  /** Rewrites from the user turn at `userOrdinal`; `confirm` answers the deep-cut question. */
+  function rewrite(text: string, userOrdinal: number, confirm: (q: DeepCutQuestion) => boolean = () => true, rowId?: number): Promise<RewriteResult> {
+    return client.connection.rewrite({
+      sessionId: client.controller.sessionId ?? '',
+      prompt: [{ type: 'text', text }],
+      target: { userOrdinal, ...(rowId !== undefined ? { rowId } : {}) },
+      confirmDeepCut: (q) => Promise.resolve(confirm(q)),
+    });
+  }
+
   async function threeTurns(): Promise<void> {
     await client.controller.start();
     for (const text of ['one', 'two', 'three']) {
@@ -66,39 +76,25 @@ suite('transports / TUI Gateway: rewrite and per-session model', () => {
 
   test('rewriting the second-to-last user message asks first, then cuts by row id with confirm_deep_truncate', async () => {
     await threeTurns();
-    const connection = client.connection;
-    assert.ok(canRewrite(connection));
+    assert.ok(canRewrite(client.connection));
     const asked: DeepCutQuestion[] = [];
-    const result = await connection.rewrite({
-      sessionId: client.controller.sessionId ?? '',
-      prompt: [{ type: 'text', text: 'two, edited' }],
-      target: { userOrdinal: 1 },
-      confirmDeepCut: (q) => {
-        asked.push(q);
-        return Promise.resolve(true);
-      },
-    });
+    const result = await rewrite('two, edited', 1, (q) => asked.push(q) > 0);
     assert.equal(result.kind, 'rewritten');
     assert.deepEqual(asked.map((q) => q.userTurnsCut), [2], 'two user turns are archived: the user was asked once');
     const history = submits();
-    const rewrite = history[history.length - 1] ?? {};
-    assert.equal(rewrite.confirm_truncate, true);
-    assert.equal(rewrite.confirm_deep_truncate, true);
-    assert.equal(typeof rewrite.truncate_before_row_id, 'number', 'the durable row id is preferred');
-    assert.equal(rewrite.truncate_before_user_ordinal, undefined, 'never both (4030 when they disagree)');
-    assert.equal(rewrite.confirm_empty_truncate, undefined, 'one user turn survives');
+    const sent = history[history.length - 1] ?? {};
+    assert.equal(sent.confirm_truncate, true);
+    assert.equal(sent.confirm_deep_truncate, true);
+    assert.equal(typeof sent.truncate_before_row_id, 'number', 'the durable row id is preferred');
+    assert.equal(sent.truncate_before_user_ordinal, undefined, 'never both (4030 when they disagree)');
+    assert.equal(sent.confirm_empty_truncate, undefined, 'one user turn survives');
     await until('the rewritten reply', () => assistantText(client.controller.state.entries).includes('Echo: two, edited') || undefined);
   });
 
   test('a deep cut the user declines sends nothing and leaves the history alone', async () => {
     await threeTurns();
     const before = submits().length;
-    const result = await client.connection.rewrite({
-      sessionId: client.controller.sessionId ?? '',
-      prompt: [{ type: 'text', text: 'one, edited' }],
-      target: { userOrdinal: 0 },
-      confirmDeepCut: () => Promise.resolve(false),
-    });
+    const result = await rewrite('one, edited', 0, () => false);
     assert.equal(result.kind, 'declined');
     assert.equal(submits().length, before);
     assert.equal(client.connection.userRowIds(client.controller.sessionId ?? '').length, 3);
@@ -107,15 +103,7 @@ suite('transports / TUI Gateway: rewrite and per-session model', () => {
   test('regenerating the last turn needs no deep confirmation', async () => {
     await threeTurns();
     let asked = false;
-    const result = await client.connection.rewrite({
-      sessionId: client.controller.sessionId ?? '',
-      prompt: [{ type: 'text', text: 'three' }],
-      target: { userOrdinal: 2 },
-      confirmDeepCut: () => {
-        asked = true;
-        return Promise.resolve(true);
-      },
-    });
+    const result = await rewrite('three', 2, () => (asked = true));
     assert.equal(result.kind, 'rewritten');
     assert.equal(asked, false);
     assert.equal(submits().at(-1)?.confirm_deep_truncate, undefined, 'confirm_deep_truncate only after asking');
@@ -125,12 +113,7 @@ suite('transports / TUI Gateway: rewrite and per-session model', () => {
     await threeTurns();
     const running = client.controller.prompt([{ type: 'text', text: 'a long one [slow]' }]);
     await until('the slow turn to stream', () => assistantText(client.controller.state.entries).includes('tick 2') || undefined);
-    const result = await client.connection.rewrite({
-      sessionId: client.controller.sessionId ?? '',
-      prompt: [{ type: 'text', text: 'three, edited' }],
-      target: { userOrdinal: 2 },
-      confirmDeepCut: () => Promise.resolve(true),
-    });
+    const result = await rewrite('three, edited', 2);
     assert.equal(result.kind, 'rewritten');
     assert.equal(result.kind === 'rewritten' ? result.interrupts : -1, 1);
     const turn = await running;
@@ -144,7 +127,7 @@ suite('transports / TUI Gateway: rewrite and per-session model', () => {
   test('row ids are rebound from survivor_user_row_ids; a stale id is refused with 4018', async () => {
     await threeTurns();
     const sessionId = client.controller.sessionId ?? '';
-    const first = await client.connection.rewrite({ sessionId, prompt: [{ type: 'text', text: 'three again' }], target: { userOrdinal: 2 }, confirmDeepCut: () => Promise.resolve(true) });
+    const first = await rewrite('three again', 2);
     assert.equal(first.kind, 'rewritten');
     const oldIds = submits().at(-1);
     const survivors = first.kind === 'rewritten' ? first.survivorRowIds : [];
@@ -155,13 +138,10 @@ suite('transports / TUI Gateway: rewrite and per-session model', () => {
     assert.equal(book[2], null, 'the rewritten turn has no durable id yet');
     // The id the first rewrite targeted belonged to the old rows: reusing it is refused, not re-aimed.
     const stale = Number(oldIds?.truncate_before_row_id);
-    await assert.rejects(
-      client.connection.rewrite({ sessionId, prompt: [{ type: 'text', text: 'x' }], target: { userOrdinal: 2, rowId: stale }, confirmDeepCut: () => Promise.resolve(true) }),
-      (e: unknown) => TransportRpcError.hasCode(e, 4018),
-    );
+    await assert.rejects(rewrite('x', 2, () => true, stale), (e: unknown) => TransportRpcError.hasCode(e, 4018));
     await until('the turn to end', () => assistantText(client.controller.state.entries).includes('Echo: three again') || undefined);
     // The rebound id of an older surviving turn works.
-    const again = await client.connection.rewrite({ sessionId, prompt: [{ type: 'text', text: 'two, second edit' }], target: { userOrdinal: 1 }, confirmDeepCut: () => Promise.resolve(true) });
+    const again = await rewrite('two, second edit', 1);
     assert.equal(again.kind, 'rewritten');
     assert.equal(submits().at(-1)?.truncate_before_row_id, survivors[1]);
   });
