@@ -50,9 +50,11 @@ function snapshot(s: FakeSession): Frame {
 /** Starts a turn now; the next queued prompt follows when it ends. */
 function startTurn(s: FakeSession, text: string): void {
   s.turn = { aborted: false, user: text, assistant: '' };
-  s.rows.push({ row_id: newRowId(), role: 'user', text });
   s.emit('message.start', { input: { role: 'user', text } });
+  const toolRows = s.rows.length;
   void runTurn(s, text).then(({ text: reply, status, error }) => {
+    // The running turn is `inflight` until it ends; then its rows join the history (docs).
+    s.rows.splice(toolRows, 0, { row_id: newRowId(), role: 'user', text });
     s.rows.push({ row_id: newRowId(), role: 'assistant', text: reply });
     s.turn = undefined;
     s.emit('message.complete', { text: reply, status, ...(error !== undefined ? { error } : {}), usage: { input: 10, output: 5, total: 15, context_used: 1200, context_max: 128000 } });

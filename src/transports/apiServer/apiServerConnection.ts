@@ -232,6 +232,10 @@ export class ApiServerConnection implements Transport, RunRecovery {
       throw new TransportClosedError('The API server admitted the run without a run id; see the traffic log.');
     }
     turn.runId = runId;
+    if (turn.cancelled) {
+      // Cancelled while the run was being admitted: stop it rather than leave it running unseen.
+      await this.http.json('POST', `/v1/runs/${encodeURIComponent(runId)}/stop`, {}).catch(() => undefined);
+    }
     const approvals = new Map<string, AbortController>();
     const translator: RunStreamTranslator = new RunStreamTranslator(
       runId,

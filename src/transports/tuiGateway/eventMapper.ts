@@ -20,6 +20,11 @@ export class GatewayEventMapper {
     this.streamedThought = false;
   }
 
+  /** Text of this turn is already shown (an attach replayed the in-flight reply). */
+  textStreamed(): void {
+    this.streamedText = true;
+  }
+
   /** The most recent open tool call with this tool name (an approval names its tool, not the call). */
   openToolNamed(name: string | undefined): string | undefined {
     let found: string | undefined;

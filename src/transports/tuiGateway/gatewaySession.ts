@@ -43,6 +43,10 @@ export class GatewaySession {
     this.turns.adoptRunning(snapshot.running);
     if (snapshot.running) {
       this.mapper.turnStarted();
+      if (snapshot.inflight !== undefined && snapshot.inflight.assistant !== '') {
+        // The replay below shows what streamed so far: the completion must not add the whole text again.
+        this.mapper.textStreamed();
+      }
     }
     for (const u of snapshotUpdates(snapshot)) {
       this.deliver(u);

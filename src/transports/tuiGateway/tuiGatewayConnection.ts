@@ -67,6 +67,7 @@ export class TuiGatewayConnection implements Transport, HistoryRewriter, LiveSes
     private readonly options: TuiGatewayOptions,
   ) {
     this.timeouts = { ...defaultGatewayTimeouts, ...options.timeouts };
+    this.ready.promise.catch(() => undefined);
     this.questions = new GatewayQuestions({
       ports: options.ports,
       log: options.log,
@@ -269,7 +270,7 @@ export class TuiGatewayConnection implements Transport, HistoryRewriter, LiveSes
       return outcome;
     }
     const response = await this.turnResponse(session, mark, outcome.result.status);
-    return { kind: 'rewritten', response, survivorRowIds: session.book.list().slice(0, -1), interrupts: outcome.interrupts };
+    return { kind: 'rewritten', response, survivorRowIds: outcome.survivors, interrupts: outcome.interrupts };
   }
 
   async dispose(): Promise<void> {

@@ -121,6 +121,19 @@ suite('transports / TUI Gateway: attached clients over WebSocket', () => {
     await until('A’s card to clear', () => a.controller.pendingPermissions.length === 0 || undefined);
   });
 
+  test('attaching mid-turn shows the turn so far, then follows it without repeating anything', async () => {
+    const a = await connect();
+    await a.controller.start();
+    const turn = a.controller.prompt([{ type: 'text', text: 'count [slow]' }]);
+    await until('a few ticks', () => assistantText(a.controller.state.entries).includes('tick 3') || undefined);
+    const b = await attachTo(a);
+    await until('B to follow', () => assistantText(b.controller.state.entries).includes('tick 6') || undefined);
+    await a.controller.cancel();
+    assert.equal((await turn).kind, 'ended');
+    await until('B to see the end', () => b.controller.state.entries.length > 0 && assistantText(b.controller.state.entries) === assistantText(a.controller.state.entries) || undefined);
+    assert.deepEqual(userTexts(b.controller.state.entries), ['count [slow]']);
+  });
+
   test('disconnecting one client does not end the session for the other', async () => {
     const a = await connect();
     await a.controller.start();

@@ -2,7 +2,7 @@
  * TUI Gateway history rewrite and per-session model against the fake gateway (stdio): a rewrite of
  * the second-to-last user message asks before archiving more than one user turn and sends
  * `confirm_deep_truncate` only then; a busy session (4009) is interrupted and the same submit
- * retried; row ids are rebound from `survivor_user_row_ids` and a stale one is refused (4018); a
+ * retried (and a cut that became deep meanwhile is refused, 4033, and confirmed); row ids are rebound from `survivor_user_row_ids` and a stale one is refused (4018); a
  * model/provider mismatch comes back as a typed error carrying the suggestions.
  */
 import * as assert from 'node:assert/strict';
@@ -109,18 +109,25 @@ suite('transports / TUI Gateway: rewrite and per-session model', () => {
     assert.equal(submits().at(-1)?.confirm_deep_truncate, undefined, 'confirm_deep_truncate only after asking');
   });
 
-  test('a busy session (4009) is interrupted and the same submit retried', async () => {
+  test('a busy session (4009) is interrupted and the same submit retried; the cut it then needs is confirmed first', async () => {
     await threeTurns();
     const running = client.controller.prompt([{ type: 'text', text: 'a long one [slow]' }]);
     await until('the slow turn to stream', () => assistantText(client.controller.state.entries).includes('tick 2') || undefined);
-    const result = await rewrite('three, edited', 2);
+    // Regenerating "three" while "a long one" runs: only one user turn is cut, so nobody is asked yet.
+    const asked: DeepCutQuestion[] = [];
+    const result = await rewrite('three, edited', 2, (q) => asked.push(q) > 0);
     assert.equal(result.kind, 'rewritten');
     assert.equal(result.kind === 'rewritten' ? result.interrupts : -1, 1);
     const turn = await running;
     assert.equal(turn.kind === 'ended' ? turn.stopReason : turn.kind, 'cancelled', 'the busy turn ended interrupted');
     const truncating = submits().filter((p) => p.confirm_truncate === true);
-    assert.equal(truncating.length, 2, 'refused once, then landed');
-    assert.deepEqual(truncating[0], truncating[1], 'the very same submit was retried');
+    assert.equal(truncating.length, 3, 'busy (4009), then deep (4033), then landed');
+    assert.deepEqual(truncating[0], truncating[1], 'after the interrupt the very same submit was retried');
+    // The interrupted turn joined the history, so the same cut now archives two user turns: the
+    // gateway refused it unconfirmed (4033) and the user was asked with the gateway's count.
+    assert.deepEqual(asked.map((q) => q.userTurnsCut), [2]);
+    assert.equal(truncating[1]?.confirm_deep_truncate, undefined);
+    assert.deepEqual(truncating[2], { ...truncating[1], confirm_deep_truncate: true });
     await until('the rewritten reply', () => assistantText(client.controller.state.entries).includes('Echo: three, edited') || undefined);
   });
 
