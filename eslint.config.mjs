@@ -3,7 +3,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 const vscodeBan = {
-  paths: [{ name: 'vscode', message: 'The core (src/acp, src/session, src/protocol, src/changes, src/cli) must not import vscode.' }],
+  paths: [{ name: 'vscode', message: 'The core (src/acp, src/session, src/protocol, src/changes, src/cli, src/transports) must not import vscode.' }],
 };
 
 export default tseslint.config(
@@ -33,6 +33,16 @@ export default tseslint.config(
   {
     files: ['src/acp/**', 'src/session/**', 'src/protocol/**', 'src/cli/**', 'src/util/**', 'src/changes/**'],
     rules: { 'no-restricted-imports': ['error', vscodeBan] },
+  },
+  {
+    // Transports sit beside src/acp: below the session layer's port, above nothing but the wire.
+    files: ['src/transports/**'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        ...vscodeBan,
+        patterns: [{ group: ['**/views/*', '**/webview/*', '**/cli/*'], message: 'src/transports is core: no views, webview or CLI imports.' }],
+      }],
+    },
   },
   {
     files: ['src/session/**'],

@@ -1,0 +1,363 @@
+import type * as acp from '@agentclientprotocol/sdk';
+import type { TrafficLog } from '../../acp/trafficLog';
+import type { Disposable } from '../../util/disposable';
+import { Deferred } from '../../util/deferred';
+import { isObject, type JsonObject } from '../../util/json';
+import { ModelMismatchError, NotSupportedError, TransportClosedError, TransportRpcError } from '../errors';
+import { JsonRpcPeer } from '../jsonRpc/jsonRpcPeer';
+import type { LineChannel } from '../jsonRpc/lineChannel';
+import type { TransportPorts } from '../questionPort';
+import { SessionRouter } from '../sessionRouter';
+import type { HistoryRewriter, LiveSessionDirectory, LiveSessionInfo, RewriteRequest, RewriteResult, Transport, TransportDescriptor } from '../transport';
+import { GatewaySession } from './gatewaySession';
+import { parseLiveSessions, parseStoredSessions } from './listings';
+import { promptText } from '../promptText';
+import { rewriteHistory } from './rewrite';
+import { GatewayQuestions } from './gatewayQuestions';
+import { redactAnswer } from './serverRequests';
+import { GatewayCode, parseEvent, parseModelMismatch, parseSnapshot, parseSubmit, parseTranscript, type SessionSnapshot, type SubmitResult } from './wire';
+
+export interface GatewayTimeouts {
+  /** From connecting to `gateway.ready` (a cold Python start with MCP discovery takes a while). */
+  readonly ready: number;
+  /** session.create / resume / activate / branch. */
+  readonly session: number;
+  /** One whole turn, from submit to `message.complete`. */
+  readonly turn: number;
+  readonly other: number;
+}
+
+export const defaultGatewayTimeouts: GatewayTimeouts = { ready: 60_000, session: 120_000, turn: 60 * 60_000, other: 30_000 };
+
+export interface TuiGatewayOptions {
+  readonly log: TrafficLog;
+  readonly ports: TransportPorts;
+  readonly timeouts?: Partial<GatewayTimeouts>;
+  /** Per-session model and provider for `session.create` (a `_meta.hermes` on the request overrides). */
+  readonly model?: string;
+  readonly provider?: string;
+}
+
+const descriptor: TransportDescriptor = {
+  kind: 'tui-gateway',
+  capabilities: { fork: true, load: true, list: true, modes: false, rewrite: true, clarify: true, secrets: true, attach: true, modelSuggestions: true, toolProgress: false, runRecovery: false },
+};
+
+/**
+ * An {@link AgentConnection} over Hermes' TUI Gateway (JSON-RPC over stdio or WebSocket). Sessions,
+ * prompts and cancels become gateway methods; gateway events become ACP `session/update`s; the
+ * gateway's questions go to the permission and question ports. Several clients can be attached to
+ * one live session: resuming or activating it adds a subscriber, and every client sees every event.
+ */
+export class TuiGatewayConnection implements Transport, HistoryRewriter, LiveSessionDirectory {
+  readonly transport = descriptor;
+  private readonly peer: JsonRpcPeer;
+  private readonly router = new SessionRouter();
+  private readonly sessions = new Map<string, GatewaySession>();
+  private readonly timeouts: GatewayTimeouts;
+  private readonly ready = new Deferred<JsonObject>();
+  private readonly liveIds = new Set<string>();
+  private readonly questions: GatewayQuestions;
+  private initValue: acp.InitializeResponse | undefined;
+  private closedError: Error | undefined;
+  readonly closed: Promise<Error>;
+
+  constructor(
+    channel: LineChannel,
+    private readonly options: TuiGatewayOptions,
+  ) {
+    this.timeouts = { ...defaultGatewayTimeouts, ...options.timeouts };
+    this.ready.promise.catch(() => undefined);
+    this.questions = new GatewayQuestions({
+      ports: options.ports,
+      log: options.log,
+      request: (method, params, logParams) => this.peer.request(method, params, logParams !== undefined ? { logParams } : {}),
+      withdrawLive: (id, reason) => this.peer.withdraw(id, reason),
+      publicId: (wireId) => this.router.publicId(wireId),
+      openToolNamed: (wireId, name) => this.sessions.get(wireId)?.mapper.openToolNamed(name),
+    });
+    this.peer = new JsonRpcPeer(channel, {
+      log: options.log,
+      defaultTimeoutMs: this.timeouts.other,
+      onNotification: (method, params) => this.onNotification(method, params),
+      onRequest: (request) => this.questions.live(request),
+      redactAnswer,
+    });
+    this.closed = this.peer.closed.then((error) => {
+      this.closedError = error;
+      this.ready.reject(error);
+      for (const s of this.sessions.values()) {
+        s.turns.failAll(error);
+      }
+      this.questions.abortAll(error);
+      return error;
+    });
+  }
+
+  get agent(): acp.InitializeResponse | undefined {
+    return this.initValue;
+  }
+
+  get isClosed(): boolean {
+    return this.closedError !== undefined;
+  }
+
+  /**
+   * Waits for `gateway.ready`, then declares that this client answers server requests
+   * (`client.capabilities {server_requests: true}`): without it a WebSocket client has every
+   * approval / clarify / sudo request refused at once. An older gateway without the method is fine.
+   */
+  async handshake(): Promise<acp.InitializeResponse> {
+    const timer = setTimeout(
+      () => this.ready.reject(new TransportClosedError(`The gateway did not send gateway.ready within ${Math.round(this.timeouts.ready / 1000)} s.`)),
+      this.timeouts.ready,
+    );
+    try {
+      await this.ready.promise;
+    } finally {
+      clearTimeout(timer);
+    }
+    try {
+      await this.peer.request('client.capabilities', { server_requests: true });
+    } catch (e) {
+      if (!TransportRpcError.hasCode(e, GatewayCode.methodNotFound)) {
+        throw e;
+      }
+    }
+    this.initValue = {
+      protocolVersion: 1,
+      agentInfo: { name: 'hermes-tui-gateway', title: 'Hermes (TUI Gateway)', version: '' },
+      agentCapabilities: { loadSession: true, sessionCapabilities: { list: {}, resume: {}, close: {} } },
+      authMethods: [],
+    };
+    return this.initValue;
+  }
+
+  async newSession(params: acp.NewSessionRequest): Promise<acp.NewSessionResponse> {
+    const meta = isObject(params._meta) && isObject(params._meta.hermes) ? params._meta.hermes : {};
+    const model = typeof meta.model === 'string' ? meta.model : this.options.model;
+    const provider = typeof meta.provider === 'string' ? meta.provider : this.options.provider;
+    let raw: unknown;
+    try {
+      raw = await this.peer.request(
+        'session.create',
+        { cwd: params.cwd, ...(model !== undefined ? { model } : {}), ...(provider !== undefined ? { provider } : {}) },
+        { timeoutMs: this.timeouts.session },
+      );
+    } catch (e) {
+      const mismatch = TransportRpcError.hasCode(e, GatewayCode.invalidParams) ? parseModelMismatch(e.data) : undefined;
+      if (mismatch !== undefined && TransportRpcError.is(e)) {
+        throw new ModelMismatchError(mismatch, e.message);
+      }
+      throw e;
+    }
+    const snapshot = this.requireSnapshot('session.create', raw);
+    this.track(snapshot, snapshot.sessionId).adopt(snapshot);
+    const current = snapshot.info.model;
+    return {
+      sessionId: snapshot.sessionId,
+      ...(current !== undefined ? { models: { currentModelId: current, availableModels: [{ modelId: current, name: current }] } } : {}),
+    };
+  }
+
+  /** A live session of this gateway (from {@link listLiveSessions}) is activated, any other resumed. */
+  async loadSession(params: { readonly sessionId: string }): Promise<acp.LoadSessionResponse> {
+    const method = this.liveIds.has(params.sessionId) ? 'session.activate' : 'session.resume';
+    const raw = await this.peer.request(method, { session_id: params.sessionId }, { timeoutMs: this.timeouts.session });
+    const snapshot = this.requireSnapshot(method, raw);
+    this.track(snapshot, params.sessionId).adopt(snapshot);
+    this.questions.replay(snapshot.openRequests, snapshot.sessionId);
+    return {};
+  }
+
+  resumeSession(params: acp.ResumeSessionRequest): Promise<acp.ResumeSessionResponse> {
+    return this.loadSession(params);
+  }
+
+  async listSessions(params: acp.ListSessionsRequest): Promise<acp.ListSessionsResponse> {
+    return { sessions: parseStoredSessions(await this.peer.request('session.list', { limit: 50 }), params.cwd ?? '') };
+  }
+
+  async listLiveSessions(): Promise<readonly LiveSessionInfo[]> {
+    const live = parseLiveSessions(await this.peer.request('session.active_list', {}));
+    for (const s of live) {
+      this.liveIds.add(s.sessionId);
+    }
+    return live;
+  }
+
+  async forkSession(params: { sessionId: string }): Promise<{ readonly sessionId: string }> {
+    const raw = await this.peer.request('session.branch', { session_id: this.router.wireId(params.sessionId) }, { timeoutMs: this.timeouts.session });
+    const snapshot = this.requireSnapshot('session.branch', raw);
+    this.track(snapshot, snapshot.sessionId).book.reset(snapshot.messages);
+    return { sessionId: snapshot.sessionId };
+  }
+
+  closeSession(sessionId: string): Promise<unknown> {
+    return this.peer.request('session.close', { session_id: this.router.wireId(sessionId) });
+  }
+
+  async prompt(params: acp.PromptRequest): Promise<acp.PromptResponse> {
+    const session = this.session(params.sessionId);
+    const text = promptText(params.prompt);
+    const mark = session.turns.mark;
+    session.expectOwnInput(text);
+    let result: SubmitResult;
+    try {
+      result = parseSubmit(await this.peer.request('prompt.submit', { session_id: session.wireId, text }));
+    } catch (e) {
+      session.dropOwnInput(text);
+      throw e;
+    }
+    if (result.status === 'steered' || result.status === 'redirected') {
+      session.dropOwnInput(text);
+    } else {
+      session.book.appendTurn();
+    }
+    return this.turnResponse(session, mark, result.status);
+  }
+
+  async cancel(sessionId: string): Promise<void> {
+    if (this.closedError === undefined) {
+      await this.peer.request('session.interrupt', { session_id: this.router.wireId(sessionId) });
+    }
+  }
+
+  setMode(): Promise<unknown> {
+    return Promise.reject(new NotSupportedError('TUI Gateway', 'session modes'));
+  }
+
+  /** `/model` through `command.dispatch`, as Hermes' own clients switch models mid-session. */
+  setModel(sessionId: string, modelId: string): Promise<unknown> {
+    return this.peer.request('command.dispatch', { session_id: this.router.wireId(sessionId), command: `/model ${modelId}` });
+  }
+
+  setConfigOption(): Promise<acp.SetSessionConfigOptionResponse> {
+    return Promise.reject(new NotSupportedError('TUI Gateway', 'session config options'));
+  }
+
+  subscribeSession(sessionId: string, listener: (n: acp.SessionNotification) => void): Disposable {
+    return this.router.subscribe(sessionId, listener);
+  }
+
+  userRowIds(sessionId: string): readonly (number | null)[] {
+    return this.sessions.get(this.router.wireId(sessionId))?.book.list() ?? [];
+  }
+
+  async rewrite(request: RewriteRequest): Promise<RewriteResult> {
+    const session = this.session(request.sessionId);
+    const text = promptText(request.prompt);
+    let mark = session.turns.mark;
+    const outcome = await rewriteHistory(request, text, {
+      book: session.book,
+      submit: async (extra) => {
+        mark = session.turns.mark;
+        session.expectOwnInput(text);
+        try {
+          return parseSubmit(await this.peer.request('prompt.submit', { session_id: session.wireId, ...extra }));
+        } catch (e) {
+          session.dropOwnInput(text);
+          throw e;
+        }
+      },
+      interrupt: () => this.interruptAndSettle(session),
+      refreshRows: async () => {
+        const raw = await this.peer.request('session.history', { session_id: session.wireId });
+        session.book.reset(parseTranscript(isObject(raw) ? raw.messages : undefined));
+      },
+    });
+    if (outcome.kind === 'declined') {
+      return outcome;
+    }
+    const response = await this.turnResponse(session, mark, outcome.result.status);
+    return { kind: 'rewritten', response, survivorRowIds: outcome.survivors, interrupts: outcome.interrupts };
+  }
+
+  async dispose(): Promise<void> {
+    await this.peer.close();
+  }
+
+  private async interruptAndSettle(session: GatewaySession): Promise<void> {
+    const wasRunning = session.turns.running;
+    const mark = session.turns.mark;
+    await this.peer.request('session.interrupt', { session_id: session.wireId });
+    if (wasRunning) {
+      // The busy turn ends with an `interrupted` completion; a bounded wait, then the retry decides.
+      await Promise.race([session.turns.waitFor(mark, 'streaming'), delay(5000)]).catch(() => undefined);
+    }
+  }
+
+  private async turnResponse(session: GatewaySession, mark: number, status: string): Promise<acp.PromptResponse> {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new TransportClosedError(`The turn did not finish within ${Math.round(this.timeouts.turn / 60_000)} min.`)), this.timeouts.turn);
+    });
+    try {
+      const end = await Promise.race([session.turns.waitFor(mark, status), timeout, this.closed.then((e) => Promise.reject(e))]);
+      if (end.status === 'interrupted') {
+        return { stopReason: 'cancelled' };
+      }
+      if (end.status === 'error') {
+        const p = end.payload;
+        const why = [p.error, p.failure_reason, p.text].find((v): v is string => typeof v === 'string' && v !== '') ?? 'The turn failed.';
+        throw new TransportRpcError('prompt.submit', -32603, why, p.error_surface);
+      }
+      return { stopReason: 'end_turn' };
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private track(snapshot: SessionSnapshot, publicId: string): GatewaySession {
+    this.router.alias(snapshot.sessionId, publicId);
+    let session = this.sessions.get(snapshot.sessionId);
+    if (session === undefined) {
+      session = new GatewaySession(snapshot.sessionId, publicId, (u) => this.router.deliver(publicId, u));
+      this.sessions.set(snapshot.sessionId, session);
+    }
+    this.liveIds.add(snapshot.sessionId);
+    return session;
+  }
+
+  private session(publicId: string): GatewaySession {
+    const session = this.sessions.get(this.router.wireId(publicId));
+    if (session === undefined) {
+      throw new Error(`Unknown gateway session ${publicId}: create, resume or attach it first.`);
+    }
+    return session;
+  }
+
+  private requireSnapshot(method: string, raw: unknown): SessionSnapshot {
+    const snapshot = parseSnapshot(raw);
+    if (snapshot === undefined) {
+      throw new TransportRpcError(method, -32603, `The gateway answered \`${method}\` without a session id; see the traffic log.`);
+    }
+    return snapshot;
+  }
+
+  private onNotification(method: string, params: unknown): void {
+    const event = method === 'event' ? parseEvent(params) : undefined;
+    if (event === undefined) {
+      return;
+    }
+    if (event.type === 'gateway.ready') {
+      this.ready.resolve(event.payload);
+      return;
+    }
+    if (event.type === 'request.cancel') {
+      // Withdrawn (answered on another client, timed out, interrupted): clear exactly that prompt.
+      const id = event.payload.id;
+      if (typeof id === 'string') {
+        const reason = `withdrawn by the agent (${typeof event.payload.reason === 'string' ? event.payload.reason : 'cancelled'})`;
+        this.questions.withdraw(id, reason);
+      }
+      return;
+    }
+    const session = event.sessionId !== undefined ? this.sessions.get(event.sessionId) : undefined;
+    session?.onEvent(event);
+  }
+}
+
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms).unref());
+}

@@ -1,0 +1,93 @@
+/**
+ * A scripted fake of Hermes' TUI Gateway (see fakeTuiGateway.md). Run from the compiled tests:
+ *   node out/test/agents/fakeTuiGateway.js --stdio
+ *   node out/test/agents/fakeTuiGateway.js --ws --token <token>
+ * Stdio serves one client on stdin/stdout. WebSocket serves any number on 127.0.0.1 (`/api/ws`,
+ * `?token=`), all sharing the same sessions, and prints `FAKE_TUI_GATEWAY_READY {"port":N}`; it
+ * exits when its stdin closes.
+ */
+import { createServer } from 'node:http';
+import { createInterface } from 'node:readline';
+import { WebSocketServer } from 'ws';
+import { disconnect, handle, RpcFailure } from './fakeTuiGatewayMethods';
+import { FakeConn, onAnswer, record, type Frame } from './fakeTuiGatewayState';
+
+function ready(conn: FakeConn): void {
+  conn.send({ jsonrpc: '2.0', method: 'event', params: { type: 'gateway.ready', payload: { skin: {}, change_events: false, replay_epoch: 'fake-epoch' } } });
+}
+
+function onFrame(conn: FakeConn, line: string): void {
+  let frame: Frame;
+  try {
+    frame = JSON.parse(line) as Frame;
+  } catch {
+    conn.send({ jsonrpc: '2.0', error: { code: -32700, message: 'parse error' }, id: null });
+    return;
+  }
+  record(conn.id, 'in', frame);
+  const id = frame.id;
+  if (typeof frame.method !== 'string') {
+    if (typeof id === 'string') {
+      onAnswer(conn, id, frame);
+    }
+    return;
+  }
+  const params = typeof frame.params === 'object' && frame.params !== null ? (frame.params as Frame) : {};
+  try {
+    const result = handle(conn, frame.method, params);
+    conn.send({ jsonrpc: '2.0', id, result });
+  } catch (e) {
+    const f = e instanceof RpcFailure ? e : new RpcFailure(-32603, String(e));
+    conn.send({ jsonrpc: '2.0', id, error: { code: f.code, message: f.message, ...(f.data !== undefined ? { data: f.data } : {}) } });
+  }
+}
+
+function serveStdio(): void {
+  const conn = new FakeConn((line) => process.stdout.write(`${line}\n`), true);
+  createInterface({ input: process.stdin }).on('line', (line) => {
+    if (line.trim() !== '') {
+      onFrame(conn, line);
+    }
+  });
+  process.stdin.on('end', () => process.exit(0));
+  ready(conn);
+}
+
+function serveWebSocket(token: string): void {
+  const http = createServer((_req, res) => {
+    res.writeHead(404).end();
+  });
+  const wss = new WebSocketServer({ noServer: true });
+  http.on('upgrade', (req, socket, head) => {
+    const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+    if (url.pathname !== '/api/ws' || url.searchParams.get('token') !== token) {
+      // Hermes closes before accepting, which the client sees as an HTTP 403 on the upgrade.
+      socket.end('HTTP/1.1 403 Forbidden\r\nContent-Length: 0\r\n\r\n');
+      return;
+    }
+    wss.handleUpgrade(req, socket, head, (ws) => {
+      const conn = new FakeConn((line) => ws.send(line), false);
+      ws.on('message', (data: Buffer) => onFrame(conn, data.toString('utf8')));
+      ws.on('close', () => disconnect(conn));
+      ready(conn);
+    });
+  });
+  http.listen(0, '127.0.0.1', () => {
+    const address = http.address();
+    const port = typeof address === 'object' && address !== null ? address.port : 0;
+    process.stdout.write(`FAKE_TUI_GATEWAY_READY ${JSON.stringify({ port })}\n`);
+  });
+  process.stdin.resume();
+  process.stdin.on('end', () => process.exit(0));
+}
+
+const args = process.argv.slice(2);
+if (args.includes('--stdio')) {
+  serveStdio();
+} else if (args.includes('--ws')) {
+  const i = args.indexOf('--token');
+  serveWebSocket(i >= 0 ? (args[i + 1] ?? '') : '');
+} else {
+  process.stderr.write('usage: fakeTuiGateway (--stdio | --ws --token <token>)\n');
+  process.exit(2);
+}
