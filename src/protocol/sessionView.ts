@@ -115,6 +115,8 @@ export type EntryView =
       readonly title: string;
       readonly detail?: string;
       readonly actions: readonly NoticeActionView[];
+      /** A user entry id: the notice offers "Start fresh from here" (a fork from before that message). */
+      readonly forkFrom?: string;
     }
   | {
       readonly kind: 'turnEnd';
@@ -128,7 +130,16 @@ export type EntryView =
       readonly changes?: { readonly files: number; readonly added: number; readonly removed: number };
     };
 
-export type NoticeActionView = 'showTraffic' | 'restartAgent' | 'setupProvider' | 'newSession' | 'checkInstallation' | 'useDemoAgent' | 'openSettings';
+export type NoticeActionView =
+  | 'showTraffic'
+  | 'restartAgent'
+  | 'setupProvider'
+  | 'newSession'
+  | 'checkInstallation'
+  | 'useDemoAgent'
+  | 'openSettings'
+  | 'openRemoteSettings'
+  | 'setupAgent';
 
 export interface PlanItemView {
   readonly content: string;

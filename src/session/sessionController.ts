@@ -157,8 +157,10 @@ export class SessionController implements Disposable {
    */
   async load(sessionId: string, how: 'load' | 'resume' = 'load'): Promise<void> {
     this.dispatch({ type: 'sessionStarting' });
-    this.subscribe(sessionId);
+    // The replay collector opens before the subscription: updates the connection buffered for this
+    // session (delivered on subscribe) are history too, never live messages.
     this.dispatch({ type: 'replayStarted' });
+    this.subscribe(sessionId);
     try {
       const params = { sessionId, cwd: this.deps.cwd, mcpServers: this.deps.mcpServers ?? [] };
       const res = how === 'load' ? await this.connection.loadSession(params) : await this.connection.resumeSession(params);
@@ -297,8 +299,11 @@ export class SessionController implements Disposable {
     this.settlePermission(requestId, { kind: 'expired' }, 'the agent stopped waiting');
   }
 
-  /** The agent process ended: the transcript stays, the turn is marked interrupted. */
-  agentExited(message: string, stderrTail: string): void {
+  /**
+   * The agent process ended: the transcript stays, the turn is marked interrupted. `expected`: we
+   * stopped it (a restart), which is said neutrally instead of as a crash.
+   */
+  agentExited(message: string, stderrTail: string, expected = false): void {
     for (const requestId of [...this.pending.keys()]) {
       this.settlePermission(requestId, { kind: 'cancelled' }, 'agent exited');
     }
@@ -307,10 +312,11 @@ export class SessionController implements Disposable {
     }
     this.subscription?.dispose();
     this.subscription = undefined;
-    this.dispatch({ type: 'agentExited', id: this.deps.newId(), noticeId: this.deps.newId(), at: this.deps.now(), message, stderrTail });
+    this.dispatch({ type: 'agentExited', id: this.deps.newId(), noticeId: this.deps.newId(), at: this.deps.now(), message, stderrTail, ...(expected ? { expected } : {}) });
   }
 
-  addNotice(level: NoticeLevel, title: string, detail?: string, actions?: readonly NoticeAction[]): void {
+  /** A notice in the transcript; `forkFrom` (a user entry id) adds "Start fresh from here". */
+  addNotice(level: NoticeLevel, title: string, detail?: string, actions?: readonly NoticeAction[], forkFrom?: string): void {
     this.dispatch({
       type: 'noticeAdded',
       id: this.deps.newId(),
@@ -319,6 +325,7 @@ export class SessionController implements Disposable {
       title,
       ...(detail !== undefined ? { detail } : {}),
       ...(actions !== undefined ? { actions } : {}),
+      ...(forkFrom !== undefined ? { forkFrom } : {}),
     });
   }
 

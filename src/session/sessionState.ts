@@ -104,7 +104,18 @@ export interface PlanSnapshotEntry {
 export type NoticeLevel = 'info' | 'warning' | 'error';
 
 /** What a notice offers the user to do next. */
-export type NoticeAction = 'showTraffic' | 'restartAgent' | 'setupProvider' | 'newSession' | 'checkInstallation' | 'useDemoAgent' | 'openSettings';
+export type NoticeAction =
+  | 'showTraffic'
+  | 'restartAgent'
+  | 'setupProvider'
+  | 'newSession'
+  | 'checkInstallation'
+  | 'useDemoAgent'
+  | 'openSettings'
+  /** The settings scope this window reads agent commands from when it is a remote window. */
+  | 'openRemoteSettings'
+  /** Asks for the agent's executable and writes it where this window reads it. */
+  | 'setupAgent';
 
 export interface NoticeEntry {
   readonly kind: 'notice';
@@ -113,6 +124,8 @@ export interface NoticeEntry {
   readonly title: string;
   readonly detail?: string;
   readonly actions?: readonly NoticeAction[];
+  /** Offers "Start fresh from here": a fork from before this user message (the prompt the agent still holds). */
+  readonly forkFrom?: string;
   readonly at: number;
 }
 
@@ -181,6 +194,8 @@ export interface AgentQuirks {
   readonly cumulativePromptUsage: boolean;
   /** The next prompt after a cancel is merged with the cancelled one by the agent (Hermes). */
   readonly mergesCancelledPrompt: boolean;
+  /** The next prompt after a turn the model provider failed is merged with the failed one (Hermes). */
+  readonly mergesFailedPrompt?: boolean;
   /** `session/resume` replays history although the spec says it must not (Hermes). */
   readonly replaysOnResume: boolean;
   /** The agent denies a permission request after this many ms (Hermes: 60 s). */
