@@ -58,14 +58,7 @@ export function afterTurn(facts: TurnFacts): { readonly notices: readonly TurnNo
       if (quirks.mergesFailedPrompt !== true || held === undefined) {
         return { notices, held: undefined };
       }
-      notices.push({
-        level: 'info',
-        title: `${agentName} will send this message again with your next one.`,
-        detail:
-          `${agentName} keeps a prompt that failed and puts it in front of the next message, so a prompt that keeps failing makes the next turns ` +
-          '(and forks of this session) fail too. "Start fresh from here" opens a new session from before it, with the message in the composer.',
-        forkFrom: held,
-      });
+      notices.push(heldPromptNotice(agentName, held, `${agentName} keeps the failed prompt`));
       return { notices, held };
     }
     case 'cancelled':
@@ -94,4 +87,27 @@ export function afterTurn(facts: TurnFacts): { readonly notices: readonly TurnNo
 function lastReplyText(entries: readonly Entry[]): string {
   const last = entries.filter((e) => e.kind === 'assistant').at(-1);
   return last?.kind === 'assistant' ? last.parts.map((p) => (p.kind === 'text' ? p.text : '')).join('') : '';
+}
+
+/** "<agent> will send this message again with your next one.", with "Start fresh from here" before `held`. */
+export function heldPromptNotice(agentName: string, held: string, why: string): TurnNotice {
+  return {
+    level: 'info',
+    title: `${agentName} will send this message again with your next one.`,
+    detail: `${why} and sends it in front of your next message (forks of this session keep it too), so it can fail again. To leave it behind, start a fresh session from before it.`,
+    forkFrom: held,
+  };
+}
+
+/**
+ * A session opened from the history whose last prompt has no reply: Hermes replays a turn the
+ * provider failed as the prompt alone (reference/hermes-acp.md §9; fixtures/hermes/load.jsonl ends
+ * with `[error500] boom`) and still holds it, so the next message is sent merged with it.
+ */
+export function heldAfterLoad(entries: readonly Entry[], quirks: AgentQuirks, agentName: string): { readonly notice: TurnNotice; readonly held: string } | undefined {
+  const last = entries.filter((e) => e.kind === 'user' || e.kind === 'assistant' || e.kind === 'tool').at(-1);
+  if (quirks.mergesFailedPrompt !== true || last?.kind !== 'user' || last.origin !== 'replay') {
+    return undefined;
+  }
+  return { notice: heldPromptNotice(agentName, last.id, `The last prompt of this session got no reply; ${agentName} keeps it`), held: last.id };
 }

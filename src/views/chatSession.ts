@@ -6,7 +6,7 @@ import { quirksFor } from '../session/agentQuirks';
 import { PermissionPolicy, requestFacts, type PermissionRule } from '../session/permissionPolicy';
 import { SessionController, type PermissionDecider, type TurnResult } from '../session/sessionController';
 import { defaultQuirks } from '../session/sessionState';
-import { afterTurn } from '../session/turnNotices';
+import { afterTurn, heldAfterLoad } from '../session/turnNotices';
 import { DisposableStore, type Disposable } from '../util/disposable';
 import { Emitter } from '../util/emitter';
 import { ContextNotes, type ContextNoteSummary } from './contextNotes';
@@ -265,10 +265,16 @@ export class ChatSession implements Disposable {
 
   private async openNow(sessionId: string): Promise<boolean> {
     const client = await this.connect();
-    if (client === undefined) {
+    if (client === undefined || !(await this.restore(client, sessionId))) {
       return false;
     }
-    return this.restore(client, sessionId);
+    const state = this.controller.state;
+    const held = heldAfterLoad(state.entries, state.quirks, this.agentName);
+    if (held !== undefined) {
+      this.heldPrompt = held.held;
+      this.controller.addNotice(held.notice.level, held.notice.title, held.notice.detail, held.notice.actions, held.notice.forkFrom);
+    }
+    return true;
   }
 
   dispose(): void {

@@ -18,20 +18,21 @@ export interface StartErrorNotice {
 export function describeStartError(e: unknown, agent: AgentDefinition, scope: AgentSettingsScope = { kind: 'user' }): StartErrorNotice {
   const name = agent.name;
   const openScope: NoticeAction = scope.kind === 'remote' ? 'openRemoteSettings' : 'openSettings';
+  // First what the user must know (which settings count), then what to do: the detail box is short.
   const where =
     scope.kind === 'remote'
-      ? `This window runs the extension on a remote machine (${scope.label}): agent commands are read from "hermes.agents" in ${scopeName(scope)}; values in your local User settings do not apply here.`
-      : `Agent commands are read from "hermes.agents" in ${scopeName(scope)}.`;
+      ? `This remote window reads agent commands ("hermes.agents") from ${scopeName(scope)}, not from your local User settings.`
+      : `Agent commands ("hermes.agents") are read from ${scopeName(scope)}.`;
   if (AgentNotFoundError.is(e)) {
     const what = name === 'Hermes' ? 'Hermes Agent (https://github.com/NousResearch/hermes-agent)' : name;
     return {
       title: `\`${e.command}\` was not found on PATH${scope.kind === 'remote' ? ` of the remote machine (${scope.label})` : ''}.`,
-      detail: `Install ${what}${scope.kind === 'remote' ? ' there' : ''}, or use "Set Up Agent…" to choose its executable. ${where} You can also try the demo agent to look around.`,
+      detail: `${where} Use "Set Up Agent…" to choose its executable${scope.kind === 'remote' ? ' there' : ''}, or install ${what}${scope.kind === 'remote' ? ' on that machine' : ''}.`,
       actions: ['setupAgent', openScope, 'checkInstallation', 'useDemoAgent'],
     };
   }
   if (AgentSpawnError.is(e)) {
-    return { title: e.message, detail: `Check the command of "${agent.id}". ${where}`, actions: ['setupAgent', openScope, 'showTraffic'] };
+    return { title: e.message, detail: `${where} Check the command of "${agent.id}" there, or use "Set Up Agent…".`, actions: ['setupAgent', openScope, 'showTraffic'] };
   }
   if (AgentTimeoutError.is(e)) {
     return {

@@ -3,7 +3,7 @@ import type * as acp from '@agentclientprotocol/sdk';
 import { quirksFor } from '../../../src/session/agentQuirks';
 import type { TurnResult } from '../../../src/session/sessionController';
 import type { Entry } from '../../../src/session/sessionState';
-import { afterTurn } from '../../../src/session/turnNotices';
+import { afterTurn, heldAfterLoad } from '../../../src/session/turnNotices';
 
 const hermes = quirksFor({ name: 'hermes-agent', version: '0.19.0' });
 const other = quirksFor({ name: 'claude-code-acp', version: '0.23.1' });
@@ -83,5 +83,17 @@ suite('turn notices: what the chat says after a turn, and the prompt the agent s
       const r = afterTurn({ result, turnEntries: turn(2, 'x'), quirks: hermes, agentName: 'Hermes', held: 'u0' });
       assert.deepEqual(r, { notices: [], held: 'u0' });
     }
+  });
+
+  test('a loaded session whose last prompt got no reply: Hermes holds it (load.jsonl ends that way); an answered one holds nothing', () => {
+    const replayed = (id: string, text: string): Entry => ({ kind: 'user', id, blocks: [{ type: 'text', text }], at: 0, origin: 'replay' });
+    const answered: Entry[] = [replayed('r1', '[plain] Say hello.'), { kind: 'assistant', id: 'a1', parts: [{ kind: 'text', text: 'Hello', at: 0 }], at: 0 }];
+    const unanswered: Entry[] = [...answered, replayed('r2', '[error500] boom'), { kind: 'plan', id: 'p', entries: [], at: 0 }];
+    assert.equal(heldAfterLoad(answered, hermes, 'Hermes'), undefined);
+    const held = heldAfterLoad(unanswered, hermes, 'Hermes');
+    assert.equal(held?.held, 'r2');
+    assert.equal(held?.notice.forkFrom, 'r2');
+    assert.match(held?.notice.detail ?? '', /^The last prompt of this session got no reply; Hermes keeps it and sends it in front of your next message/);
+    assert.equal(heldAfterLoad(unanswered, other, 'Claude'), undefined, 'only agents known to keep it');
   });
 });

@@ -28,8 +28,7 @@ suite('start errors name the settings scope this window reads (issue 22)', () =>
   test('a missing agent in a local window: User settings, Set Up Agent and Open User Settings', () => {
     const n = describeStartError(new AgentNotFoundError('hermes', '/usr/bin'), hermes, scopeFor(undefined));
     assert.equal(n.title, '`hermes` was not found on PATH.');
-    assert.match(n.detail ?? '', /"Set Up Agent…"/);
-    assert.match(n.detail ?? '', /read from "hermes\.agents" in your User settings\./);
+    assert.match(n.detail ?? '', /^Agent commands \("hermes\.agents"\) are read from your User settings\. Use "Set Up Agent…" to choose its executable, or install Hermes Agent/);
     assert.doesNotMatch(n.detail ?? '', /Remote/);
     assert.deepEqual(n.actions, ['setupAgent', 'openSettings', 'checkInstallation', 'useDemoAgent']);
   });
@@ -37,8 +36,8 @@ suite('start errors name the settings scope this window reads (issue 22)', () =>
   test('a missing agent in a remote window never sends the user to the User settings it ignores', () => {
     const n = describeStartError(new AgentNotFoundError('hermes', '/usr/bin'), hermes, scopeFor('wsl'));
     assert.equal(n.title, '`hermes` was not found on PATH of the remote machine (WSL).');
-    assert.match(n.detail ?? '', /Install Hermes Agent \(https:\/\/github\.com\/NousResearch\/hermes-agent\) there/);
-    assert.match(n.detail ?? '', /read from "hermes\.agents" in the Remote settings \(WSL\); values in your local User settings do not apply here/);
+    assert.match(n.detail ?? '', /^This remote window reads agent commands \("hermes\.agents"\) from the Remote settings \(WSL\), not from your local User settings\./);
+    assert.match(n.detail ?? '', /install Hermes Agent \(https:\/\/github\.com\/NousResearch\/hermes-agent\) on that machine\.$/);
     assert.deepEqual(n.actions, ['setupAgent', 'openRemoteSettings', 'checkInstallation', 'useDemoAgent']);
     const spawn = describeStartError(new AgentSpawnError('/opt/hermes', 'EACCES', new Error('permission denied')), { ...hermes, command: '/opt/hermes' }, scopeFor('ssh-remote'));
     assert.deepEqual(spawn.actions, ['setupAgent', 'openRemoteSettings', 'showTraffic']);
