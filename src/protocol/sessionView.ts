@@ -130,6 +130,7 @@ export type EntryView =
       readonly changes?: { readonly files: number; readonly added: number; readonly removed: number };
     };
 
+/** What a notice offers the user to do next. */
 export type NoticeActionView =
   | 'showTraffic'
   | 'restartAgent'
@@ -138,7 +139,9 @@ export type NoticeActionView =
   | 'checkInstallation'
   | 'useDemoAgent'
   | 'openSettings'
+  /** The settings scope this window reads agent commands from when it is a remote window. */
   | 'openRemoteSettings'
+  /** Asks for the agent's executable and writes it where this window reads it. */
   | 'setupAgent';
 
 export interface PlanItemView {

@@ -1,4 +1,5 @@
 import type * as acp from '@agentclientprotocol/sdk';
+import type { NoticeActionView } from '../protocol/sessionView';
 
 /**
  * The conversation model: plain, immutable JSON owned by the host. Every change produces a new
@@ -103,19 +104,8 @@ export interface PlanSnapshotEntry {
 
 export type NoticeLevel = 'info' | 'warning' | 'error';
 
-/** What a notice offers the user to do next. */
-export type NoticeAction =
-  | 'showTraffic'
-  | 'restartAgent'
-  | 'setupProvider'
-  | 'newSession'
-  | 'checkInstallation'
-  | 'useDemoAgent'
-  | 'openSettings'
-  /** The settings scope this window reads agent commands from when it is a remote window. */
-  | 'openRemoteSettings'
-  /** Asks for the agent's executable and writes it where this window reads it. */
-  | 'setupAgent';
+/** What a notice offers the user to do next (the protocol's list: the webview renders each as a button). */
+export type NoticeAction = NoticeActionView;
 
 export interface NoticeEntry {
   readonly kind: 'notice';

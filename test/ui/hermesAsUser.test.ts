@@ -70,6 +70,17 @@ async function newChat(ui: UiSession): Promise<FrameLocator> {
   return chat;
 }
 
+/** The chat opened in an editor tab beside the side bar's (a fork). */
+async function chatBeside(ui: UiSession): Promise<FrameLocator> {
+  const views = await waitUntil('a chat beside the side bar', async () => {
+    const found = await chatWebviews(ui.page);
+    return found.length >= 2 ? found : undefined;
+  });
+  const beside = views[views.length - 1]?.frame;
+  assert.ok(beside !== undefined);
+  return beside;
+}
+
 interface Box {
   readonly top: number;
   readonly bottom: number;
@@ -108,7 +119,7 @@ suite('issue 22: a remote window reads the Remote settings; Set Up Agent writes 
     const editor = ui.page.locator('.settings-editor');
     await editor.waitFor({ timeout: 30_000 });
     const scopeTab = editor.locator('.settings-tabs-widget .action-label.checked');
-    await waitUntil('the Remote tab of the settings editor', async () => /Remote/.test((await scopeTab.first().textContent()) ?? ''), 15_000);
+    await waitUntil('the Remote tab of the settings editor', async () => ((await scopeTab.first().textContent()) ?? '').includes('Remote'), 15_000);
     await editor.locator('.setting-item-contents').filter({ hasText: 'Agents' }).first().waitFor({ timeout: 15_000 });
     await ui.shot('ui22-remote-settings-opened');
     await ui.command('View: Close All Editors');
@@ -268,12 +279,7 @@ suite('issue 22: /help + one Enter sends; a fork is titled "Fork of …"', funct
     const ui = s.ui();
     await chat.locator('.session-title').getByText('Fake Session Title').waitFor({ timeout: 15_000 });
     await ui.command('Hermes: Fork Session');
-    const views = await waitUntil('the fork beside the side bar', async () => {
-      const found = await chatWebviews(ui.page);
-      return found.length >= 2 ? found : undefined;
-    });
-    const fork = views[views.length - 1]?.frame;
-    assert.ok(fork !== undefined);
+    const fork = await chatBeside(ui);
     await fork.locator('.session-title').getByText('Fork of Fake Session Title').waitFor({ timeout: 15_000 });
     await ui.page.locator('.tabs-container .tab').filter({ hasText: 'Fork of Fake Session Title' }).first().waitFor({ timeout: 15_000 });
     await ui.shot('ui22-fork-title');
@@ -304,12 +310,7 @@ suite('issue 22: after a failed turn the chat says Hermes will resend it, and st
     await chat.locator('.session-title').getByText('Fake Session Title #3').waitFor({ timeout: 15_000 });
     await notice(chat, 'Hermes will send this message again with your next one.').getByRole('button', { name: 'Start fresh from here' }).click();
 
-    const views = await waitUntil('the fresh session beside the side bar', async () => {
-      const found = await chatWebviews(ui.page);
-      return found.length >= 2 ? found : undefined;
-    });
-    const fresh = views[views.length - 1]?.frame;
-    assert.ok(fresh !== undefined);
+    const fresh = await chatBeside(ui);
     await fresh.locator('.session-title').getByText('Fork of Fake Session Title #3').waitFor({ timeout: 15_000 });
     await waitUntil('the failed prompt in the composer', async () => (await composerBox(fresh).inputValue()) === '[ratelimit] hi', 15_000);
     assert.equal(await conversation(fresh).getByRole('article', { name: 'You', exact: true }).count(), 0, 'the fresh session starts before the failed prompt');

@@ -1,7 +1,8 @@
 /**
  * Enter and Tab in the composer's menus (issue 22: `/help` + Enter only completed; a second Enter
- * sent). Tab always completes; Enter completes and also sends when the choice is what was typed.
- * The commands are Hermes' (fixtures/hermes/main.jsonl, available_commands_update).
+ * sent). Tab always completes; Enter completes and also sends when the choice is what was typed
+ * (the same rule for `@` files: mentions.test.ts). The commands are Hermes' (fixtures/hermes/main.jsonl,
+ * available_commands_update).
  */
 import * as assert from 'node:assert/strict';
 import type { CommandView } from '../../../src/protocol/sessionView';
@@ -9,7 +10,7 @@ import type { MentionView } from '../../../src/protocol/webviewProtocol';
 import { enterSendsMention } from '../../../src/webview/render/mentionMenu';
 import { enterSendsCommand } from '../../../src/webview/render/slashMenu';
 import { snapshot } from './fixtures';
-import { byRole, createHarness, keydown, type Harness } from './harness';
+import { byRole, createHarness, keydown, typeInComposer, type Harness } from './harness';
 
 const hermesCommands: CommandView[] = [
   { name: 'help', description: 'List available commands' },
@@ -23,15 +24,7 @@ const hermesCommands: CommandView[] = [
   { name: 'version', description: 'Show Hermes version' },
 ];
 
-function type(h: Harness, value: string): HTMLTextAreaElement {
-  const t = byRole(h.doc, 'textbox', 'Message')[0];
-  assert.ok(t instanceof h.win.HTMLTextAreaElement);
-  t.focus();
-  t.value = value;
-  t.setSelectionRange(value.length, value.length);
-  t.dispatchEvent(new h.win.Event('input', { bubbles: true }));
-  return t;
-}
+const type = typeInComposer;
 
 const sent = (h: Harness): string[] => h.postedOfType('prompt/submit').map((m) => m.text);
 const commandsMenu = (h: Harness): HTMLElement | undefined => byRole(h.doc, 'listbox', 'Commands')[0];
@@ -143,53 +136,5 @@ suite('webview: Enter and Tab in the composer menus', () => {
     assert.equal(enterSendsMention(file, 'hel'), false);
     assert.equal(enterSendsMention(file, ''), false);
     assert.equal(enterSendsMention({ path: '/ws/a.md', label: 'a.md' }, 'A.md'), true);
-  });
-});
-
-suite('webview: Enter and Tab in the @ menu', () => {
-  let h: Harness;
-  setup(() => {
-    h = createHarness();
-    h.send(snapshot(1, [], { phase: 'idle' }));
-  });
-  teardown(() => h.close());
-
-  async function menuFor(text: string, results: readonly MentionView[]): Promise<HTMLTextAreaElement> {
-    const before = h.postedOfType('request/call').length;
-    const t = type(h, text);
-    for (let i = 0; i < 200 && h.postedOfType('request/call').length === before; i++) {
-      await new Promise((r) => setTimeout(r, 10));
-    }
-    const call = h.postedOfType('request/call').at(-1);
-    assert.ok(call !== undefined);
-    h.deliver({ type: 'request/result', id: call.id, ok: true, value: results });
-    await new Promise((r) => setTimeout(r, 10));
-    assert.ok(byRole(h.doc, 'listbox', 'Files')[0]?.hidden === false);
-    return t;
-  }
-
-  const files: MentionView[] = [
-    { path: '/ws/hello.txt', label: 'hello.txt', detail: '' },
-    { path: '/ws/src/hello.ts', label: 'hello.ts', detail: 'src' },
-  ];
-
-  test('the file typed in full + one Enter attaches it and sends the message', async () => {
-    const t = await menuFor('explain @hello.txt', files);
-    keydown(t, 'Enter');
-    const submit = h.postedOfType('prompt/submit');
-    assert.deepEqual(submit, [{ type: 'prompt/submit', text: 'explain ', attachments: [{ path: '/ws/hello.txt', label: 'hello.txt' }] }]);
-  });
-
-  test('a partial name + Enter attaches the chosen file and waits; Tab attaches without sending', async () => {
-    let t = await menuFor('read @hel', files);
-    keydown(t, 'ArrowDown');
-    keydown(t, 'Enter');
-    assert.equal(h.postedOfType('prompt/submit').length, 0);
-    assert.equal(t.value, 'read ');
-    t = await menuFor('read @src/hello.ts', files);
-    keydown(t, 'ArrowDown');
-    keydown(t, 'Tab');
-    assert.equal(h.postedOfType('prompt/submit').length, 0, 'Tab never sends');
-    assert.match(byRole(h.doc, 'group', 'Context for the next message')[0]?.textContent ?? '', /hello\.ts/);
   });
 });
