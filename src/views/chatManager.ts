@@ -242,10 +242,12 @@ export class ChatManager implements vscode.Disposable {
   }
 
   /** A new chat takes the side bar; the one it replaces is closed (its session stays on the agent). */
-  private async replaceSidebarChat(def: AgentDefinition | undefined): Promise<ChatSession> {
+  private async replaceSidebarChat(def: AgentDefinition | undefined, begin?: (chat: ChatSession) => void): Promise<ChatSession> {
     const old = this.sidebarChat;
     const chat = this.createChat(def);
     this.sidebarChat = chat;
+    // Before anyone shows the chat: a reveal auto-starts a chat nothing has started yet.
+    begin?.(chat);
     this.onDidChangeSidebarChatEmitter.fire(chat);
     if (old !== undefined) {
       await this.closeChat(old);
@@ -597,8 +599,11 @@ The new message follows.
     if (existing !== undefined) {
       return existing;
     }
-    const chat = await this.replaceSidebarChat(def);
-    await chat.open(sessionId);
+    let opened = Promise.resolve(false);
+    const chat = await this.replaceSidebarChat(def, (c) => {
+      opened = c.open(sessionId);
+    });
+    await opened;
     // A load replays messages, not the title: take it from the list (or what this workspace saw).
     const knownTitle = title ?? (this.options.workspaceState.get<KnownSession[]>(knownSessionsKey) ?? []).find((k) => k.sessionId === sessionId)?.title;
     if (knownTitle !== undefined && knownTitle !== sessionId) {
