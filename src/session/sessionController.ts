@@ -157,8 +157,7 @@ export class SessionController implements Disposable {
    */
   async load(sessionId: string, how: 'load' | 'resume' = 'load'): Promise<void> {
     this.dispatch({ type: 'sessionStarting' });
-    // The replay collector opens before the subscription: updates the connection buffered for this
-    // session (delivered on subscribe) are history too, never live messages.
+    // Collect before subscribing: updates the connection buffered for this session are history too.
     this.dispatch({ type: 'replayStarted' });
     this.subscribe(sessionId);
     try {
@@ -299,10 +298,7 @@ export class SessionController implements Disposable {
     this.settlePermission(requestId, { kind: 'expired' }, 'the agent stopped waiting');
   }
 
-  /**
-   * The agent process ended: the transcript stays, the turn is marked interrupted. `expected`: we
-   * stopped it (a restart), which is said neutrally instead of as a crash.
-   */
+  /** The agent process ended: the transcript stays, the turn is marked interrupted; `expected` (a restart) is said neutrally. */
   agentExited(message: string, stderrTail: string, expected = false): void {
     for (const requestId of [...this.pending.keys()]) {
       this.settlePermission(requestId, { kind: 'cancelled' }, 'agent exited');
