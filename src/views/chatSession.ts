@@ -140,10 +140,18 @@ export class ChatSession implements Disposable {
     if ((phase === 'idle' || phase === 'running' || phase === 'cancelling') && this.controller.hasConnection) {
       return Promise.resolve(true);
     }
-    this.starting ??= this.start().finally(() => {
-      this.starting = undefined;
+    return this.starting ?? this.claimStart(() => this.start());
+  }
+
+  /** Runs `run` as the chat's start (after the one under way, if any); ensureStarted waits for it. */
+  private claimStart(run: () => Promise<boolean>): Promise<boolean> {
+    const next: Promise<boolean> = (this.starting?.then(run, run) ?? run()).finally(() => {
+      if (this.starting === next) {
+        this.starting = undefined;
+      }
     });
-    return this.starting;
+    this.starting = next;
+    return next;
   }
 
   /** Sends a prompt (starting the session first if needed). */
@@ -246,21 +254,13 @@ export class ChatSession implements Disposable {
   }
 
   /**
-   * Opens an existing agent session in this chat (history list). It is this chat's start: a reveal
-   * of the chat meanwhile (autoStart, ensureStarted) waits for it instead of racing it with a
-   * `session/new` whose subscription would turn the replay into live messages.
+   * Opens an existing agent session in this chat (history list) as the chat's start: a reveal meanwhile
+   * waits for it, never races it with a `session/new` whose subscription makes the replay live.
    */
   open(sessionId: string): Promise<boolean> {
     this.usedValue = true;
     this.startAttempted = true;
-    const opening = this.starting?.then(() => this.openNow(sessionId)) ?? this.openNow(sessionId);
-    const current = opening.finally(() => {
-      if (this.starting === current) {
-        this.starting = undefined;
-      }
-    });
-    this.starting = current;
-    return current;
+    return this.claimStart(() => this.openNow(sessionId));
   }
 
   private async openNow(sessionId: string): Promise<boolean> {

@@ -98,6 +98,16 @@ suite('chat session: history, failed turns and restarts with real agent processe
     assert.equal(await opening, true);
     assert.deepEqual(sentMethods(host), ['initialize', 'session/load'], 'one load, no session/new');
     assert.equal(c.sessionId, sessionId);
+
+    // The other order — the chat already starting when the open comes — runs one after the other.
+    const late = chat(host);
+    late.autoStart();
+    assert.equal(await late.open(sessionId), true);
+    assert.deepEqual(sentMethods(host).slice(2), ['session/new', 'session/load']);
+    assert.equal(late.sessionId, sessionId);
+    assert.deepEqual([...new Set(users(late).map((e) => e.origin))], ['replay']);
+    assert.equal(await late.ensureStarted(), true);
+    assert.equal(sentMethods(host).length, 4, 'nothing started twice');
     assert.deepEqual(
       users(c).map((e) => [e.origin, e.blocks.map((b) => (b.type === 'text' ? b.text : '')).join('')]),
       [
