@@ -115,6 +115,8 @@ export type EntryView =
       readonly title: string;
       readonly detail?: string;
       readonly actions: readonly NoticeActionView[];
+      /** A user entry id: the notice offers "Start fresh from here" (a fork from before that message). */
+      readonly forkFrom?: string;
     }
   | {
       readonly kind: 'turnEnd';
@@ -128,7 +130,19 @@ export type EntryView =
       readonly changes?: { readonly files: number; readonly added: number; readonly removed: number };
     };
 
-export type NoticeActionView = 'showTraffic' | 'restartAgent' | 'setupProvider' | 'newSession' | 'checkInstallation' | 'useDemoAgent' | 'openSettings';
+/** What a notice offers the user to do next. */
+export type NoticeActionView =
+  | 'showTraffic'
+  | 'restartAgent'
+  | 'setupProvider'
+  | 'newSession'
+  | 'checkInstallation'
+  | 'useDemoAgent'
+  | 'openSettings'
+  /** The settings scope this window reads agent commands from when it is a remote window. */
+  | 'openRemoteSettings'
+  /** Asks for the agent's executable and writes it where this window reads it. */
+  | 'setupAgent';
 
 export interface PlanItemView {
   readonly content: string;

@@ -42,7 +42,16 @@ export type SessionAction =
   | { readonly type: 'cancelRequested'; readonly at: number }
   | { readonly type: 'turnEnded'; readonly turnId: number; readonly id: string; readonly at: number; readonly stopReason: acp.StopReason; readonly usage?: unknown }
   | { readonly type: 'turnFailed'; readonly turnId: number; readonly id: string; readonly noticeId: string; readonly at: number; readonly error: string }
-  | { readonly type: 'agentExited'; readonly id: string; readonly noticeId: string; readonly at: number; readonly message: string; readonly stderrTail: string }
+  | {
+      readonly type: 'agentExited';
+      readonly id: string;
+      readonly noticeId: string;
+      readonly at: number;
+      readonly message: string;
+      readonly stderrTail: string;
+      /** We stopped it (Restart Agent, settings change): said neutrally, without the crash actions. */
+      readonly expected?: boolean;
+    }
   | {
       readonly type: 'noticeAdded';
       readonly id: string;
@@ -51,6 +60,7 @@ export type SessionAction =
       readonly title: string;
       readonly detail?: string;
       readonly actions?: readonly NoticeAction[];
+      readonly forkFrom?: string;
     }
   | { readonly type: 'modeChanged'; readonly modeId: string }
   | { readonly type: 'modelChanged'; readonly modelId: string }

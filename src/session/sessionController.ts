@@ -157,8 +157,9 @@ export class SessionController implements Disposable {
    */
   async load(sessionId: string, how: 'load' | 'resume' = 'load'): Promise<void> {
     this.dispatch({ type: 'sessionStarting' });
-    this.subscribe(sessionId);
+    // Collect before subscribing: updates the connection buffered for this session are history too.
     this.dispatch({ type: 'replayStarted' });
+    this.subscribe(sessionId);
     try {
       const params = { sessionId, cwd: this.deps.cwd, mcpServers: this.deps.mcpServers ?? [] };
       const res = how === 'load' ? await this.connection.loadSession(params) : await this.connection.resumeSession(params);
@@ -297,8 +298,8 @@ export class SessionController implements Disposable {
     this.settlePermission(requestId, { kind: 'expired' }, 'the agent stopped waiting');
   }
 
-  /** The agent process ended: the transcript stays, the turn is marked interrupted. */
-  agentExited(message: string, stderrTail: string): void {
+  /** The agent process ended: the transcript stays, the turn is marked interrupted; `expected` (a restart) is said neutrally. */
+  agentExited(message: string, stderrTail: string, expected = false): void {
     for (const requestId of [...this.pending.keys()]) {
       this.settlePermission(requestId, { kind: 'cancelled' }, 'agent exited');
     }
@@ -307,10 +308,11 @@ export class SessionController implements Disposable {
     }
     this.subscription?.dispose();
     this.subscription = undefined;
-    this.dispatch({ type: 'agentExited', id: this.deps.newId(), noticeId: this.deps.newId(), at: this.deps.now(), message, stderrTail });
+    this.dispatch({ type: 'agentExited', id: this.deps.newId(), noticeId: this.deps.newId(), at: this.deps.now(), message, stderrTail, ...(expected ? { expected } : {}) });
   }
 
-  addNotice(level: NoticeLevel, title: string, detail?: string, actions?: readonly NoticeAction[]): void {
+  /** A notice in the transcript; `forkFrom` (a user entry id) adds "Start fresh from here". */
+  addNotice(level: NoticeLevel, title: string, detail?: string, actions?: readonly NoticeAction[], forkFrom?: string): void {
     this.dispatch({
       type: 'noticeAdded',
       id: this.deps.newId(),
@@ -319,6 +321,7 @@ export class SessionController implements Disposable {
       title,
       ...(detail !== undefined ? { detail } : {}),
       ...(actions !== undefined ? { actions } : {}),
+      ...(forkFrom !== undefined ? { forkFrom } : {}),
     });
   }
 

@@ -161,13 +161,14 @@ export function reduceSession(state: SessionState, action: SessionAction): Sessi
           at: action.at,
         }, action.at);
       }
+      // Only an exit nobody asked for is an error; a stop we made (Restart Agent) is a neutral line.
       entries = append(entries, {
         kind: 'notice',
         id: action.noticeId,
-        level: 'error',
+        level: action.expected === true ? 'info' : 'error',
         title: action.message,
         ...(action.stderrTail !== '' ? { detail: action.stderrTail } : {}),
-        actions: ['restartAgent', 'showTraffic'],
+        actions: action.expected === true ? [] : ['restartAgent', 'showTraffic'],
         at: action.at,
       });
       const { turn: _gone, replay: _replay, ...rest } = state;
@@ -184,6 +185,7 @@ export function reduceSession(state: SessionState, action: SessionAction): Sessi
           at: action.at,
           ...(action.detail !== undefined ? { detail: action.detail } : {}),
           ...(action.actions !== undefined ? { actions: action.actions } : {}),
+          ...(action.forkFrom !== undefined ? { forkFrom: action.forkFrom } : {}),
         }),
       };
     case 'modeChanged':

@@ -1,4 +1,5 @@
 import type * as acp from '@agentclientprotocol/sdk';
+import type { NoticeActionView } from '../protocol/sessionView';
 
 /**
  * The conversation model: plain, immutable JSON owned by the host. Every change produces a new
@@ -103,8 +104,8 @@ export interface PlanSnapshotEntry {
 
 export type NoticeLevel = 'info' | 'warning' | 'error';
 
-/** What a notice offers the user to do next. */
-export type NoticeAction = 'showTraffic' | 'restartAgent' | 'setupProvider' | 'newSession' | 'checkInstallation' | 'useDemoAgent' | 'openSettings';
+/** What a notice offers the user to do next (the protocol's list: the webview renders each as a button). */
+export type NoticeAction = NoticeActionView;
 
 export interface NoticeEntry {
   readonly kind: 'notice';
@@ -113,6 +114,8 @@ export interface NoticeEntry {
   readonly title: string;
   readonly detail?: string;
   readonly actions?: readonly NoticeAction[];
+  /** Offers "Start fresh from here": a fork from before this user message (the prompt the agent still holds). */
+  readonly forkFrom?: string;
   readonly at: number;
 }
 
@@ -181,6 +184,8 @@ export interface AgentQuirks {
   readonly cumulativePromptUsage: boolean;
   /** The next prompt after a cancel is merged with the cancelled one by the agent (Hermes). */
   readonly mergesCancelledPrompt: boolean;
+  /** The next prompt after a turn the model provider failed is merged with the failed one (Hermes). */
+  readonly mergesFailedPrompt?: boolean;
   /** `session/resume` replays history although the spec says it must not (Hermes). */
   readonly replaysOnResume: boolean;
   /** The agent denies a permission request after this many ms (Hermes: 60 s). */

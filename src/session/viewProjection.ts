@@ -124,6 +124,7 @@ export class ViewProjector {
           title: e.title,
           actions: e.actions ?? [],
           ...(e.detail !== undefined ? { detail: e.detail } : {}),
+          ...(e.forkFrom !== undefined ? { forkFrom: e.forkFrom } : {}),
         };
       case 'turnEnd': {
         const changes = ctx.turnChanges?.(e.turnId);

@@ -18,6 +18,7 @@ import { DiffReviewer } from './diffReview';
 import { WorkspaceFileSystem, type WriteRecord } from './workspaceFileSystem';
 import { CommandId } from './commandIds';
 import type { Configuration } from './configuration';
+import { agentSettingsScope, openAgentSettings } from './agentSetup';
 import type { TrafficChannel } from './trafficChannel';
 
 /** A session this workspace knows of (history). */
@@ -220,6 +221,7 @@ export class ChatManager implements vscode.Disposable {
       rules: () => [...this.workspaceRules(), ...this.options.config.permissionRules().rules],
       rememberAlways: () => this.options.config.rememberAlways(),
       rememberForWorkspace: (rule) => void this.options.workspaceState.update(this.workspaceRulesKey, [...this.workspaceRules(), rule]),
+      settingsScope: agentSettingsScope,
     });
     this.chats.add(chat);
     chat.onDidChange(() => {
@@ -240,10 +242,12 @@ export class ChatManager implements vscode.Disposable {
   }
 
   /** A new chat takes the side bar; the one it replaces is closed (its session stays on the agent). */
-  private async replaceSidebarChat(def: AgentDefinition | undefined): Promise<ChatSession> {
+  private async replaceSidebarChat(def: AgentDefinition | undefined, begin?: (chat: ChatSession) => void): Promise<ChatSession> {
     const old = this.sidebarChat;
     const chat = this.createChat(def);
     this.sidebarChat = chat;
+    // Before anyone shows the chat: a reveal auto-starts a chat nothing has started yet.
+    begin?.(chat);
     this.onDidChangeSidebarChatEmitter.fire(chat);
     if (old !== undefined) {
       await this.closeChat(old);
@@ -294,6 +298,7 @@ export class ChatManager implements vscode.Disposable {
     for (const c of this.chats) {
       if (c.host === host) {
         c.controller.cancelPendingPermissions('agent restarted');
+        c.noteRestart();
       }
     }
     try {
@@ -406,7 +411,11 @@ export class ChatManager implements vscode.Disposable {
         await vscode.commands.executeCommand(CommandId.checkInstallation);
         return;
       case 'openSettings':
-        await vscode.commands.executeCommand('workbench.action.openSettings', 'hermes.agents');
+      case 'openRemoteSettings':
+        await openAgentSettings(action === 'openRemoteSettings' ? 'remote' : 'user');
+        return;
+      case 'setupAgent':
+        await vscode.commands.executeCommand(CommandId.setupAgent, chat.host.definition.id);
         return;
       case 'useDemoAgent': {
         const demo = this.options.config.agents().agents.find((a) => a.demo === true);
@@ -507,6 +516,8 @@ export class ChatManager implements vscode.Disposable {
     const caps = client?.agent?.agentCapabilities?.sessionCapabilities as { fork?: unknown } | null | undefined;
     const sessionId = source.sessionId;
     const chat = this.createChat(source.host.definition);
+    // Until the agent names the fork (session_info_update), it is named after its source.
+    chat.showTitle(vscode.l10n.t('Fork of {0}', source.controller.state.title ?? firstUserText(source) ?? source.agentName));
     if (fromMessage === undefined && client !== undefined && sessionId !== undefined && caps?.fork !== undefined && caps.fork !== null) {
       const res = await client.forkSession({ sessionId, cwd: this.workspaceRoot, mcpServers: [] });
       chat.controller.useConnection(client, source.controller.state.quirks);
@@ -588,12 +599,15 @@ The new message follows.
     if (existing !== undefined) {
       return existing;
     }
-    const chat = await this.replaceSidebarChat(def);
-    await chat.open(sessionId);
+    let opened = Promise.resolve(false);
+    const chat = await this.replaceSidebarChat(def, (c) => {
+      opened = c.open(sessionId);
+    });
+    await opened;
     // A load replays messages, not the title: take it from the list (or what this workspace saw).
     const knownTitle = title ?? (this.options.workspaceState.get<KnownSession[]>(knownSessionsKey) ?? []).find((k) => k.sessionId === sessionId)?.title;
-    if (chat.controller.state.title === undefined && knownTitle !== undefined && knownTitle !== sessionId) {
-      chat.controller.dispatch({ type: 'updateReceived', id: `${chat.id}-title`, at: Date.now(), update: { sessionUpdate: 'session_info_update', title: knownTitle } });
+    if (knownTitle !== undefined && knownTitle !== sessionId) {
+      chat.showTitle(knownTitle);
     }
     return chat;
   }

@@ -4,11 +4,13 @@ import type { AcpClient } from '../acp/acpConnection';
 import { describeError } from '../acp/errors';
 import { quirksFor } from '../session/agentQuirks';
 import { PermissionPolicy, requestFacts, type PermissionRule } from '../session/permissionPolicy';
-import { detectProviderFailureText } from '../session/providerErrors';
 import { SessionController, type PermissionDecider, type TurnResult } from '../session/sessionController';
 import { defaultQuirks } from '../session/sessionState';
+import { afterTurn, heldAfterLoad } from '../session/turnNotices';
 import { DisposableStore, type Disposable } from '../util/disposable';
 import { Emitter } from '../util/emitter';
+import { ContextNotes, type ContextNoteSummary } from './contextNotes';
+import type { AgentSettingsScope } from './settingsScope';
 import { describeStartError } from './startErrors';
 
 /** Asks before an agent process is started (untrusted workspaces). */
@@ -27,6 +29,8 @@ export interface ChatSessionOptions {
   readonly rememberAlways?: () => 'off' | 'session' | 'workspace';
   /** Stores a rule remembered for the workspace. */
   readonly rememberForWorkspace?: (rule: PermissionRule) => void;
+  /** Where this window reads agent commands (named by the "not found" notice). */
+  readonly settingsScope?: () => AgentSettingsScope;
 }
 
 let chatCounter = 0;
@@ -42,10 +46,13 @@ export class ChatSession implements Disposable {
   private statusValue: string | undefined;
   private readOnlyValue = false;
   private starting: Promise<boolean> | undefined;
-  /** Context for the next prompt, by key, in the order set; sent once. */
-  private readonly notes = new Map<string, { label: string; blocks: acp.ContentBlock[]; onRemove?: () => void }>();
+  private readonly notes = new ContextNotes(() => this.onDidChangeEmitter.fire());
   private usedValue = false;
   private startAttempted = false;
+  /** The first prompt the agent still holds from failed or cancelled turns (see afterTurn). */
+  private heldPrompt: string | undefined;
+  /** The user asked for a restart: the agent's exit that follows is not a crash. */
+  private restartRequested = false;
   private entryCounter = 0;
   private readonly timers = new Map<string, NodeJS.Timeout>();
   private readonly disposables = new DisposableStore();
@@ -78,11 +85,12 @@ export class ChatSession implements Disposable {
     this.disposables.add(this.controller.onPermissionSettled((id) => this.clearDeadline(id)));
     this.disposables.add(
       options.host.onDidExit((exit) => {
-        if (!exit.expected || this.controller.state.phase === 'running' || this.controller.state.phase === 'cancelling') {
+        if (!exit.expected) {
           this.controller.agentExited(exit.message, exit.stderrTail);
         } else {
-          this.controller.agentExited('The agent was stopped.', '');
+          this.controller.agentExited(this.restartRequested ? `Restarting ${this.agentName}…` : 'The agent was stopped.', '', true);
         }
+        this.restartRequested = false;
       }),
     );
   }
@@ -132,10 +140,18 @@ export class ChatSession implements Disposable {
     if ((phase === 'idle' || phase === 'running' || phase === 'cancelling') && this.controller.hasConnection) {
       return Promise.resolve(true);
     }
-    this.starting ??= this.start().finally(() => {
-      this.starting = undefined;
+    return this.starting ?? this.claimStart(() => this.start());
+  }
+
+  /** Runs `run` as the chat's start (after the one under way, if any); ensureStarted waits for it. */
+  private claimStart(run: () => Promise<boolean>): Promise<boolean> {
+    const next: Promise<boolean> = (this.starting?.then(run, run) ?? run()).finally(() => {
+      if (this.starting === next) {
+        this.starting = undefined;
+      }
     });
-    return this.starting;
+    this.starting = next;
+    return next;
   }
 
   /** Sends a prompt (starting the session first if needed). */
@@ -146,82 +162,51 @@ export class ChatSession implements Disposable {
     if (this.controller.state.phase !== 'idle') {
       return undefined;
     }
-    const context = [...this.notes.values()].flatMap((n) => n.blocks);
-    this.notes.clear();
+    const context = this.notes.take();
     this.usedValue = true;
     const before = this.controller.state.entries.length;
     const result = await this.controller.prompt(blocks, context);
-    this.explainTurn(result, before);
+    const state = this.controller.state;
+    const after = afterTurn({ result, turnEntries: state.entries.slice(before), quirks: state.quirks, agentName: this.agentName, held: this.heldPrompt });
+    this.heldPrompt = after.held;
+    for (const n of after.notices) {
+      this.controller.addNotice(n.level, n.title, n.detail, n.actions, n.forkFrom);
+    }
     return result;
   }
 
   /**
-   * Context sent (once) ahead of the next prompt — a fork's transcript, the Changes view's "the user
-   * reverted these hunks" — shown above the composer, where the user can remove it before sending.
+   * The user restarts the agent (Restart Agent, a notice's button, after provider setup): the exit
+   * that follows is a neutral "Restarting …" line, not a crash. The chat's start clears the status.
    */
+  noteRestart(): void {
+    this.restartRequested = this.controller.hasConnection;
+    this.setStatus(this.restartRequested ? `Restarting ${this.agentName}…` : this.statusValue);
+  }
+
+  /** A title the chat shows until the agent names the session (a fork, a session from the list). */
+  showTitle(title: string): void {
+    if (this.controller.state.title === undefined) {
+      this.controller.dispatch({ type: 'updateReceived', id: `${this.id}-title`, at: this.now(), update: { sessionUpdate: 'session_info_update', title } });
+    }
+  }
+
+  /** Context sent once ahead of the next prompt, shown (and removable) in the composer; see ContextNotes. */
   setContextNote(key: string, label: string, blocks: readonly acp.ContentBlock[] | undefined, onRemove?: () => void): void {
-    if (blocks === undefined || blocks.length === 0) {
-      this.notes.delete(key);
-    } else {
-      this.notes.set(key, { label, blocks: [...blocks], ...(onRemove !== undefined ? { onRemove } : {}) });
-    }
-    this.onDidChangeEmitter.fire();
+    this.notes.set(key, label, blocks, onRemove);
   }
 
-  /** The user removed a note in the composer. */
   removeContextNote(key: string): void {
-    const note = this.notes.get(key);
-    if (note !== undefined) {
-      this.notes.delete(key);
-      note.onRemove?.();
-      this.onDidChangeEmitter.fire();
-    }
+    this.notes.remove(key);
   }
 
-  get contextNotes(): readonly { readonly key: string; readonly label: string; readonly text: string }[] {
-    return [...this.notes].map(([key, n]) => ({ key, label: n.label, text: n.blocks.map((b) => (b.type === 'text' ? b.text : '')).join('\n') }));
+  get contextNotes(): readonly ContextNoteSummary[] {
+    return this.notes.list;
   }
 
   /** A status line under the composer (restarts, restores); undefined clears it. */
   showStatus(status: string | undefined): void {
     this.setStatus(status);
-  }
-
-  /**
-   * Hermes answers a prompt to a session it lost (e.g. after its state was cleared) with a bare
-   * `refusal`: say so, and offer a new session, instead of leaving a silent "Refused".
-   */
-  private explainTurn(result: TurnResult, entriesBefore: number): void {
-    if (result.kind !== 'ended') {
-      return;
-    }
-    if (result.stopReason === 'end_turn') {
-      // Hermes reports provider failures as the reply text with `end_turn`: say it was an error.
-      const last = this.controller.state.entries.slice(entriesBefore).filter((e) => e.kind === 'assistant').at(-1);
-      const text = last?.kind === 'assistant' ? last.parts.map((p) => (p.kind === 'text' ? p.text : '')).join('') : '';
-      const failure = detectProviderFailureText(text);
-      if (failure !== undefined) {
-        this.controller.addNotice(
-          'warning',
-          `The model provider failed${failure.httpStatus !== undefined ? ` (HTTP ${failure.httpStatus})` : ''}: that reply is an error report, not an answer.`,
-          failure.transient ? 'It is usually temporary (rate limit, overload, server error); try again in a moment.' : 'Check the provider configuration (Set Up Provider).',
-          failure.transient ? ['showTraffic'] : ['setupProvider', 'showTraffic'],
-        );
-      }
-      return;
-    }
-    if (result.stopReason !== 'refusal') {
-      return;
-    }
-    const turnEntries = this.controller.state.entries.slice(entriesBefore);
-    if (!turnEntries.some((e) => e.kind === 'assistant' || e.kind === 'tool')) {
-      this.controller.addNotice(
-        'warning',
-        `${this.agentName} refused the prompt without a reply: the session was probably not found on the agent.`,
-        'Start a new session to continue; this transcript stays here.',
-        ['newSession'],
-      );
-    }
   }
 
   cancel(): Promise<boolean> {
@@ -268,14 +253,28 @@ export class ChatSession implements Disposable {
     return true;
   }
 
-  /** Opens an existing agent session in this chat (history list, restore after a crash). */
-  async open(sessionId: string): Promise<boolean> {
+  /**
+   * Opens an existing agent session in this chat (history list) as the chat's start: a reveal meanwhile
+   * waits for it, never races it with a `session/new` whose subscription makes the replay live.
+   */
+  open(sessionId: string): Promise<boolean> {
     this.usedValue = true;
+    this.startAttempted = true;
+    return this.claimStart(() => this.openNow(sessionId));
+  }
+
+  private async openNow(sessionId: string): Promise<boolean> {
     const client = await this.connect();
-    if (client === undefined) {
+    if (client === undefined || !(await this.restore(client, sessionId))) {
       return false;
     }
-    return this.restore(client, sessionId);
+    const state = this.controller.state;
+    const held = heldAfterLoad(state.entries, state.quirks, this.agentName);
+    if (held !== undefined) {
+      this.heldPrompt = held.held;
+      this.controller.addNotice(held.notice.level, held.notice.title, held.notice.detail, held.notice.actions, held.notice.forkFrom);
+    }
+    return true;
   }
 
   dispose(): void {
@@ -367,7 +366,7 @@ export class ChatSession implements Disposable {
   }
 
   private showStartError(e: unknown): void {
-    const n = describeStartError(e, this.options.host.definition);
+    const n = describeStartError(e, this.options.host.definition, this.options.settingsScope?.());
     this.controller.addNotice('error', n.title, n.detail, n.actions);
   }
 

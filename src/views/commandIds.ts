@@ -6,6 +6,7 @@ export const CommandId = {
   showTraffic: 'hermes.showTraffic',
   checkInstallation: 'hermes.checkInstallation',
   setupProvider: 'hermes.setupProvider',
+  setupAgent: 'hermes.setupAgent',
   restartAgent: 'hermes.restartAgent',
   selectAgent: 'hermes.selectAgent',
   copyTranscript: 'hermes.copyTranscript',

@@ -6,6 +6,7 @@ import type { ChatSession } from './chatSession';
 import type { ChatViewProvider } from './chatViewProvider';
 import { CommandId, type CommandIdValue } from './commandIds';
 import type { Configuration } from './configuration';
+import { agentSettingsScope, setUpAgent } from './agentSetup';
 import { checkInstallation, runTerminalSetup } from './installation';
 import type { TrafficChannel } from './trafficChannel';
 
@@ -40,6 +41,15 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
       return (await manager.allowAgent(def)) ? checkInstallation(def, manager.workspaceRoot, traffic.channel) : [];
     },
     [CommandId.setupProvider]: () => setupProvider(manager, config),
+    [CommandId.setupAgent]: async (agentId) => {
+      const current = activeChat(manager).host.definition;
+      const def = (typeof agentId === 'string' ? config.agents().agents.find((a) => a.id === agentId) : undefined) ?? current;
+      const saved = await setUpAgent(config, def);
+      if (saved !== undefined) {
+        await manager.newSidebarSession(saved);
+        await deps.chatView.reveal();
+      }
+    },
     [CommandId.restartAgent]: () => manager.restartAgent(activeChat(manager).host),
     [CommandId.selectAgent]: () => selectAgent(manager, config, deps.chatView),
     [CommandId.forkSession]: () => manager.forkAndOpen(activeChat(manager)),
@@ -109,7 +119,13 @@ async function selectAgent(manager: ChatManager, config: Configuration, view: Ch
       ...(a.demo === true ? { detail: vscode.l10n.t('Built-in scripted demo agent') } : {}),
       agent: a,
     })),
-    { title: vscode.l10n.t('Chat with which agent?'), placeHolder: vscode.l10n.t('Agents come from the "hermes.agents" user setting') },
+    {
+      title: vscode.l10n.t('Chat with which agent?'),
+      placeHolder:
+        agentSettingsScope().kind === 'remote'
+          ? vscode.l10n.t('Agents come from "hermes.agents" in the Remote settings of this machine')
+          : vscode.l10n.t('Agents come from the "hermes.agents" user setting'),
+    },
   );
   if (pick !== undefined) {
     await manager.newSidebarSession(pick.agent);

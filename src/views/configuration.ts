@@ -75,6 +75,17 @@ export class Configuration {
     return agents.find((a) => a.id === id) ?? hermesPreset;
   }
 
+  /**
+   * Writes `def` into `hermes.agents` (replacing the entry with its id) where this window reads it:
+   * for a `machine` setting, `Global` is the Remote settings in a remote window (see settingsScope.ts).
+   */
+  async saveAgent(def: AgentDefinition): Promise<void> {
+    const current = this.section.inspect<unknown>('agents')?.globalValue;
+    const others: unknown[] = Array.isArray(current) ? (current as unknown[]).filter((a) => !(isObject(a) && a.id === def.id)) : [];
+    const entry = { id: def.id, name: def.name, command: def.command, args: [...def.args], ...(Object.keys(def.env).length > 0 ? { env: { ...def.env } } : {}) };
+    await this.section.update('agents', [...others, entry], vscode.ConfigurationTarget.Global);
+  }
+
   /** `hermes.permissions.rules` (machine-scoped: a repository cannot auto-allow anything). */
   permissionRules(): { rules: PermissionRule[]; problems: string[] } {
     return parseRules(this.section.get<unknown>('permissions.rules') ?? []);

@@ -53,7 +53,7 @@ export function parseWebviewMessage(raw: unknown): WebviewMessage | undefined {
     }
     case 'notice/action': {
       const action = str('action');
-      const known = ['showTraffic', 'restartAgent', 'setupProvider', 'newSession', 'checkInstallation', 'useDemoAgent', 'openSettings'] as const;
+      const known = ['showTraffic', 'restartAgent', 'setupProvider', 'newSession', 'checkInstallation', 'useDemoAgent', 'openSettings', 'openRemoteSettings', 'setupAgent'] as const;
       const match = known.find((k) => k === action);
       return match !== undefined ? { type: 'notice/action', action: match } : undefined;
     }

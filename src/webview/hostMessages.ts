@@ -100,6 +100,7 @@ const isOptionKind = oneOf<PermissionOptionView['kind']>({ allow_once: true, all
 const isLevel = oneOf<NoticeEntry['level']>({ info: true, warning: true, error: true });
 const isNoticeAction = oneOf<NoticeActionView>({
   showTraffic: true, restartAgent: true, setupProvider: true, newSession: true, checkInstallation: true, useDemoAgent: true, openSettings: true,
+  openRemoteSettings: true, setupAgent: true,
 });
 const isOutcome = oneOf<TurnEndEntry['outcome']>({
   end_turn: true, max_tokens: true, max_turn_requests: true, refusal: true, cancelled: true, error: true, interrupted: true,
@@ -219,7 +220,7 @@ function isEntry(v: unknown): v is EntryView {
     case 'plan':
       return isArr(v.entries, isPlanItem);
     case 'notice':
-      return isLevel(v.level) && isStr(v.title) && optional(v.detail, isStr) && isArr(v.actions, isNoticeAction);
+      return isLevel(v.level) && isStr(v.title) && optional(v.detail, isStr) && isArr(v.actions, isNoticeAction) && optional(v.forkFrom, isStr);
     case 'turnEnd':
       return (
         isNum(v.turnId) &&

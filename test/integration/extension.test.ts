@@ -2,6 +2,7 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import { Configuration } from '../../src/views/configuration';
 import { api, extension, isAlive, lastAssistantText, useScriptedAgent, waitFor } from './support';
 
 interface Manifest {
@@ -44,8 +45,21 @@ suite('extension in a real VS Code', () => {
     const notice = await waitFor('notice', () => chat.controller.state.entries.find((e) => e.kind === 'notice'));
     assert.equal(notice.kind, 'notice');
     assert.match(notice.kind === 'notice' ? notice.title : '', /`hermes-not-installed-here` was not found on PATH/);
-    assert.deepEqual(notice.kind === 'notice' ? notice.actions : [], ['checkInstallation', 'openSettings', 'useDemoAgent']);
+    // code-server is a remote window (remoteName = its host:port): the notice points at the Remote settings.
+    const scope = vscode.env.remoteName !== undefined && vscode.env.remoteName !== '' ? 'openRemoteSettings' : 'openSettings';
+    assert.deepEqual(notice.kind === 'notice' ? notice.actions : [], ['setupAgent', scope, 'checkInstallation', 'useDemoAgent']);
     assert.equal(a.statusBar.state, 'error');
+  });
+
+  test('Set Up Agent’s write lands in the scope this window reads, replaces only its own entry, and never the workspace’s', async () => {
+    await useScriptedAgent({}, 'kept');
+    const config = new Configuration(extension().extensionPath);
+    await config.saveAgent({ id: 'hermes', name: 'Hermes', command: '/opt/hermes/bin/hermes', args: ['acp'], env: {} });
+    await config.saveAgent({ id: 'hermes', name: 'Hermes', command: '/opt/hermes2/bin/hermes', args: ['acp'], env: {} });
+    const inspected = vscode.workspace.getConfiguration('hermes').inspect<{ id: string; command: string }[]>('agents');
+    assert.deepEqual(inspected?.globalValue?.map((a) => a.id), ['kept', 'hermes'], 'one entry per id, the others kept');
+    assert.equal(inspected?.workspaceValue, undefined);
+    assert.equal(config.agents().agents.find((a) => a.id === 'hermes')?.command, '/opt/hermes2/bin/hermes', 'read back from where it was written');
   });
 
   test('turns "No LLM provider configured" into a Set Up Provider notice', async () => {

@@ -28,6 +28,7 @@ suite('sessions around a turn (scripted agent, real extension)', () => {
     await waitFor('fork session', () => forked.sessionId);
     assert.notEqual(forked.sessionId, chat.sessionId);
     assert.deepEqual(userTexts(forked), ['first question [plain]'], 'the fork shows the same history');
+    assert.equal(forked.controller.state.title, 'Fork of first question [plain]', 'untitled source: named after its first prompt until the agent names it');
     const [r1, r2] = await Promise.all([
       chat.submit([{ type: 'text', text: 'original continues [plain]' }]),
       forked.submit([{ type: 'text', text: 'fork continues [plain]' }]),
@@ -50,6 +51,7 @@ suite('sessions around a turn (scripted agent, real extension)', () => {
     assert.equal(draft, 'message two [plain]');
     assert.deepEqual(userTexts(forked), ['message one [plain]']);
     assert.ok(forked.controller.state.entries.some((e) => e.kind === 'notice' && e.title.includes('Forked with transcript')));
+    assert.equal(forked.controller.state.title, 'Fork of message one [plain]');
     await forked.submit([{ type: 'text', text: 'a different second message [plain]' }]);
     assert.equal(forked.controller.state.phase, 'idle');
     const sent = a.manager.allHosts.flatMap((h) => h.log.snapshot()).filter((e) => e.dir === 'out' && e.method === 'session/prompt').at(-1);

@@ -17,12 +17,13 @@
  */
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
+import * as path from 'node:path';
 import type { FrameLocator, Locator, Page } from 'playwright-core';
 import { agentRig, type AgentRig } from './hardeningAgents';
 import { patientChat, sendAndWaitForTurn, sendPrompt, turnFooters } from './hardeningProbe';
 import { scaled, summaryLine } from './hostileCorpus';
 import { openVsCode, type UiSession } from './support';
-import { conversation, shotName, waitUntil } from './uiHelpers';
+import { conversation, paletteCommand, shotName, waitUntil } from './uiHelpers';
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
@@ -274,6 +275,63 @@ suite('R7 hardening: a trusted workspace cannot choose the agent (machine-scoped
     assert.ok(ruleIgnored, 'the permission was asked (the workspace allow-all rule is ignored)');
     assert.ok(!listed.some((l) => /Workspace Agent|workspace override/.test(l)), `agents offered: ${listed.join(', ')}`);
     assert.ok(listed.includes('Scripted'), `agents offered: ${listed.join(', ')}`);
+  });
+});
+
+suite('R7 hardening: Set Up Agent writes the machine scope, and a workspace value still never runs', function () {
+  this.timeout(scaled(300_000, 240_000));
+  const rig: AgentRig = agentRig('r7s');
+  let vs: UiSession | undefined;
+  // Stands in for an installed agent at a new path; the definition's args (`--require <spawn log>
+  // scriptedAgent.js`) and env are kept by the setup, so its starts are logged like the machine agent's.
+  const installed = path.join(rig.dir, 'bin', 'agent');
+
+  suiteSetup(async () => {
+    fs.mkdirSync(path.dirname(installed), { recursive: true });
+    fs.writeFileSync(installed, `#!/bin/sh\nexec '${process.execPath}' "$@"\n`, { mode: 0o755 });
+    vs = await openVsCode({ files: { 'hello.txt': 'hello world\n', '.vscode/settings.json': rig.workspaceSettings }, machineSettings: rig.machineSettings });
+  });
+
+  teardown(async function () {
+    if (this.currentTest?.state === 'failed') {
+      await vs?.shot(shotName('FAILED-r7s', this.currentTest.title));
+    }
+  });
+
+  suiteTeardown(async () => {
+    await vs?.close();
+    rig.cleanup();
+  });
+
+  test("the executable goes to the machine's (Remote) settings, the workspace file is untouched, and only the machine's agent runs", async () => {
+    assert.ok(vs !== undefined);
+    const ui = vs;
+    const machineFile = path.join(ui.server.runDir, 'ud', 'Machine', 'settings.json');
+    const workspaceFile = path.join(ui.workspace, '.vscode', 'settings.json');
+    const workspaceBefore = fs.readFileSync(workspaceFile, 'utf8');
+    await paletteCommand(ui.page, 'Hermes: Set Up Agent…');
+    const pick = ui.page.locator('.quick-input-widget').filter({ hasText: 'Set Up Scripted' });
+    await pick.waitFor({ timeout: 30_000 });
+    await pick.locator('.monaco-list-row').filter({ hasText: 'Enter the path…' }).click();
+    const input = ui.page.locator('.quick-input-widget .quick-input-box input').first();
+    await input.fill(installed);
+    await input.press('Enter');
+    const saved = await waitUntil('the machine settings to name the new executable', () => {
+      const agents = (JSON.parse(fs.readFileSync(machineFile, 'utf8')) as { 'hermes.agents'?: { id: string; command: string }[] })['hermes.agents'];
+      return Promise.resolve(agents?.find((a) => a.id === 'scripted' && a.command === installed));
+    }, 15_000);
+    assert.ok(saved !== undefined);
+    assert.equal(fs.readFileSync(workspaceFile, 'utf8'), workspaceBefore, 'the workspace settings file is untouched');
+
+    const chat = await patientChat(ui.page);
+    await sendAndWaitForTurn(chat, 'hello after the setup');
+    await conversation(chat).getByText('You said: hello after the setup').waitFor({ timeout: 15_000 });
+    assert.match((await chat.locator('header.topbar').textContent()) ?? '', /Scripted/);
+    assert.doesNotMatch((await chat.locator('header.topbar').textContent()) ?? '', /workspace override|Workspace Agent/);
+    assert.equal(rig.acpSpawns().length, 1, 'the agent started once, through the new executable');
+    assert.equal(fsExists(rig.evilMarker), false, "the workspace's agent command never ran");
+    await ui.shot('r7-setup-agent-machine-scope');
+    summaryLine(`R7 Set Up Agent in a trusted workspace with its own agents: wrote ${path.basename(installed)} to Machine/settings.json, .vscode/settings.json untouched, workspace agent ran: no`, false);
   });
 });
 

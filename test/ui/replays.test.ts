@@ -331,7 +331,12 @@ suite('recorded Hermes transcripts rendered in the real webview (Chromium, fake 
     const users = await log.getByRole('article', { name: 'You' }).locator('.user-body').allTextContents();
     assert.equal(users.length, 10, `ten user messages, not ${users.length}`);
     assert.deepEqual(users.map(alnum), replayedUsers.map(alnum), 'each replayed message once, in order');
-    assert.equal(await log.getByText('restored', { exact: true }).count(), 10, 'each marked as restored');
+    // Replayed prompts are the user's messages, shown exactly like typed ones (issue 22): no origin tag.
+    assert.equal(await log.getByText(/^(restored|sent by the agent)$/).count(), 0, 'no origin tag');
+    assert.deepEqual(
+      await log.getByRole('article', { name: 'You', exact: true }).evaluateAll((els: PageElement[]) => els.map((e) => e.getAttribute('data-origin'))),
+      Array(10).fill('replay'),
+    );
     await assertEveryEntryShown(loaded);
     await assertNothingSpinning(loaded.page);
     await log.getByText('Hello from the fake model!').waitFor({ timeout: 5000 });

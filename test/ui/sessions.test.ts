@@ -2,7 +2,7 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import type { FrameLocator, Page } from 'playwright-core';
+import type { FrameLocator } from 'playwright-core';
 import { openVsCode, type UiSession } from './support';
 import {
   chatWebviews,
@@ -11,6 +11,7 @@ import {
   describeWebviews,
   footers,
   highestTick,
+  paletteCommand,
   readAgentState,
   send,
   sendAndWaitForFooter,
@@ -19,16 +20,6 @@ import {
   waitForCount,
   waitUntil,
 } from './uiHelpers';
-
-/** Runs a command from the palette (F1), for commands that open a quick pick of their own. */
-async function paletteCommand(page: Page, title: string): Promise<void> {
-  const widget = page.locator('.quick-input-widget');
-  await page.keyboard.press('F1');
-  await widget.locator('.quick-input-box input').first().fill(`>${title}`);
-  const row = widget.locator('.quick-input-list .monaco-list-row').filter({ has: page.locator('.label-name', { hasText: title }) }).first();
-  await row.waitFor({ timeout: 20_000 });
-  await row.click();
-}
 
 /** The user messages a chat shows, in order. */
 async function userTexts(chat: FrameLocator): Promise<string[]> {
@@ -197,7 +188,7 @@ suite('sessions in code-server + Chromium', function () {
     await ui().shot('ui-sessions-mode-accept-edits');
   });
 
-  test('typing "/" lists the agent\'s commands; ArrowDown + Enter inserts /model; /help lists them', async () => {
+  test('typing "/" lists the agent\'s commands; ArrowDown + Enter inserts /model; /he + one Enter sends /help', async () => {
     const box = composerBox(chat);
     const turnsBefore = await footers(chat).count();
     await box.fill('');
@@ -215,16 +206,15 @@ suite('sessions in code-server + Chromium', function () {
     assert.equal(await menu.isVisible(), false, 'the menu closed');
     assert.equal(await footers(chat).count(), turnsBefore, 'choosing a command does not send it');
 
-    // "/he" filters to /help; Enter completes it, a second Enter sends it.
+    // "/he" filters to /help, which takes no argument: one Enter completes and sends it (issue 22).
     await box.fill('');
     await box.pressSequentially('/he');
     await waitForCount(menu.getByRole('option'), 1, 'only /help matches');
-    await box.press('Enter');
-    assert.equal(await box.inputValue(), '/help ');
     const notes = footers(chat);
     const before = await notes.count();
     await box.press('Enter');
     await waitForCount(notes, before + 1, 'the /help turn to end');
+    assert.equal(await box.inputValue(), '', 'sent with one Enter');
     const reply = conversation(chat).getByRole('article', { name: 'Scripted' }).last();
     await reply.getByText('Available commands:').waitFor({ timeout: 10_000 });
     const items = (await reply.getByRole('listitem').allInnerTexts()).map((t) => t.trim());

@@ -11,6 +11,32 @@ export function composerBox(chat: FrameLocator): Locator {
   return chat.getByRole('textbox', { name: 'Message', exact: true });
 }
 
+/**
+ * Runs a command from the palette (F1), for commands that open a quick pick of their own (the
+ * harness's runCommand waits for the palette to close). Like runCommand, it reopens the palette
+ * until the command is listed: a palette opened before the extension's contributions arrived
+ * never lists them.
+ */
+export async function paletteCommand(page: Page, title: string, timeoutMs = 30_000): Promise<void> {
+  const widget = page.locator('.quick-input-widget');
+  const row = widget.locator('.quick-input-list .monaco-list-row').filter({ has: page.locator('.label-name', { hasText: title }) }).first();
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    await page.keyboard.press('F1');
+    await widget.locator('.quick-input-box input').first().fill(`>${title}`);
+    try {
+      await row.waitFor({ timeout: Math.max(1000, Math.min(3000, deadline - Date.now())) });
+      break;
+    } catch (e) {
+      if (Date.now() >= deadline) {
+        throw e;
+      }
+      await page.keyboard.press('Escape');
+    }
+  }
+  await row.click();
+}
+
 /** Polls `check` until it holds; fails with `what` (and the last value seen) after `timeoutMs`. */
 export async function waitUntil<T>(what: string, check: () => Promise<T | undefined | false>, timeoutMs = 30_000, intervalMs = 100): Promise<T> {
   const deadline = Date.now() + timeoutMs;

@@ -9,9 +9,10 @@ import { SlashMenu } from './slashMenu';
 
 /**
  * The composer: a multi-line textarea ("Message"), Send and Stop, the reason Send is unavailable,
- * the host's status line, and slash-command autocomplete. Enter sends, Shift+Enter adds a line,
- * Enter during IME composition is left to the IME. The draft lives in the UI state, so it
- * survives reloads and snapshots.
+ * the host's status line, and slash-command and `@` autocomplete. Enter sends, Shift+Enter adds a
+ * line, Enter during IME composition is left to the IME. In an open menu Tab completes and Enter
+ * completes — and sends when the choice is what was typed (`/help`): one Enter, not two. The draft
+ * lives in the UI state, so it survives reloads and snapshots.
  */
 /** Larger images are not attached (they would bloat every message to the host and the agent). */
 const maxImageBytes = 5 * 1024 * 1024;
@@ -42,16 +43,24 @@ export class Composer {
       attrs: { id: inputId, rows: '2', 'aria-describedby': this.hint.id, spellcheck: 'true' },
     });
     this.textarea.value = env.ui.draft;
-    this.menu = new SlashMenu(this.textarea, (command) => this.insertCommand(command));
+    this.menu = new SlashMenu(this.textarea, (command, send) => {
+      this.insertCommand(command, send);
+      if (send) {
+        this.submit();
+      }
+    });
     this.mentions = new MentionMenu(
       this.textarea,
       (query) => this.env.actions.searchMentions(query),
-      (mention, range) => {
+      (mention, range, send) => {
         // The `@query` text becomes a chip: the file is sent as context, not as typed text.
         const v = this.textarea.value;
         this.setValue(v.slice(0, range.start) + v.slice(range.end));
         this.textarea.setSelectionRange(range.start, range.start);
         this.attach({ path: mention.path, label: mention.label });
+        if (send) {
+          this.submit();
+        }
       },
     );
     this.send = button(t('Send'), { icon: 'send', class: 'primary send', onClick: () => this.submit() });
@@ -283,10 +292,11 @@ export class Composer {
     }
   }
 
-  private insertCommand(command: CommandView): void {
+  /** Puts `/name ` in place of the typed token (without the space when it is sent as it is). */
+  private insertCommand(command: CommandView, send: boolean): void {
     const value = this.textarea.value;
     const rest = value.replace(/^\/\S*/, '').replace(/^[ \t]+/, '');
-    const head = `/${command.name} `;
+    const head = send && rest === '' ? `/${command.name}` : `/${command.name} `;
     this.setValue(head + rest);
     this.textarea.setSelectionRange(head.length, head.length);
   }

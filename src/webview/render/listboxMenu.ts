@@ -1,6 +1,12 @@
 import { clear, el, setHidden, uniqueId } from '../dom';
 
 /**
+ * How an item was chosen. Tab (and a click) complete what is typed; Enter also sends the message
+ * when the choice is what the user typed (see each menu's rule).
+ */
+export type PickKey = 'enter' | 'tab' | 'click';
+
+/**
  * A listbox of suggestions driven from the composer's textarea with `aria-activedescendant`
  * (focus stays in the textarea): ArrowUp/ArrowDown move, Enter/Tab choose, Escape closes.
  * The slash-command and `@`-mention menus share it.
@@ -45,7 +51,7 @@ export abstract class ListboxMenu<T> {
         if (item === undefined || e.shiftKey) {
           return false;
         }
-        this.pick(item);
+        this.pick(item, e.key === 'Enter' ? 'enter' : 'tab');
         return true;
       }
       case 'Escape':
@@ -66,7 +72,7 @@ export abstract class ListboxMenu<T> {
   }
 
   /** The user chose an item (Enter, Tab, click). */
-  protected abstract pick(item: T): void;
+  protected abstract pick(item: T, key: PickKey): void;
 
   /** The option's content. */
   protected abstract renderItem(item: T): (HTMLElement | false)[];
@@ -100,7 +106,7 @@ export abstract class ListboxMenu<T> {
         { class: selected ? 'slash-option active' : 'slash-option', attrs: { role: 'option', id: `${this.listId}-${index}`, 'aria-selected': String(selected) } },
         this.renderItem(item),
       );
-      option.addEventListener('click', () => this.pick(item));
+      option.addEventListener('click', () => this.pick(item, 'click'));
       this.element.appendChild(option);
     });
     setHidden(this.element, false);

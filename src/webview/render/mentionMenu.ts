@@ -2,7 +2,17 @@ import type { MentionView } from '../../protocol/webviewProtocol';
 import { el, icon } from '../dom';
 import { t } from '../strings';
 import { visibleLabel } from '../text';
-import { ListboxMenu } from './listboxMenu';
+import { ListboxMenu, type PickKey } from './listboxMenu';
+
+/**
+ * Whether Enter on `mention` also sends the message: the same rule as slash commands — the user
+ * typed the file itself (its name, or its workspace-relative path), so there is nothing to choose.
+ */
+export function enterSendsMention(mention: MentionView, typed: string): boolean {
+  const query = typed.toLowerCase();
+  const relative = mention.detail !== undefined && mention.detail !== '' ? `${mention.detail}/${mention.label}` : mention.label;
+  return query !== '' && (query === mention.label.toLowerCase() || query === relative.toLowerCase());
+}
 
 /**
  * `@` mentions in the composer: typing `@` (at the start or after a space) asks the host for
@@ -17,7 +27,8 @@ export class MentionMenu extends ListboxMenu<MentionView> {
   constructor(
     textarea: HTMLTextAreaElement,
     private readonly search: (query: string) => Promise<readonly MentionView[]>,
-    private readonly choose: (mention: MentionView, range: { start: number; end: number }) => void,
+    /** `send`: attach and send the message (Enter on what was typed); else attach only. */
+    private readonly choose: (mention: MentionView, range: { start: number; end: number }, send: boolean) => void,
   ) {
     super(textarea, t('Files'), 'mention-menu');
   }
@@ -44,12 +55,12 @@ export class MentionMenu extends ListboxMenu<MentionView> {
     this.close();
   }
 
-  protected override pick(mention: MentionView): void {
+  protected override pick(mention: MentionView, key: PickKey): void {
     const q = this.query;
     this.close();
     this.query = undefined;
     if (q !== undefined) {
-      this.choose(mention, { start: q.start, end: q.start + 1 + q.text.length });
+      this.choose(mention, { start: q.start, end: q.start + 1 + q.text.length }, key === 'enter' && enterSendsMention(mention, q.text));
     }
   }
 

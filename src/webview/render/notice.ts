@@ -19,7 +19,11 @@ export function noticeActionLabel(action: NoticeActionView): string {
     case 'useDemoAgent':
       return t('Use Demo Agent');
     case 'openSettings':
-      return t('Open Settings');
+      return t('Open User Settings');
+    case 'openRemoteSettings':
+      return t('Open Remote Settings');
+    case 'setupAgent':
+      return t('Set Up Agent…');
   }
 }
 
@@ -41,6 +45,7 @@ export class NoticeView implements EntryComponent {
     setAttr(this.element, 'data-entry-id', entry.id);
     this.element.className = `entry notice notice-${entry.level}`;
     this.element.setAttribute('aria-label', entry.title);
+    const forkFrom = entry.forkFrom;
     const levelWord = entry.level === 'error' ? t('Error') : entry.level === 'warning' ? t('Warning') : t('Info');
     replaceChildren(this.element, [
       el('div', { class: 'notice-head' }, [
@@ -49,12 +54,11 @@ export class NoticeView implements EntryComponent {
         el('span', { class: 'notice-title', text: entry.title }),
       ]),
       entry.detail !== undefined && entry.detail !== '' ? el('pre', { class: 'notice-detail', text: entry.detail }) : false,
-      entry.actions.length > 0
-        ? el(
-            'div',
-            { class: 'notice-actions' },
-            entry.actions.map((action) => button(noticeActionLabel(action), { class: 'secondary', onClick: () => this.env.actions.noticeAction(action) })),
-          )
+      entry.actions.length > 0 || forkFrom !== undefined
+        ? el('div', { class: 'notice-actions' }, [
+            ...(forkFrom !== undefined ? [button(t('Start fresh from here'), { icon: 'repo-forked', class: 'secondary', onClick: () => this.env.actions.forkFromHere(forkFrom) })] : []),
+            ...entry.actions.map((action) => button(noticeActionLabel(action), { class: 'secondary', onClick: () => this.env.actions.noticeAction(action) })),
+          ])
         : false,
     ]);
   }

@@ -1,7 +1,19 @@
 import type { CommandView } from '../../protocol/sessionView';
 import { el } from '../dom';
 import { t } from '../strings';
-import { ListboxMenu } from './listboxMenu';
+import { ListboxMenu, type PickKey } from './listboxMenu';
+
+/**
+ * Whether Enter on `command` in the menu also sends the message (issue 22: `/help` + Enter used to
+ * only complete). It does when what is typed after `/` is the command itself, or a prefix of a
+ * command that takes no argument (ACP `input` absent: nothing more to type). A bare `/` only
+ * completes: the first command is not the user's choice yet (it may be `/reset`).
+ */
+export function enterSendsCommand(command: CommandView, typed: string): boolean {
+  const name = command.name.toLowerCase();
+  const query = typed.toLowerCase();
+  return query === name || (command.hint === undefined && query !== '' && name.startsWith(query));
+}
 
 /** Slash-command autocomplete: typing `/` at the start lists the agent's commands filtered by prefix. */
 export class SlashMenu extends ListboxMenu<CommandView> {
@@ -9,7 +21,8 @@ export class SlashMenu extends ListboxMenu<CommandView> {
 
   constructor(
     textarea: HTMLTextAreaElement,
-    private readonly choose: (command: CommandView) => void,
+    /** `send`: complete and send the message (Enter on what was typed); else complete only. */
+    private readonly choose: (command: CommandView, send: boolean) => void,
   ) {
     super(textarea, t('Commands'));
   }
@@ -38,9 +51,10 @@ export class SlashMenu extends ListboxMenu<CommandView> {
     this.show(matches, (c) => c.name === previous);
   }
 
-  protected override pick(command: CommandView): void {
+  protected override pick(command: CommandView, key: PickKey): void {
+    const typed = /^\/(\S*)/.exec(this.textarea.value)?.[1] ?? '';
     this.close();
-    this.choose(command);
+    this.choose(command, key === 'enter' && enterSendsCommand(command, typed));
   }
 
   protected override dismiss(): void {

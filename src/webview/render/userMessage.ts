@@ -7,7 +7,12 @@ import type { RenderEnv } from './env';
 
 type UserEntry = Extract<EntryView, { kind: 'user' }>;
 
-/** A prompt: its blocks (Markdown, chips, thumbnails) and a "Fork from here" button. */
+/**
+ * A prompt: its blocks (Markdown, chips, thumbnails) and a "Fork from here" button. A prompt the
+ * agent replayed (`session/load`/`resume`) or announced (a queued prompt) is the user's message all
+ * the same and looks exactly like one typed here (issue 22); only the origin attribute tells them
+ * apart. Notes go under the text, never beside it, so the text keeps the card's width.
+ */
 export class UserMessageView implements EntryComponent {
   readonly kind = 'user';
   readonly element = el('article', { class: 'entry entry-user' });
@@ -24,8 +29,7 @@ export class UserMessageView implements EntryComponent {
     this.entry = entry;
     setAttr(this.element, 'data-entry-id', entry.id);
     this.element.classList.toggle('excluded', entry.excluded);
-    this.element.classList.toggle('origin-replay', entry.origin === 'replay');
-    this.element.classList.toggle('origin-agent', entry.origin === 'agent');
+    setAttr(this.element, 'data-origin', entry.origin);
 
     const body = el('div', { class: 'user-body' });
     const chips = el('div', { class: 'chips' });
@@ -41,15 +45,11 @@ export class UserMessageView implements EntryComponent {
       ariaLabel: t('Fork from here'),
       onClick: () => this.env.actions.forkFromHere(id),
     });
-    const meta: (HTMLElement | false)[] = [
-      entry.origin === 'replay' && el('span', { class: 'origin', text: t('restored') }),
-      entry.origin === 'agent' && el('span', { class: 'origin', text: t('sent by the agent') }),
-      entry.excluded && el('span', { class: 'excluded-note' }, [icon('eye-closed'), el('span', { text: t('not sent to the agent again') })]),
-    ];
     replaceChildren(this.element, [
-      el('div', { class: 'user-tools' }, [...meta, fork]),
+      el('div', { class: 'user-tools' }, [fork]),
       body,
       chips.childElementCount > 0 && chips,
+      entry.excluded && el('div', { class: 'excluded-note' }, [icon('eye-closed'), el('span', { text: t('not sent to the agent again') })]),
     ]);
   }
 }

@@ -91,6 +91,9 @@ export class ChatRig {
 
   /** ChatManager.restartAgent: restart the process, then every chat on it restores its session. */
   async restartAgent(): Promise<void> {
+    for (const c of this.chats) {
+      c.noteRestart();
+    }
     try {
       await this.host.restart();
     } catch (e) {

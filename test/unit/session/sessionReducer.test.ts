@@ -223,6 +223,27 @@ suite('session reducer', () => {
     assert.equal(footer?.kind === 'turnEnd' ? footer.outcome : undefined, 'cancelled');
   });
 
+  test('an exit we asked for (Restart Agent) is a neutral line without crash actions; any other exit is an error', () => {
+    const h = new SessionHarness();
+    h.prompt('go');
+    h.apply({ type: 'agentExited', id: nextId(), noticeId: 'n1', at: h.tick(), message: 'Restarting Hermes…', stderrTail: '', expected: true });
+    const restart = h.state.entries.find((e) => e.id === 'n1');
+    assert.deepEqual(restart?.kind === 'notice' ? [restart.level, restart.title, restart.actions] : undefined, ['info', 'Restarting Hermes…', []]);
+    const footer = h.state.entries.filter((e) => e.kind === 'turnEnd').at(-1);
+    assert.equal(footer?.kind === 'turnEnd' ? footer.outcome : undefined, 'interrupted', 'the running turn still ends interrupted');
+    const crashed = new SessionHarness();
+    crashed.apply({ type: 'agentExited', id: nextId(), noticeId: 'n2', at: crashed.tick(), message: 'The agent exited with code 1.', stderrTail: 'Traceback' });
+    const crash = crashed.state.entries.find((e) => e.id === 'n2');
+    assert.deepEqual(crash?.kind === 'notice' ? [crash.level, crash.detail, crash.actions] : undefined, ['error', 'Traceback', ['restartAgent', 'showTraffic']]);
+  });
+
+  test('a notice can carry the user message a fresh start forks before', () => {
+    const h = new SessionHarness();
+    h.apply({ type: 'noticeAdded', id: 'n1', at: h.tick(), level: 'info', title: 'Hermes will send this message again with your next one.', forkFrom: 'u1' });
+    const n = h.state.entries[0];
+    assert.equal(n?.kind === 'notice' ? n.forkFrom : undefined, 'u1');
+  });
+
   test('does not duplicate history that a load replays into a chat already showing it', () => {
     const h = new SessionHarness();
     h.prompt('hello');

@@ -161,6 +161,19 @@ export function keydown(target: EventTarget & Node, key: string, init: KeyboardE
   return event;
 }
 
+/** Focuses the composer ("Message"), sets its text with the caret at the end, and fires `input` (what typing does). */
+export function typeInComposer(h: Harness, value: string): HTMLTextAreaElement {
+  const t = byRole(h.doc, 'textbox', 'Message')[0];
+  if (!(t instanceof h.win.HTMLTextAreaElement)) {
+    throw new Error('no composer textarea');
+  }
+  t.focus();
+  t.value = value;
+  t.setSelectionRange(value.length, value.length);
+  t.dispatchEvent(new h.win.Event('input', { bubbles: true }));
+  return t;
+}
+
 /** Elements with a role and accessible name, the way UI tests look them up (approximation). */
 export function byRole(root: ParentNode, role: string, name?: string | RegExp): HTMLElement[] {
   const implicit: Record<string, string> = { button: 'button', textarea: 'textbox', select: 'combobox', article: 'article' };

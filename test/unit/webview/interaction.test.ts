@@ -168,7 +168,7 @@ suite('webview: interaction', () => {
     assert.match(h.doc.querySelector('.composer-hint')?.textContent ?? '', /read-only/);
   });
 
-  test('slash commands: filter by prefix, arrows move, Enter and Tab choose, Escape closes', () => {
+  test('slash commands: filter by prefix, arrows move, Tab completes, Escape closes', () => {
     h.send(
       snapshot(1, [], {
         commands: [
@@ -195,11 +195,11 @@ suite('webview: interaction', () => {
     keydown(t, 'ArrowDown');
     assert.equal(t.getAttribute('aria-activedescendant'), byRole(list, 'option')[0]?.id, 'wraps around');
     keydown(t, 'ArrowUp');
-    const enter = keydown(t, 'Enter');
-    assert.ok(enter.defaultPrevented);
+    const tab = keydown(t, 'Tab');
+    assert.ok(tab.defaultPrevented);
     assert.equal(t.value, '/clear ');
     assert.ok(list.hidden);
-    assert.equal(h.postedOfType('prompt/submit').length, 0, 'choosing does not send');
+    assert.equal(h.postedOfType('prompt/submit').length, 0, 'Tab completes, it does not send (Enter: composerKeys.test.ts)');
     type(h, '/p');
     keydown(t, 'Tab');
     assert.equal(t.value, '/plan ');
@@ -310,8 +310,39 @@ suite('webview: interaction', () => {
     const u1 = h.doc.querySelector<HTMLElement>('[data-entry-id="u1"]');
     assert.match(u1?.textContent ?? '', /not sent to the agent again/);
     assert.ok(u1?.classList.contains('excluded'));
+    assert.equal(u1?.querySelector('.user-tools .excluded-note'), null, 'the note is under the text, not floated beside it');
     byRole(h.doc.querySelector('[data-entry-id="u2"]') ?? h.doc, 'button', 'Fork from here')[0]?.click();
     assert.deepEqual(h.postedOfType('fork/fromHere'), [{ type: 'fork/fromHere', entryId: 'u2' }]);
+  });
+
+  test('a replayed or agent-announced prompt is the user’s message, exactly like one typed here (issue 22)', () => {
+    h.send(snapshot(1, [user('u1', 'typed here'), user('u2', 'from session/load', { origin: 'replay' }), user('u3', 'queued', { origin: 'agent' })]));
+    const shown = byRole(h.doc, 'article', 'You');
+    assert.equal(shown.length, 3);
+    const shape = (e: HTMLElement): string => `${e.className}|${Array.from(e.children, (c) => c.className).join(',')}|${e.querySelector('.user-tools')?.textContent ?? ''}`;
+    assert.deepEqual(shown.map(shape), shown.map(() => shape(shown[0]!)), 'same classes, same parts, no tag');
+    assert.doesNotMatch(h.doc.body.textContent ?? '', /restored|sent by the agent/);
+    assert.deepEqual(shown.map((e) => e.getAttribute('data-origin')), ['local', 'replay', 'agent']);
+  });
+
+  test('a notice with a fork point offers "Start fresh from here"; Set Up Agent and Open Remote Settings post their actions', () => {
+    h.send(
+      snapshot(1, [
+        user('u1', '[ratelimit] hi'),
+        { kind: 'notice', id: 'n1', level: 'info', title: 'Hermes will send this message again with your next one.', actions: [], forkFrom: 'u1' },
+        { kind: 'notice', id: 'n2', level: 'error', title: '`hermes` was not found on PATH.', actions: ['setupAgent', 'openRemoteSettings'] },
+      ]),
+    );
+    const info = h.doc.querySelector<HTMLElement>('[data-entry-id="n1"]');
+    assert.ok(info?.classList.contains('notice-info'));
+    byRole(info ?? h.doc, 'button', 'Start fresh from here')[0]?.click();
+    assert.deepEqual(h.postedOfType('fork/fromHere'), [{ type: 'fork/fromHere', entryId: 'u1' }]);
+    byRole(h.doc, 'button', 'Set Up Agent…')[0]?.click();
+    byRole(h.doc, 'button', 'Open Remote Settings')[0]?.click();
+    assert.deepEqual(h.postedOfType('notice/action'), [
+      { type: 'notice/action', action: 'setupAgent' },
+      { type: 'notice/action', action: 'openRemoteSettings' },
+    ]);
   });
 
   test('completed replies and turn outcomes are announced once; streaming chunks are not', () => {

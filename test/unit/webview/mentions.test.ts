@@ -1,16 +1,9 @@
 import * as assert from 'node:assert/strict';
+import type { MentionView } from '../../../src/protocol/webviewProtocol';
 import { snapshot } from './fixtures';
-import { byRole, createHarness, keydown, type Harness } from './harness';
+import { byRole, createHarness, keydown, typeInComposer, type Harness } from './harness';
 
-function typeIn(h: Harness, value: string): HTMLTextAreaElement {
-  const t = byRole(h.doc, 'textbox', 'Message')[0];
-  assert.ok(t instanceof h.win.HTMLTextAreaElement);
-  t.focus();
-  t.value = value;
-  t.setSelectionRange(value.length, value.length);
-  t.dispatchEvent(new h.win.Event('input', { bubbles: true }));
-  return t;
-}
+const typeIn = typeInComposer;
 
 const wait = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
@@ -53,6 +46,45 @@ suite('webview: @ mentions', () => {
     const submit = h.postedOfType('prompt/submit');
     assert.equal(submit.length, 1);
     assert.deepEqual(submit[0]?.attachments, [{ path: '/ws/help.md', label: 'help.md' }]);
+  });
+
+  async function menuFor(text: string, results: readonly MentionView[]): Promise<HTMLTextAreaElement> {
+    const before = h.postedOfType('request/call').length;
+    const t = typeIn(h, text);
+    for (let i = 0; i < 200 && h.postedOfType('request/call').length === before; i++) {
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    const call = h.postedOfType('request/call').at(-1);
+    assert.ok(call !== undefined);
+    h.deliver({ type: 'request/result', id: call.id, ok: true, value: results });
+    await new Promise((r) => setTimeout(r, 10));
+    assert.ok(byRole(h.doc, 'listbox', 'Files')[0]?.hidden === false);
+    return t;
+  }
+
+  const files: MentionView[] = [
+    { path: '/ws/hello.txt', label: 'hello.txt', detail: '' },
+    { path: '/ws/src/hello.ts', label: 'hello.ts', detail: 'src' },
+  ];
+
+  test('the file typed in full + one Enter attaches it and sends the message', async () => {
+    const t = await menuFor('explain @hello.txt', files);
+    keydown(t, 'Enter');
+    const submit = h.postedOfType('prompt/submit');
+    assert.deepEqual(submit, [{ type: 'prompt/submit', text: 'explain ', attachments: [{ path: '/ws/hello.txt', label: 'hello.txt' }] }]);
+  });
+
+  test('a partial name + Enter attaches the chosen file and waits; Tab attaches without sending', async () => {
+    let t = await menuFor('read @hel', files);
+    keydown(t, 'ArrowDown');
+    keydown(t, 'Enter');
+    assert.equal(h.postedOfType('prompt/submit').length, 0);
+    assert.equal(t.value, 'read ');
+    t = await menuFor('read @src/hello.ts', files);
+    keydown(t, 'ArrowDown');
+    keydown(t, 'Tab');
+    assert.equal(h.postedOfType('prompt/submit').length, 0, 'Tab never sends');
+    assert.match(byRole(h.doc, 'group', 'Context for the next message')[0]?.textContent ?? '', /hello\.ts/);
   });
 
   test('a stale answer for an older query is ignored', async () => {

@@ -1,0 +1,113 @@
+import { detectProviderFailureText } from './providerErrors';
+import type { TurnResult } from './sessionController';
+import type { AgentQuirks, Entry, NoticeAction, NoticeLevel } from './sessionState';
+
+/** A notice the chat adds after a turn. */
+export interface TurnNotice {
+  readonly level: NoticeLevel;
+  readonly title: string;
+  readonly detail?: string;
+  readonly actions?: readonly NoticeAction[];
+  /** The user entry "Start fresh from here" forks before. */
+  readonly forkFrom?: string;
+}
+
+export interface TurnFacts {
+  readonly result: TurnResult;
+  /** The entries the turn added (its prompt first). */
+  readonly turnEntries: readonly Entry[];
+  readonly quirks: AgentQuirks;
+  readonly agentName: string;
+  /**
+   * The first prompt the agent still holds from earlier failed or cancelled turns (the id of its user
+   * entry): the agent puts it in front of the next message, so a fresh start has to fork before it.
+   */
+  readonly held: string | undefined;
+}
+
+/**
+ * What to tell the user once a turn ended, and which prompt the agent holds afterwards.
+ *
+ * Hermes reports provider failures as the reply text with `end_turn` and keeps the failed prompt:
+ * the next message is sent merged with it (reference/hermes-acp.md §11, fixtures/hermes/ratelimit:
+ * the follow-up `[plain]` prompt hit the same 429). It does the same with a cancelled prompt (§10).
+ * So after a failure the chat says the prompt will be sent again and offers a fresh session forked
+ * from before the first prompt still held.
+ */
+export function afterTurn(facts: TurnFacts): { readonly notices: readonly TurnNotice[]; readonly held: string | undefined } {
+  const { result, turnEntries, quirks, agentName } = facts;
+  if (result.kind !== 'ended') {
+    return { notices: [], held: facts.held };
+  }
+  const prompt = turnEntries.find((e) => e.kind === 'user' && e.origin === 'local');
+  const held = facts.held ?? prompt?.id;
+  switch (result.stopReason) {
+    case 'end_turn': {
+      const failure = detectProviderFailureText(lastReplyText(turnEntries));
+      if (failure === undefined) {
+        return { notices: [], held: undefined };
+      }
+      const notices: TurnNotice[] = [
+        {
+          level: 'warning',
+          title: `The model provider failed${failure.httpStatus !== undefined ? ` (HTTP ${failure.httpStatus})` : ''}: that reply is an error report, not an answer.`,
+          detail: failure.transient ? 'It is usually temporary (rate limit, overload, server error); try again in a moment.' : 'Check the provider configuration (Set Up Provider).',
+          actions: failure.transient ? ['showTraffic'] : ['setupProvider', 'showTraffic'],
+        },
+      ];
+      if (quirks.mergesFailedPrompt !== true || held === undefined) {
+        return { notices, held: undefined };
+      }
+      notices.push(heldPromptNotice(agentName, held, `${agentName} keeps the failed prompt`));
+      return { notices, held };
+    }
+    case 'cancelled':
+      return { notices: [], held: quirks.mergesCancelledPrompt ? held : undefined };
+    case 'refusal':
+      if (!turnEntries.some((e) => e.kind === 'assistant' || e.kind === 'tool')) {
+        // Hermes answers a prompt to a session it lost with a bare `refusal` (reference §3).
+        return {
+          notices: [
+            {
+              level: 'warning',
+              title: `${agentName} refused the prompt without a reply: the session was probably not found on the agent.`,
+              detail: 'Start a new session to continue; this transcript stays here.',
+              actions: ['newSession'],
+            },
+          ],
+          held: facts.held,
+        };
+      }
+      return { notices: [], held: facts.held };
+    default:
+      return { notices: [], held: undefined };
+  }
+}
+
+function lastReplyText(entries: readonly Entry[]): string {
+  const last = entries.filter((e) => e.kind === 'assistant').at(-1);
+  return last?.kind === 'assistant' ? last.parts.map((p) => (p.kind === 'text' ? p.text : '')).join('') : '';
+}
+
+/** "<agent> will send this message again with your next one.", with "Start fresh from here" before `held`. */
+export function heldPromptNotice(agentName: string, held: string, why: string): TurnNotice {
+  return {
+    level: 'info',
+    title: `${agentName} will send this message again with your next one.`,
+    detail: `${why} and sends it in front of your next message (forks of this session keep it too), so it can fail again. To leave it behind, start a fresh session from before it.`,
+    forkFrom: held,
+  };
+}
+
+/**
+ * A session opened from the history whose last prompt has no reply: Hermes replays a turn the
+ * provider failed as the prompt alone (reference/hermes-acp.md §9; fixtures/hermes/load.jsonl ends
+ * with `[error500] boom`) and still holds it, so the next message is sent merged with it.
+ */
+export function heldAfterLoad(entries: readonly Entry[], quirks: AgentQuirks, agentName: string): { readonly notice: TurnNotice; readonly held: string } | undefined {
+  const last = entries.filter((e) => e.kind === 'user' || e.kind === 'assistant' || e.kind === 'tool').at(-1);
+  if (quirks.mergesFailedPrompt !== true || last?.kind !== 'user' || last.origin !== 'replay') {
+    return undefined;
+  }
+  return { notice: heldPromptNotice(agentName, last.id, `The last prompt of this session got no reply; ${agentName} keeps it`), held: last.id };
+}
