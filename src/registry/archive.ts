@@ -1,11 +1,15 @@
 import { chmod, mkdir, readdir, readlink, realpath, rename, rm, stat } from 'node:fs/promises';
+import { createReadStream, createWriteStream } from 'node:fs';
 import * as path from 'node:path';
+import { Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { createGunzip } from 'node:zlib';
 import { bunzip2File } from './bunzip2';
 import { extractTar } from './extractTar';
 import { extractZip } from './extractZip';
 import type { ExtractLimits } from './extractLimits';
 import { cmdPath, isInside } from './installPaths';
-import { RegistryError } from './registryErrors';
+import { RegistryError, throwIfAborted } from './registryErrors';
 
 export type ArchiveKind = 'zip' | 'tar.gz' | 'tar.bz2' | 'raw';
 
@@ -50,11 +54,12 @@ export async function unpack(file: string, dest: string, o: UnpackOptions): Prom
     case 'zip':
       return extractZip(file, dest, o.limits, o.signal);
     case 'tar.gz':
-      return extractTar(file, dest, o.limits, o.signal);
     case 'tar.bz2': {
+      // Decompressed to a plain tar first: a truncated or damaged stream fails here as a whole
+      // (node-tar's inline gunzip stops quietly at a truncation), and both tar passes read it.
       const plain = `${file}.tar`;
       try {
-        await bunzip2File(file, plain, o.limits.maxBytes, o.signal);
+        await (o.kind === 'tar.gz' ? gunzipFile(file, plain, o.limits.maxBytes, o.signal) : bunzip2File(file, plain, o.limits.maxBytes, o.signal));
         return await extractTar(plain, dest, o.limits, o.signal);
       } finally {
         await rm(plain, { force: true });
@@ -66,6 +71,22 @@ export async function unpack(file: string, dest: string, o: UnpackOptions): Prom
       await rename(file, target);
       return;
     }
+  }
+}
+
+async function gunzipFile(input: string, output: string, maxBytes: number, signal?: AbortSignal): Promise<void> {
+  let total = 0;
+  const limit = new Transform({
+    transform(chunk: Buffer, _enc, done): void {
+      total += chunk.length;
+      done(total > maxBytes ? new RegistryError('tooLarge', `The archive was refused: it unpacks to more than ${maxBytes} bytes.`) : null, chunk);
+    },
+  });
+  try {
+    await pipeline(createReadStream(input), createGunzip(), limit, createWriteStream(output, { mode: 0o600 }), ...(signal !== undefined ? [{ signal }] : []));
+  } catch (e) {
+    throwIfAborted(signal);
+    throw RegistryError.is(e) ? e : new RegistryError('corruptArchive', `The archive could not be unpacked (gzip): ${e instanceof Error ? e.message : String(e)}`);
   }
 }
 

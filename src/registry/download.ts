@@ -50,7 +50,25 @@ interface Body {
   readonly finish: () => void;
 }
 
-/** Starts a GET, checks the final URL (after redirects) and status; the body is streamed by the caller. */
+/**
+ * GET with redirects followed by hand: every hop is checked against {@link checkFetchUrl} before
+ * it is contacted (GitHub release downloads redirect once or twice).
+ */
+async function follow(url: string, signal: AbortSignal): Promise<Response> {
+  let current = url;
+  for (let hop = 0; hop <= 5; hop++) {
+    const response = await fetch(current, { signal, redirect: 'manual' });
+    const location = response.headers.get('location');
+    if (![301, 302, 303, 307, 308].includes(response.status) || location === null) {
+      return response;
+    }
+    await response.body?.cancel().catch(() => undefined);
+    current = checkFetchUrl(new URL(location, current).href).href;
+  }
+  throw new RegistryError('download', `Could not download ${url}: too many redirects.`);
+}
+
+/** Starts a GET and checks the status; the body is streamed by the caller. */
 async function open(url: string, o: FetchOptions): Promise<Body> {
   checkFetchUrl(url);
   const controller = new AbortController();
@@ -86,12 +104,11 @@ async function open(url: string, o: FetchOptions): Promise<Body> {
   arm();
   let response: Response;
   try {
-    response = await fetch(url, { signal: controller.signal, redirect: 'follow' });
+    response = await follow(url, controller.signal);
   } catch (e) {
     return fail(e);
   }
   try {
-    checkFetchUrl(response.url || url);
     if (!response.ok || response.body === null) {
       throw new RegistryError('download', `Could not download ${url}: HTTP ${response.status} ${response.statusText}`.trim());
     }
@@ -162,6 +179,9 @@ export async function downloadToFile(url: string, file: string, o: DownloadOptio
   const body = await open(url, o);
   const hash = createHash('sha256');
   const out = createWriteStream(file, { mode: 0o600 });
+  // A write that fails (disk full) or completes after destroy must not become an uncaught error.
+  let writeError: Error | undefined;
+  out.on('error', (e) => (writeError ??= e));
   let received = 0;
   try {
     for await (const chunk of body.chunks) {
@@ -172,6 +192,9 @@ export async function downloadToFile(url: string, file: string, o: DownloadOptio
       hash.update(chunk);
       if (!out.write(chunk)) {
         await once(out, 'drain');
+      }
+      if (writeError !== undefined) {
+        throw new RegistryError('download', `Could not save ${url}: ${writeError.message}`);
       }
       o.onProgress?.(received, body.total);
     }
@@ -184,7 +207,11 @@ export async function downloadToFile(url: string, file: string, o: DownloadOptio
     }
     return { bytes: received, sha256 };
   } catch (e) {
-    out.destroy();
+    if (!out.closed) {
+      const closed = new Promise<void>((resolve) => out.once('close', () => resolve()));
+      out.destroy();
+      await closed;
+    }
     await rm(file, { force: true });
     throw e;
   } finally {

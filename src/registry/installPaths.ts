@@ -13,7 +13,8 @@ export function foldsCase(platform: NodeJS.Platform): boolean {
 export function isInside(root: string, candidate: string, p: PathApi, caseInsensitive: boolean): boolean {
   const fold = (s: string): string => (caseInsensitive ? s.toLowerCase() : s);
   const rel = p.relative(fold(p.resolve(root)), fold(p.resolve(candidate)));
-  return rel === '' || (!rel.startsWith('..') && !p.isAbsolute(rel));
+  // `..a` is a name inside; only a whole `..` segment leaves the folder.
+  return rel === '' || (rel !== '..' && !rel.startsWith(`..${p.sep}`) && !p.isAbsolute(rel));
 }
 
 const windowsReserved = /^(con|prn|aux|nul|com[0-9]|lpt[0-9])(\..*)?$/i;

@@ -60,11 +60,20 @@ export interface LaunchCommand {
 }
 
 /**
+ * A package tarball named by absolute path (a self-hosted registry) as an npm `file:` spec:
+ * `npx <path>` would run the path itself as a command instead of installing it.
+ */
+export function npmSpec(pkg: string): string {
+  return /^(\/|[a-zA-Z]:[\\/]|\\\\)/.test(pkg) && /\.(tgz|tar\.gz|tar)$/i.test(pkg) ? `file:${pkg}` : pkg;
+}
+
+/**
  * `npx --yes <package> [args]`, or `npx --yes --package <package> <cmd> [args]` (FORMAT.md).
  * `--yes`: there is no terminal to answer npx's "Ok to proceed?" — the user consented beforehand.
  */
 export function npxLaunch(dist: PackageDistribution): LaunchCommand {
-  const head = dist.cmd !== undefined ? ['--yes', '--package', dist.package, dist.cmd] : ['--yes', dist.package];
+  const spec = npmSpec(dist.package);
+  const head = dist.cmd !== undefined ? ['--yes', '--package', spec, dist.cmd] : ['--yes', spec];
   const { env, dropped } = filterEnv(dist.env);
   return { command: 'npx', args: [...head, ...dist.args], env, droppedEnv: dropped };
 }

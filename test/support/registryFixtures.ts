@@ -80,6 +80,11 @@ export function launcher(agentRelative: string, node = process.execPath): string
   return `#!/bin/sh\nexec "${node}" "$(dirname "$0")/${agentRelative}" "$@"\n`;
 }
 
+/** A single-file "raw binary" release: a launcher for the scripted agent at its absolute path. */
+export function rawLauncher(node = process.execPath): string {
+  return `#!/bin/sh\nexec "${node}" "${scriptedAgentPath}" "$@"\n`;
+}
+
 /** A launcher that fails the way a broken release does: a message on stderr, exit 1, no ACP. */
 export function brokenLauncher(message: string): string {
   return `#!/bin/sh\necho "${message}" >&2\nexit 1\n`;
