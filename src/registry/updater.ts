@@ -4,7 +4,6 @@ import { install, type InstallOptions, type InstalledAgent } from './installer';
 import type { DistributionChoice } from './launch';
 import type { ProbeResult } from './probe';
 import type { RegistryAgent } from './registryFormat';
-import { RegistryError } from './registryErrors';
 
 export interface CheckedInstallOptions extends InstallOptions {
   /** Starts the definition and waits for `initialize` (`probeInitialize` bound to a cwd). */
@@ -25,19 +24,19 @@ export function definitionOf(installed: InstalledAgent): AgentDefinition {
  * A new version goes into its own folder, so whatever runs now (`current`) is untouched until the
  * caller switches the setting; when the new one does not start, its folder is removed again and
  * the result says why — the update is rolled back, the old version stays in use. Download and
- * archive errors throw a {@link RegistryError} before anything changed.
+ * archive errors throw a `RegistryError` before anything changed.
  */
 export async function installChecked(agent: RegistryAgent, choice: DistributionChoice, o: CheckedInstallOptions, current?: AgentDefinition): Promise<CheckedInstall> {
-  if (current?.version === agent.version && current.source === 'registry' && choice.kind === 'binary') {
-    throw new RegistryError('invalidEntry', `${agent.name} ${agent.version} is already installed.`);
-  }
+  // A reinstall of the installed version repairs it in place (the folder is swapped only once the
+  // new copy is complete); there is no other version to fall back to, so a failed start keeps it.
+  const repair = current?.source === 'registry' && current.version === agent.version;
   const installed = await install(agent, choice, o);
   const definition = definitionOf(installed);
   const started = await o.probe(definition);
   if (started.ok) {
     return { ok: true, installed, definition };
   }
-  if (installed.installDir !== undefined) {
+  if (installed.installDir !== undefined && !repair) {
     await rm(installed.installDir, { recursive: true, force: true });
   }
   const kept = current !== undefined ? ` ${current.name} ${current.version ?? ''} stays in use.`.replace(/ +\./, '.') : '';

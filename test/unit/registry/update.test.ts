@@ -99,6 +99,8 @@ suite('registry index, updates with rollback, offline start', function () {
     assert.deepEqual(fs.readdirSync(path.join(rig.layout.agentsDir, 'scripted')).sort(), ['1.0.0', '1.1.0'], 'both kept until the setting switches');
     await pruneVersions(rig.layout, 'scripted', ['1.1.0']);
     assert.deepEqual(fs.readdirSync(path.join(rig.layout.agentsDir, 'scripted')), ['1.1.0']);
-    await assert.rejects(installChecked(v11, rig.choice(v11), { layout: rig.layout, probe: (d) => rig.probe(d) }, update.definition), (e) => RegistryError.is(e, 'invalidEntry'));
+    const repaired = await installChecked(v11, rig.choice(v11), { layout: rig.layout, probe: (d) => rig.probe(d) }, update.definition);
+    assert.ok(repaired.ok, 'a reinstall of the same version repairs it in place');
+    assert.deepEqual(fs.readdirSync(path.join(rig.layout.agentsDir, 'scripted')), ['1.1.0']);
   });
 });
