@@ -40,8 +40,11 @@ export function availableTools(): Record<PackageTool, boolean> {
 }
 
 /** The consent dialog's detail: exactly what will be downloaded and run. */
-function consentDetail(item: CatalogItem, choice: DistributionChoice, dir: string): string {
+function consentDetail(item: CatalogItem, choice: DistributionChoice, dir: string, replaces: boolean): string {
   const lines = [vscode.l10n.t('Installing runs code from the network on this machine, with your permissions.')];
+  if (replaces) {
+    lines.push(vscode.l10n.t('Your own "hermes.agents" entry with the id "{0}" is replaced.', item.agent.id));
+  }
   if (choice.kind === 'binary') {
     const t = choice.target;
     lines.push(
@@ -157,13 +160,16 @@ export class RegistryInstaller {
   private async consent(item: CatalogItem, choice: DistributionChoice, dir: string): Promise<boolean> {
     const key = `${item.agent.id}@${item.agent.version}`;
     const given = this.deps.state.get<string[]>(consentKey, []);
-    if (given.includes(key)) {
+    const existing = findEntry(vscode.workspace.getConfiguration('hermes').inspect<unknown>('agents')?.globalValue, item.agent.id);
+    // A hand-written entry with the same id is the user's: replacing it is always asked.
+    const replaces = existing !== undefined && existing.source !== 'registry';
+    if (given.includes(key) && !replaces) {
       return true;
     }
     const ok = vscode.l10n.t('Install and Start');
     const answer = await vscode.window.showWarningMessage(
       vscode.l10n.t('Install {0} {1} from the ACP Registry?', notificationLabel(item.agent.name, 100), item.agent.version),
-      { modal: true, detail: consentDetail(item, choice, dir) },
+      { modal: true, detail: consentDetail(item, choice, dir, replaces) },
       ok,
     );
     if (answer !== ok) {

@@ -7,28 +7,20 @@ import { RegistryError, type RegistryErrorKind } from '../../../src/registry/reg
 import { definitionOf } from '../../../src/registry/updater';
 import { fixturesDir } from '../../support/paths';
 import { binaryEntry, rawLauncher, scriptedCmd, scriptedRelease, sha256, tar, tarGz, zip, type Member } from '../../support/registryFixtures';
-import { registryRig, thisPlatform, type RegistryRig } from './registryRig';
+import { thisPlatform, useRegistryRig } from './registryRig';
 
 suite('registry binary installs over a loopback server', function () {
   this.timeout(60_000);
-  let rig: RegistryRig;
-
-  setup(async () => {
-    rig = await registryRig();
-  });
-
-  teardown(async () => {
-    await rig.dispose();
-  });
+  const rig = useRegistryRig();
 
   async function installArchive(file: string, body: Buffer, o: { id?: string; version?: string; cmd?: string; sha256?: string } = {}): Promise<InstalledAgent> {
-    rig.server.set(`/dl/${file}`, body);
-    const agent = rig.agent(binaryEntry({ id: o.id ?? 'scripted', version: o.version ?? '1.0.0', archive: rig.server.url(`/dl/${file}`), platform: thisPlatform(), ...(o.cmd !== undefined ? { cmd: o.cmd } : {}), ...(o.sha256 !== undefined ? { sha256: o.sha256 } : {}) }));
-    return install(agent, rig.choice(agent), { layout: rig.layout });
+    rig().server.set(`/dl/${file}`, body);
+    const agent = rig().agent(binaryEntry({ id: o.id ?? 'scripted', version: o.version ?? '1.0.0', archive: rig().server.url(`/dl/${file}`), platform: thisPlatform(), ...(o.cmd !== undefined ? { cmd: o.cmd } : {}), ...(o.sha256 !== undefined ? { sha256: o.sha256 } : {}) }));
+    return install(agent, rig().choice(agent), { layout: rig().layout });
   }
 
   async function assertStarts(installed: InstalledAgent): Promise<void> {
-    const started = await rig.probe(definitionOf(installed));
+    const started = await rig().probe(definitionOf(installed));
     assert.deepEqual(started, { ok: true, agentName: 'scripted-agent', agentVersion: '1.0.0' }, 'started and answered initialize');
   }
 
@@ -40,23 +32,23 @@ suite('registry binary installs over a loopback server', function () {
       error = e;
     }
     assert.ok(RegistryError.is(error, kind), `expected ${kind}, got ${String(error)}`);
-    assert.deepEqual(rig.leftovers(), [], 'no download or staging folder left behind');
-    assert.equal(fs.existsSync(path.join(rig.layout.agentsDir, 'scripted')), false, 'nothing installed');
-    assert.equal(fs.existsSync(path.join(rig.storage, 'evil')) || fs.existsSync(path.join(rig.layout.root, 'evil')) || fs.existsSync(path.join(rig.layout.tmpDir, 'evil')), false, 'nothing written outside');
+    assert.deepEqual(rig().leftovers(), [], 'no download or staging folder left behind');
+    assert.equal(fs.existsSync(path.join(rig().layout.agentsDir, 'scripted')), false, 'nothing installed');
+    assert.equal(fs.existsSync(path.join(rig().storage, 'evil')) || fs.existsSync(path.join(rig().layout.root, 'evil')) || fs.existsSync(path.join(rig().layout.tmpDir, 'evil')), false, 'nothing written outside');
     return error;
   }
 
   test('.tar.gz with a checksum: downloaded, verified, unpacked atomically, run bit set, starts and answers initialize', async () => {
     const archive = tarGz(scriptedRelease());
     const installed = await installArchive('scripted-1.0.0-linux.tar.gz', archive, { sha256: sha256(archive) });
-    const dir = path.join(rig.layout.agentsDir, 'scripted', '1.0.0');
+    const dir = path.join(rig().layout.agentsDir, 'scripted', '1.0.0');
     assert.equal(installed.installDir, dir);
     assert.equal(installed.command, path.join(dir, 'scripted', 'bin', 'scripted-agent'));
     assert.ok((fs.statSync(installed.command).mode & 0o111) !== 0, 'run bit set (the archive had 0644)');
     const manifest = JSON.parse(fs.readFileSync(path.join(dir, manifestName), 'utf8')) as Record<string, unknown>;
     assert.equal(manifest.sha256, sha256(archive));
     assert.equal(manifest.checksumFromRegistry, true);
-    assert.deepEqual(rig.leftovers(), []);
+    assert.deepEqual(rig().leftovers(), []);
     await assertStarts(installed);
   });
 
@@ -72,7 +64,7 @@ suite('registry binary installs over a loopback server', function () {
     assert.equal(execFileSync(hello.command, ['there'], { encoding: 'utf8' }), 'hello from a tar.bz2 release: there\n');
     assert.ok(fs.existsSync(path.join(path.dirname(hello.command), '..', 'README')));
     const raw = await installArchive('scripted-agent-linux', Buffer.from(rawLauncher()), { id: 'raw', cmd: './scripted-agent' });
-    assert.equal(raw.command, path.join(rig.layout.agentsDir, 'raw', '1.0.0', 'scripted-agent'));
+    assert.equal(raw.command, path.join(rig().layout.agentsDir, 'raw', '1.0.0', 'scripted-agent'));
     await assertStarts(raw);
   });
 

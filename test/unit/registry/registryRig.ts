@@ -64,3 +64,21 @@ export async function registryRig(): Promise<RegistryRig> {
     },
   };
 }
+
+/** A fresh rig per test (mocha `setup`/`teardown`); call the returned function inside a test. */
+export function useRegistryRig(): () => RegistryRig {
+  let rig: RegistryRig | undefined;
+  setup(async () => {
+    rig = await registryRig();
+  });
+  teardown(async () => {
+    await rig?.dispose();
+    rig = undefined;
+  });
+  return () => {
+    if (rig === undefined) {
+      throw new Error('no registry rig outside a test');
+    }
+    return rig;
+  };
+}
