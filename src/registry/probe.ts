@@ -12,6 +12,8 @@ export interface ProbeOptions {
   readonly timeoutMs?: number;
   /** Extra environment for the process (tests: an npm cache folder, an offline registry). */
   readonly env?: Readonly<Record<string, string>>;
+  /** Stops the agent (the user cancelled the install). */
+  readonly signal?: AbortSignal;
 }
 
 /**
@@ -28,6 +30,8 @@ export async function probeInitialize(def: AgentDefinition, o: ProbeOptions): Pr
     timeouts: { initialize: o.timeoutMs ?? 120_000 },
     ...(o.env !== undefined ? { env: o.env } : {}),
   });
+  const stop = (): void => void host.dispose();
+  o.signal?.addEventListener('abort', stop, { once: true });
   try {
     const client = await host.start();
     const info = client.agent?.agentInfo;
@@ -36,6 +40,7 @@ export async function probeInitialize(def: AgentDefinition, o: ProbeOptions): Pr
     const tail = AgentExitedError.is(e) ? e.stderrTail.trim() : '';
     return { ok: false, reason: tail !== '' ? `${describeError(e)} Its last output: ${tail.split('\n').slice(-5).join(' | ')}` : describeError(e) };
   } finally {
+    o.signal?.removeEventListener('abort', stop);
     await host.dispose();
   }
 }

@@ -131,7 +131,9 @@ function resolveIcon(icon: string | undefined, baseUrl: string | undefined): str
   }
   try {
     const url = baseUrl !== undefined ? new URL(icon, baseUrl) : new URL(icon);
-    return url.protocol === 'https:' || url.protocol === 'http:' || url.protocol === 'file:' ? url.href : undefined;
+    // A local icon only for a local index: a web registry does not get to name files on this machine.
+    const local = url.protocol === 'file:' && baseUrl !== undefined && new URL(baseUrl).protocol === 'file:';
+    return url.protocol === 'https:' || url.protocol === 'http:' || local ? url.href : undefined;
   } catch {
     return undefined;
   }

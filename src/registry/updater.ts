@@ -4,6 +4,7 @@ import { install, type InstallOptions, type InstalledAgent } from './installer';
 import type { DistributionChoice } from './launch';
 import type { ProbeResult } from './probe';
 import type { RegistryAgent } from './registryFormat';
+import { throwIfAborted } from './registryErrors';
 
 export interface CheckedInstallOptions extends InstallOptions {
   /** Starts the definition and waits for `initialize` (`probeInitialize` bound to a cwd). */
@@ -24,7 +25,7 @@ export function definitionOf(installed: InstalledAgent): AgentDefinition {
  * A new version goes into its own folder, so whatever runs now (`current`) is untouched until the
  * caller switches the setting; when the new one does not start, its folder is removed again and
  * the result says why — the update is rolled back, the old version stays in use. Download and
- * archive errors throw a `RegistryError` before anything changed.
+ * archive errors, and a cancel (also during the start), throw a `RegistryError`; nothing changed.
  */
 export async function installChecked(agent: RegistryAgent, choice: DistributionChoice, o: CheckedInstallOptions, current?: AgentDefinition): Promise<CheckedInstall> {
   // A reinstall of the installed version repairs it in place (the folder is swapped only once the
@@ -33,11 +34,15 @@ export async function installChecked(agent: RegistryAgent, choice: DistributionC
   const installed = await install(agent, choice, o);
   const definition = definitionOf(installed);
   const started = await o.probe(definition);
-  if (started.ok) {
+  if (started.ok && o.signal?.aborted !== true) {
     return { ok: true, installed, definition };
   }
   if (installed.installDir !== undefined && !repair) {
     await rm(installed.installDir, { recursive: true, force: true });
+  }
+  throwIfAborted(o.signal);
+  if (started.ok) {
+    return { ok: true, installed, definition };
   }
   const kept = current !== undefined ? ` ${current.name} ${current.version ?? ''} stays in use.`.replace(/ +\./, '.') : '';
   return { ok: false, version: agent.version, reason: `${agent.name} ${agent.version} did not start: ${started.reason}${kept}` };

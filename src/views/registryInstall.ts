@@ -202,7 +202,7 @@ export class RegistryInstaller {
                 return { ok: true, agentName: def.name, agentVersion: def.version };
               }
               progress.report({ message: vscode.l10n.t('Starting it once to check that it answers…') });
-              return probeInitialize(def, { cwd: this.deps.cwd(), clientVersion: this.deps.extensionVersion, timeoutMs: choice.kind === 'binary' ? 60_000 : 180_000 });
+              return probeInitialize(def, { cwd: this.deps.cwd(), clientVersion: this.deps.extensionVersion, timeoutMs: choice.kind === 'binary' ? 60_000 : 180_000, signal: abort.signal });
             },
           },
           current,

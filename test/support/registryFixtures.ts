@@ -114,7 +114,7 @@ export function npmPackageTarball(name: string, version: string): Buffer {
 }
 
 /** A registry entry with a binary target for `platform`. */
-export function binaryEntry(o: { id: string; version: string; archive: string; platform: string; sha256?: string; cmd?: string; name?: string; icon?: string }): Record<string, unknown> {
+export function binaryEntry(o: { id: string; version: string; archive: string; platform: string; sha256?: string; cmd?: string; name?: string; icon?: string; env?: Record<string, string> }): Record<string, unknown> {
   return {
     id: o.id,
     name: o.name ?? `Scripted ${o.id}`,
@@ -123,6 +123,6 @@ export function binaryEntry(o: { id: string; version: string; archive: string; p
     authors: ['Hermes ACP tests'],
     license: 'MIT',
     ...(o.icon !== undefined ? { icon: o.icon } : {}),
-    distribution: { binary: { [o.platform]: { archive: o.archive, cmd: o.cmd ?? scriptedCmd, ...(o.sha256 !== undefined ? { sha256: o.sha256 } : {}) } } },
+    distribution: { binary: { [o.platform]: { archive: o.archive, cmd: o.cmd ?? scriptedCmd, ...(o.sha256 !== undefined ? { sha256: o.sha256 } : {}), ...(o.env !== undefined ? { env: o.env } : {}) } } },
   };
 }

@@ -79,9 +79,12 @@ suite('registry format (schema from agentclientprotocol/registry)', () => {
   });
 
   test('relative icons resolve against the index URL; non-web icons are dropped', () => {
-    const { registry } = parseRegistry({ agents: [{ ...gemini, icon: './gemini.svg' }, { ...gemini, id: 'js', icon: 'javascript:alert(1)' }] }, base);
+    const { registry } = parseRegistry({ agents: [{ ...gemini, icon: './gemini.svg' }, { ...gemini, id: 'js', icon: 'javascript:alert(1)' }, { ...gemini, id: 'local', icon: 'file:///home/u/.ssh/id_rsa' }] }, base);
     assert.equal(registry.agents[0]?.icon, 'https://registry.example.test/v1/gemini.svg');
     assert.equal(registry.agents[1]?.icon, undefined);
+    assert.equal(registry.agents[2]?.icon, undefined, 'a web registry cannot point at local files');
+    const local = parseRegistry({ agents: [{ ...gemini, icon: './gemini.svg' }] }, 'file:///opt/acp/registry.json');
+    assert.equal(local.registry.agents[0]?.icon, 'file:///opt/acp/gemini.svg', 'a local registry may ship local icons');
   });
 
   test('a document without an agents list is a format error (nothing to list)', () => {

@@ -3,6 +3,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { install, pruneVersions } from '../../../src/registry/installer';
+import { probeInitialize } from '../../../src/registry/probe';
 import { loadRegistry } from '../../../src/registry/registrySource';
 import { RegistryError } from '../../../src/registry/registryErrors';
 import { definitionOf, installChecked } from '../../../src/registry/updater';
@@ -76,6 +77,29 @@ suite('registry index, updates with rollback, offline start', function () {
     assert.match(update.ok ? '' : update.reason, /stays in use/);
     assert.deepEqual(fs.readdirSync(path.join(rig().layout.agentsDir, 'scripted')), ['1.0.0'], 'the new version’s folder was removed');
     assert.deepEqual(await rig().probe(current), { ok: true, agentName: 'scripted-agent', agentVersion: '1.0.0' });
+    assert.deepEqual(rig().leftovers(), []);
+  });
+
+  test('cancel while the new version is being started: it is stopped, its folder removed, nothing changed', async () => {
+    const archive = tarGz(scriptedRelease());
+    rig().server.set('/dl/slow.tar.gz', archive);
+    // The registry's own env reaches the agent: here, a slow `initialize`.
+    const slow = rig().agent(binaryEntry({ id: 'scripted', version: '3.0.0', archive: rig().server.url('/dl/slow.tar.gz'), platform: thisPlatform(), env: { SCRIPTED_AGENT_INIT_DELAY_MS: '20000' } }));
+    const abort = new AbortController();
+    const started = Date.now();
+    await assert.rejects(
+      installChecked(slow, rig().choice(slow), {
+        layout: rig().layout,
+        signal: abort.signal,
+        probe: (d) => {
+          setTimeout(() => abort.abort(), 300);
+          return probeInitialize(d, { cwd: rig().cwd, clientVersion: '0.0.0-test', signal: abort.signal });
+        },
+      }),
+      (e) => RegistryError.is(e, 'cancelled'),
+    );
+    assert.ok(Date.now() - started < 10_000, 'cancel did not wait for the slow initialize');
+    assert.equal(fs.existsSync(path.join(rig().layout.agentsDir, 'scripted', '3.0.0')), false);
     assert.deepEqual(rig().leftovers(), []);
   });
 
