@@ -56,4 +56,7 @@ function run(job: Job): { ok: true; bytes: number } | { ok: false; message: stri
   }
 }
 
+// seek-bzip allocates with `new Buffer(n)` (zero-filled since Node 8, so safe) and Node prints
+// DEP0005 for it; in this worker thread only, that warning would just be noise in the host's log.
+process.noDeprecation = true;
 parentPort?.postMessage(run(workerData as Job));

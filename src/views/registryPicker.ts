@@ -127,14 +127,15 @@ export async function pickRegistryAgent(o: PickerOptions): Promise<RegistryPick 
     }));
     qp.items = [hermes, { label: vscode.l10n.t('Registry agents'), kind: vscode.QuickPickItemKind.Separator }, ...agents];
   } catch (e) {
-    qp.hide();
+    qp.dispose();
     throw e;
-  } finally {
-    qp.busy = false;
   }
-  const result = await chosen;
-  qp.dispose();
-  return result;
+  qp.busy = false;
+  try {
+    return await chosen;
+  } finally {
+    qp.dispose();
+  }
 }
 
 export type RegistryAction = 'update' | 'chat' | 'reinstall' | 'remove';

@@ -2,10 +2,11 @@ import * as assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { bunzip2File } from '../../../src/registry/bunzip2';
 import { install, manifestName, type InstalledAgent } from '../../../src/registry/installer';
 import { RegistryError, type RegistryErrorKind } from '../../../src/registry/registryErrors';
 import { definitionOf } from '../../../src/registry/updater';
-import { fixturesDir } from '../../support/paths';
+import { fixturesDir, repoRoot } from '../../support/paths';
 import { binaryEntry, rawLauncher, scriptedCmd, scriptedRelease, sha256, tar, tarGz, zip, type Member } from '../../support/registryFixtures';
 import { thisPlatform, useRegistryRig } from './registryRig';
 
@@ -66,6 +67,15 @@ suite('registry binary installs over a loopback server', function () {
     const raw = await installArchive('scripted-agent-linux', Buffer.from(rawLauncher()), { id: 'raw', cmd: './scripted-agent' });
     assert.equal(raw.command, path.join(rig().layout.agentsDir, 'raw', '1.0.0', 'scripted-agent'));
     await assertStarts(raw);
+  });
+
+  test('the bundled bzip2 worker the extension ships (dist/bunzip2Worker.js) decompresses the same release', async () => {
+    const out = path.join(rig().storage, 'hello.tar');
+    const bytes = await bunzip2File(path.join(fixturesDir, 'registry', 'hello-1.0.0.tar.bz2'), out, 1e6, undefined, path.join(repoRoot, 'dist', 'bunzip2Worker.js'));
+    assert.equal(bytes, fs.statSync(out).size);
+    assert.ok(fs.readFileSync(out).includes('hello from a tar.bz2 release'));
+    await assert.rejects(bunzip2File(path.join(fixturesDir, 'registry', 'hello-1.0.0.tar.bz2'), `${out}.small`, 100, undefined, path.join(repoRoot, 'dist', 'bunzip2Worker.js')), (e) => RegistryError.is(e, 'tooLarge'));
+    assert.equal(fs.existsSync(`${out}.small`), false, 'no partial output');
   });
 
   test('a reinstall of the same version replaces the folder only once the new copy is complete', async () => {
