@@ -9,7 +9,7 @@ import type { ChatManager } from './chatManager';
 import type { ChatViewProvider } from './chatViewProvider';
 import { RegistryCommandIds } from './commandIds';
 import type { Configuration } from './configuration';
-import { pickAction, pickRegistryAgent } from './registryPicker';
+import { pickAction, pickRegistryAgent, type RegistryListing } from './registryPicker';
 import { RegistryInstaller, availableTools } from './registryInstall';
 
 export interface RegistryCommandDeps {
@@ -60,7 +60,7 @@ export function registerRegistryCommands(deps: RegistryCommandDeps): vscode.Disp
     startChat,
   });
 
-  const load = async (): Promise<Awaited<ReturnType<Parameters<typeof pickRegistryAgent>[0]['load']>>> => {
+  const load = async (): Promise<RegistryListing> => {
     const snapshot = await loadRegistry(registryUrl(), { cacheFile: layout.cacheFile });
     if (snapshot.fromCache) {
       deps.log.warn(`registry ${snapshot.url}: using the copy saved ${new Date(snapshot.fetchedAt).toISOString()}: ${snapshot.fetchError ?? ''}`);

@@ -75,8 +75,15 @@ async function icons(catalog: Catalog, iconsDir: string, budgetMs: number): Prom
   return found;
 }
 
+/** The registry as read now, turned into the list for this machine. */
+export interface RegistryListing {
+  readonly snapshot: RegistrySnapshot;
+  readonly catalog: Catalog;
+  readonly platform: string | undefined;
+}
+
 export interface PickerOptions {
-  readonly load: () => Promise<{ snapshot: RegistrySnapshot; catalog: Catalog; platform: string | undefined }>;
+  readonly load: () => Promise<RegistryListing>;
   readonly iconsDir: string;
   readonly hermesIcon: vscode.Uri;
 }
