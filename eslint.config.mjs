@@ -3,7 +3,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 const vscodeBan = {
-  paths: [{ name: 'vscode', message: 'The core (src/acp, src/session, src/protocol, src/changes, src/cli, src/transports) must not import vscode.' }],
+  paths: [{ name: 'vscode', message: 'The core (src/acp, src/session, src/protocol, src/changes, src/registry, src/cli, src/transports) must not import vscode.' }],
 };
 
 export default tseslint.config(
@@ -31,7 +31,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['src/acp/**', 'src/session/**', 'src/protocol/**', 'src/cli/**', 'src/util/**', 'src/changes/**'],
+    files: ['src/acp/**', 'src/session/**', 'src/protocol/**', 'src/cli/**', 'src/util/**', 'src/changes/**', 'src/registry/**'],
     rules: { 'no-restricted-imports': ['error', vscodeBan] },
   },
   {

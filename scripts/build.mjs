@@ -47,6 +47,15 @@ const builds = [
     banner: { js: '#!/usr/bin/env node' },
   },
   {
+    // The bzip2 decompressor's worker thread (src/registry/bunzip2.ts loads it from next to the extension).
+    ...common,
+    entryPoints: { bunzip2Worker: 'src/registry/bunzip2Worker.ts' },
+    outdir: 'dist',
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+  },
+  {
     ...common,
     entryPoints: { scriptedAgent: 'test/agents/scriptedAgent.ts' },
     outdir: 'dist/agents',

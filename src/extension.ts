@@ -5,6 +5,7 @@ import { ChatManager } from './views/chatManager';
 import { ChatPanel } from './views/chatPanel';
 import { ChatViewProvider } from './views/chatViewProvider';
 import { registerCommands } from './views/commands';
+import { registerRegistryCommands } from './views/registryCommands';
 import { ViewId } from './views/commandIds';
 import { Configuration } from './views/configuration';
 import { StatusBar } from './views/statusBar';
@@ -74,6 +75,7 @@ export function activate(context: vscode.ExtensionContext): HermesApi {
     changes,
     vscode.window.registerWebviewViewProvider(ViewId.chat, chatView),
     ...registerCommands({ extensionUri: context.extensionUri, manager, chatView, config, traffic }),
+    ...registerRegistryCommands({ context, manager, chatView, config, log: traffic.channel, extensionVersion: typeof version === 'string' ? version : '0.0.0' }),
   );
   return { manager, chatView, statusBar, changes, activationMs: performance.now() - started };
 }

@@ -15,6 +15,9 @@ export interface AgentDefinition {
   readonly env: Readonly<Record<string, string>>;
   /** The built-in scripted agent standing in for a missing one; labelled "Demo" everywhere. */
   readonly demo?: boolean;
+  /** Installed from the ACP Registry (`src/registry`), at the pinned `version`. */
+  readonly source?: 'registry';
+  readonly version?: string;
 }
 
 export type AgentState =

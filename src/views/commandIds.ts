@@ -38,6 +38,11 @@ export const ChangesCommandIds = {
   clearChanges: 'hermes.clearChanges',
 } as const;
 
+/** The ACP Registry's command, registered by `registerRegistryCommands` (src/views/registryCommands.ts). */
+export const RegistryCommandIds = {
+  addAgentFromRegistry: 'hermes.addAgentFromRegistry',
+} as const;
+
 export type CommandIdValue = (typeof CommandId)[keyof typeof CommandId];
 
 export const ViewId = {

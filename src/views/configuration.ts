@@ -127,5 +127,7 @@ function parseAgent(item: unknown): AgentDefinition | undefined {
       }
     }
   }
-  return { id: item.id, name: typeof item.name === 'string' && item.name !== '' ? item.name : item.id, command: item.command, args, env };
+  const def = { id: item.id, name: typeof item.name === 'string' && item.name !== '' ? item.name : item.id, command: item.command, args, env };
+  // An entry the registry installed: its pinned version drives the "update available" mark.
+  return item.source === 'registry' ? { ...def, source: 'registry', ...(typeof item.version === 'string' ? { version: item.version } : {}) } : def;
 }

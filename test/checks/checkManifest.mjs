@@ -26,7 +26,7 @@ for (const c of declared) {
 for (const c of pkg.contributes.commands) {
   if (c.category !== 'Hermes') problems.push(`command ${c.command} lacks category "Hermes"`);
 }
-for (const key of ['hermes.agents', 'hermes.defaultAgent']) {
+for (const key of ['hermes.agents', 'hermes.defaultAgent', 'hermes.registry.url']) {
   if (pkg.contributes.configuration.properties[key]?.scope !== 'machine') problems.push(`${key} must be machine-scoped`);
 }
 for (const [key, prop] of Object.entries(pkg.contributes.configuration.properties)) {

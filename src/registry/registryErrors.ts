@@ -1,0 +1,42 @@
+/** What went wrong while reading the registry or installing from it (the message says it for the user). */
+export type RegistryErrorKind =
+  | 'unreachable'
+  | 'invalidEntry'
+  | 'urlRefused'
+  | 'download'
+  | 'timeout'
+  | 'tooLarge'
+  | 'sizeMismatch'
+  | 'checksum'
+  | 'unsafeArchive'
+  | 'corruptArchive'
+  | 'unsupportedArchive'
+  | 'cmdOutside'
+  | 'cmdMissing'
+  | 'cancelled'
+  | 'startFailed';
+
+export class RegistryError extends Error {
+  override readonly name = 'RegistryError';
+  constructor(
+    readonly kind: RegistryErrorKind,
+    message: string,
+  ) {
+    super(message);
+  }
+
+  /** By name, so it holds across bundles (the extension and its tests load separate copies). */
+  static is(e: unknown, kind?: RegistryErrorKind): e is RegistryError {
+    return e instanceof Error && e.name === 'RegistryError' && (kind === undefined || (e as RegistryError).kind === kind);
+  }
+}
+
+export function cancelled(): RegistryError {
+  return new RegistryError('cancelled', 'Cancelled.');
+}
+
+export function throwIfAborted(signal: AbortSignal | undefined): void {
+  if (signal?.aborted === true) {
+    throw cancelled();
+  }
+}
