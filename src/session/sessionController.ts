@@ -5,7 +5,8 @@ import { Emitter } from '../util/emitter';
 import { isObject } from '../util/json';
 import type { AgentConnection } from './agentConnection';
 import type { PermissionOutcome, SessionAction } from './sessionActions';
-import { findPermissionTool, reduceSession } from './sessionReducer';
+import { reduceSession } from './sessionReducer';
+import { findPermissionTool } from './slices/toolSlice';
 import {
   finishedToolStatuses,
   initialSessionState,
