@@ -65,7 +65,6 @@ export type SessionAction =
   | { readonly type: 'modeChanged'; readonly modeId: string }
   | { readonly type: 'modelChanged'; readonly modelId: string }
   | { readonly type: 'configOptionsChanged'; readonly configOptions: readonly acp.SessionConfigOption[] }
-  | { readonly type: 'sessionClosed' }
   /** A fork starts from (part of) another chat's transcript, shown as it was. */
   | { readonly type: 'transcriptCopied'; readonly entries: readonly Entry[] };
 

@@ -247,8 +247,9 @@ export class SessionController implements Disposable {
       toolCall: request.toolCall,
       options: request.options,
     });
-    if (this.stateValue.turn?.cancelRequested === true || this.stateValue.phase === 'exited' || this.stateValue.phase === 'closed') {
-      // Requests arriving after session/cancel are answered `cancelled` too (recommendation, reference §8).
+    if (this.stateValue.turn?.cancelRequested === true || this.stateValue.phase === 'exited') {
+      // Requests arriving after session/cancel are answered `cancelled` too: ACP prompt-turn only says pending
+      // ones MUST be, but nobody is left to answer a later one.
       this.settlePermission(requestId, { kind: 'cancelled' }, 'turn cancelled');
       return deferred.promise;
     }
@@ -304,7 +305,7 @@ export class SessionController implements Disposable {
     for (const requestId of [...this.pending.keys()]) {
       this.settlePermission(requestId, { kind: 'cancelled' }, 'agent exited');
     }
-    if (this.stateValue.phase === 'exited' || this.stateValue.phase === 'closed') {
+    if (this.stateValue.phase === 'exited') {
       return;
     }
     this.subscription?.dispose();

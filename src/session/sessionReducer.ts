@@ -46,7 +46,6 @@ export function reduceSession(state: SessionState, action: SessionAction): Sessi
     case 'modelChanged':
     case 'configOptionsChanged':
     case 'transcriptCopied':
-    case 'sessionClosed':
       return reduceSessionInfo(state, action);
   }
 }

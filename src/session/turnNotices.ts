@@ -29,8 +29,8 @@ export interface TurnFacts {
  * What to tell the user once a turn ended, and which prompt the agent holds afterwards.
  *
  * Hermes reports provider failures as the reply text with `end_turn` and keeps the failed prompt:
- * the next message is sent merged with it (reference/hermes-acp.md §11, fixtures/hermes/ratelimit:
- * the follow-up `[plain]` prompt hit the same 429). It does the same with a cancelled prompt (§10).
+ * the next message is sent merged with it (Hermes 0.19 `acp_adapter/server.py`; test/fixtures/hermes/ratelimit.jsonl:
+ * the follow-up `[plain]` prompt hit the same 429). It does the same with a cancelled prompt.
  * So after a failure the chat says the prompt will be sent again and offers a fresh session forked
  * from before the first prompt still held.
  */
@@ -65,7 +65,7 @@ export function afterTurn(facts: TurnFacts): { readonly notices: readonly TurnNo
       return { notices: [], held: quirks.mergesCancelledPrompt ? held : undefined };
     case 'refusal':
       if (!turnEntries.some((e) => e.kind === 'assistant' || e.kind === 'tool')) {
-        // Hermes answers a prompt to a session it lost with a bare `refusal` (reference §3).
+        // Hermes 0.19 answers a prompt to a session it does not know with a bare `refusal` (observed).
         return {
           notices: [
             {
@@ -101,7 +101,7 @@ export function heldPromptNotice(agentName: string, held: string, why: string): 
 
 /**
  * A session opened from the history whose last prompt has no reply: Hermes replays a turn the
- * provider failed as the prompt alone (reference/hermes-acp.md §9; fixtures/hermes/load.jsonl ends
+ * provider failed as the prompt alone (Hermes 0.19; test/fixtures/hermes/load.jsonl ends
  * with `[error500] boom`) and still holds it, so the next message is sent merged with it.
  */
 export function heldAfterLoad(entries: readonly Entry[], quirks: AgentQuirks, agentName: string): { readonly notice: TurnNotice; readonly held: string } | undefined {

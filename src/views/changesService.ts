@@ -386,8 +386,7 @@ export class ChangesService implements vscode.Disposable {
       case 'turnFailed':
         void this.finishTurn(s, a.turnId);
         return;
-      case 'agentExited':
-      case 'sessionClosed': {
+      case 'agentExited': {
         const running = s.tracker.runningTurnId;
         if (running !== undefined) {
           void this.finishTurn(s, running);

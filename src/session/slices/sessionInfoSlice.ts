@@ -18,8 +18,7 @@ export type SessionInfoAction = Extract<
       | 'modeChanged'
       | 'modelChanged'
       | 'configOptionsChanged'
-      | 'transcriptCopied'
-      | 'sessionClosed';
+      | 'transcriptCopied';
   }
 >;
 
@@ -93,10 +92,6 @@ export function reduceSessionInfo(state: SessionState, action: SessionInfoAction
       return { ...state, configOptions: action.configOptions };
     case 'transcriptCopied':
       return { ...state, entries: [...action.entries, ...state.entries] };
-    case 'sessionClosed': {
-      const { turn: _t, ...rest } = state;
-      return { ...rest, phase: 'closed' };
-    }
   }
 }
 
