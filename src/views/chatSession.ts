@@ -9,9 +9,9 @@ import { defaultQuirks } from '../session/sessionState';
 import { afterTurn, heldAfterLoad } from '../session/turnNotices';
 import { DisposableStore, type Disposable } from '../util/disposable';
 import { Emitter } from '../util/emitter';
-import { ContextNotes, type ContextNoteSummary } from './contextNotes';
-import type { AgentSettingsScope } from './settingsScope';
-import { describeStartError } from './startErrors';
+import { ContextNotes, type ContextNoteSummary } from '../app/contextNotes';
+import type { AgentSettingsScope } from '../app/settingsScope';
+import { describeStartError } from '../app/startErrors';
 
 /** Asks before an agent process is started (untrusted workspaces). */
 export interface SpawnConsent {

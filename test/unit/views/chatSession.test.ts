@@ -8,7 +8,7 @@ import * as path from 'node:path';
 import { AgentHost, type AgentDefinition } from '../../../src/acp/agentHost';
 import type { Entry, NoticeEntry } from '../../../src/session/sessionState';
 import { ChatSession } from '../../../src/views/chatSession';
-import { scopeFor } from '../../../src/views/settingsScope';
+import { scopeFor } from '../../../src/app/settingsScope';
 import { tempWorkspace } from '../../support/agentStack';
 import { recorded, writeFixture } from '../../support/composedFixture';
 import { replayAgentPath, scriptedAgentPath } from '../../support/paths';
