@@ -1,4 +1,4 @@
-import { formatMessage, type Localize } from './l10n';
+import { formatMessage, type Localize } from '../util/l10n';
 
 /**
  * Where this window reads the agent commands (`hermes.agents`, `hermes.defaultAgent`) from.

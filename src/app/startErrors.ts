@@ -1,7 +1,7 @@
 import type { AgentDefinition } from '../acp/agentHost';
 import { AgentExitedError, AgentNotFoundError, AgentProtocolError, AgentSpawnError, AgentTimeoutError, describeError, describeRpcError, isRpcError, RpcCode } from '../acp/errors';
 import type { NoticeAction } from '../session/sessionState';
-import { formatMessage, type Localize } from './l10n';
+import { formatMessage, type Localize } from '../util/l10n';
 import { scopeName, type AgentSettingsScope } from './settingsScope';
 
 export interface StartErrorNotice {

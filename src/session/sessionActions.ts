@@ -41,7 +41,16 @@ export type SessionAction =
     }
   | { readonly type: 'cancelRequested'; readonly at: number }
   | { readonly type: 'turnEnded'; readonly turnId: number; readonly id: string; readonly at: number; readonly stopReason: acp.StopReason; readonly usage?: unknown }
-  | { readonly type: 'turnFailed'; readonly turnId: number; readonly id: string; readonly noticeId: string; readonly at: number; readonly error: string }
+  | {
+      readonly type: 'turnFailed';
+      readonly turnId: number;
+      readonly id: string;
+      readonly noticeId: string;
+      readonly at: number;
+      readonly error: string;
+      /** The notice's title (localized by whoever dispatches). */
+      readonly title: string;
+    }
   | {
       readonly type: 'agentExited';
       readonly id: string;

@@ -3,6 +3,7 @@ import { Deferred } from '../util/deferred';
 import type { Disposable } from '../util/disposable';
 import { Emitter } from '../util/emitter';
 import { isObject } from '../util/json';
+import { formatMessage, type Localize } from '../util/l10n';
 import type { AgentConnection } from './agentConnection';
 import type { PermissionOutcome, SessionAction } from './sessionActions';
 import { reduceSession } from './sessionReducer';
@@ -47,6 +48,8 @@ export interface SessionControllerDeps {
   readonly newId: () => string;
   readonly mcpServers?: acp.McpServer[];
   readonly permissions?: PermissionDecider;
+  /** The notices the controller itself adds (`vscode.l10n.t` in the extension). */
+  readonly t?: Localize;
 }
 
 interface PendingRequest {
@@ -195,7 +198,7 @@ export class SessionController implements Disposable {
       throw new Error(`Cannot send a prompt while the session is ${this.stateValue.phase}.`);
     }
     if (this.stateValue.cancelledPromptPending === true) {
-      this.addNotice('info', 'The agent will combine this message with the cancelled one.', 'Hermes prefixes the interrupted prompt to the next message it receives.');
+      this.addNotice('info', this.t('The agent will combine this message with the cancelled one.'), this.t('Hermes prefixes the interrupted prompt to the next message it receives.'));
     }
     const turnId = ++this.turnCounter;
     this.dispatch({ type: 'promptSubmitted', turnId, id: this.deps.newId(), at: this.deps.now(), blocks });
@@ -207,7 +210,15 @@ export class SessionController implements Disposable {
       if (this.connection.isClosed) {
         return { kind: 'interrupted', error };
       }
-      this.dispatch({ type: 'turnFailed', turnId, id: this.deps.newId(), noticeId: this.deps.newId(), at: this.deps.now(), error: describe(error) });
+      this.dispatch({
+        type: 'turnFailed',
+        turnId,
+        id: this.deps.newId(),
+        noticeId: this.deps.newId(),
+        at: this.deps.now(),
+        error: describe(error),
+        title: this.t('The agent could not complete this turn.'),
+      });
       return { kind: 'failed', error };
     } finally {
       this.settleTurnPermissions(turnId, 'the turn ended first');
@@ -363,6 +374,10 @@ export class SessionController implements Disposable {
     this.onDidChangeEmitter.dispose();
     this.onPermissionRequestedEmitter.dispose();
     this.onPermissionSettledEmitter.dispose();
+  }
+
+  private get t(): Localize {
+    return this.deps.t ?? formatMessage;
   }
 
   private requireSession(): string {

@@ -13,7 +13,7 @@ import type { SessionChange } from '../session/sessionController';
 import { Emitter } from '../util/emitter';
 import { displayLabel, notificationLabel } from '../util/displayText';
 import type { ChatManager } from './chatManager';
-import type { ChatSession } from './chatSession';
+import type { ChatSession } from '../app/chatSession';
 import { ChangesContextKey } from './changesIds';
 import type { WriteRecord } from './workspaceFileSystem';
 

@@ -13,7 +13,7 @@ import { TerminalManager } from '../acp/terminals';
 import { WorkspaceBoundary } from '../acp/workspaceBoundary';
 import type { PendingPermission } from '../session/sessionController';
 import type { PermissionRule } from '../session/permissionPolicy';
-import { ChatSession, type SpawnConsent } from './chatSession';
+import { ChatSession, type SpawnConsent } from '../app/chatSession';
 import { DiffReviewer } from './diffReview';
 import { WorkspaceFileSystem, type WriteRecord } from './workspaceFileSystem';
 import { CommandId } from './commandIds';
@@ -218,6 +218,7 @@ export class ChatManager implements vscode.Disposable {
       host: this.hostFor(def),
       cwd: this.workspaceRoot,
       consent: this.options.consent,
+      t: vscode.l10n.t,
       rules: () => [...this.workspaceRules(), ...this.options.config.permissionRules().rules],
       rememberAlways: () => this.options.config.rememberAlways(),
       rememberForWorkspace: (rule) => void this.options.workspaceState.update(this.workspaceRulesKey, [...this.workspaceRules(), rule]),

@@ -2,7 +2,7 @@ import * as vscode from 'vscode';
 import { toMarkdown } from '../session/transcript';
 import { ChatPanel } from './chatPanel';
 import type { ChatManager } from './chatManager';
-import type { ChatSession } from './chatSession';
+import type { ChatSession } from '../app/chatSession';
 import type { ChatViewProvider } from './chatViewProvider';
 import { CommandId, type CommandIdValue } from './commandIds';
 import type { Configuration } from './configuration';

@@ -2,7 +2,7 @@ import * as path from 'node:path';
 import type * as acp from '@agentclientprotocol/sdk';
 import * as vscode from 'vscode';
 import { pickOption } from '../session/permissionPolicy';
-import type { ChatSession } from './chatSession';
+import type { ChatSession } from '../app/chatSession';
 import { ContextKey } from './commandIds';
 
 /** Read-only virtual documents holding what the agent proposes. */

@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import type { SpawnConsent } from './chatSession';
+import type { SpawnConsent } from '../app/chatSession';
 
 /**
  * Workspace trust: in an untrusted workspace no agent process starts without the user's explicit

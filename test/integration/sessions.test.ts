@@ -4,7 +4,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { promptBlocks } from '../../src/views/chatManager';
-import type { ChatSession } from '../../src/views/chatSession';
+import type { ChatSession } from '../../src/app/chatSession';
 import { api, isAlive, lastAssistantText, useScriptedAgent, waitFor } from './support';
 
 function userTexts(chat: ChatSession): string[] {

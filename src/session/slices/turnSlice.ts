@@ -79,7 +79,7 @@ export function reduceTurn(state: SessionState, action: TurnAction): SessionStat
           kind: 'notice',
           id: action.noticeId,
           level: 'error',
-          title: 'The agent could not complete this turn.',
+          title: action.title,
           detail: action.error,
           actions: ['showTraffic'],
           at: action.at,

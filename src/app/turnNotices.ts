@@ -1,6 +1,7 @@
-import { detectProviderFailureText } from './providerErrors';
-import type { TurnResult } from './sessionController';
-import type { AgentQuirks, Entry, NoticeAction, NoticeLevel } from './sessionState';
+import { detectProviderFailureText } from '../session/providerErrors';
+import type { TurnResult } from '../session/sessionController';
+import type { AgentQuirks, Entry, NoticeAction, NoticeLevel } from '../session/sessionState';
+import { formatMessage, type Localize } from '../util/l10n';
 
 /** A notice the chat adds after a turn. */
 export interface TurnNotice {
@@ -23,6 +24,7 @@ export interface TurnFacts {
    * entry): the agent puts it in front of the next message, so a fresh start has to fork before it.
    */
   readonly held: string | undefined;
+  readonly t?: Localize;
 }
 
 /**
@@ -36,6 +38,7 @@ export interface TurnFacts {
  */
 export function afterTurn(facts: TurnFacts): { readonly notices: readonly TurnNotice[]; readonly held: string | undefined } {
   const { result, turnEntries, quirks, agentName } = facts;
+  const t = facts.t ?? formatMessage;
   if (result.kind !== 'ended') {
     return { notices: [], held: facts.held };
   }
@@ -50,15 +53,20 @@ export function afterTurn(facts: TurnFacts): { readonly notices: readonly TurnNo
       const notices: TurnNotice[] = [
         {
           level: 'warning',
-          title: `The model provider failed${failure.httpStatus !== undefined ? ` (HTTP ${failure.httpStatus})` : ''}: that reply is an error report, not an answer.`,
-          detail: failure.transient ? 'It is usually temporary (rate limit, overload, server error); try again in a moment.' : 'Check the provider configuration (Set Up Provider).',
+          title:
+            failure.httpStatus !== undefined
+              ? t('The model provider failed (HTTP {0}): that reply is an error report, not an answer.', failure.httpStatus)
+              : t('The model provider failed: that reply is an error report, not an answer.'),
+          detail: failure.transient
+            ? t('It is usually temporary (rate limit, overload, server error); try again in a moment.')
+            : t('Check the provider configuration (Set Up Provider).'),
           actions: failure.transient ? ['showTraffic'] : ['setupProvider', 'showTraffic'],
         },
       ];
       if (quirks.mergesFailedPrompt !== true || held === undefined) {
         return { notices, held: undefined };
       }
-      notices.push(heldPromptNotice(agentName, held, `${agentName} keeps the failed prompt`));
+      notices.push(heldPromptNotice(agentName, held, t('{0} keeps the failed prompt', agentName), t));
       return { notices, held };
     }
     case 'cancelled':
@@ -70,8 +78,8 @@ export function afterTurn(facts: TurnFacts): { readonly notices: readonly TurnNo
           notices: [
             {
               level: 'warning',
-              title: `${agentName} refused the prompt without a reply: the session was probably not found on the agent.`,
-              detail: 'Start a new session to continue; this transcript stays here.',
+              title: t('{0} refused the prompt without a reply: the session was probably not found on the agent.', agentName),
+              detail: t('Start a new session to continue; this transcript stays here.'),
               actions: ['newSession'],
             },
           ],
@@ -90,11 +98,14 @@ function lastReplyText(entries: readonly Entry[]): string {
 }
 
 /** "<agent> will send this message again with your next one.", with "Start fresh from here" before `held`. */
-export function heldPromptNotice(agentName: string, held: string, why: string): TurnNotice {
+export function heldPromptNotice(agentName: string, held: string, why: string, t: Localize = formatMessage): TurnNotice {
   return {
     level: 'info',
-    title: `${agentName} will send this message again with your next one.`,
-    detail: `${why} and sends it in front of your next message (forks of this session keep it too), so it can fail again. To leave it behind, start a fresh session from before it.`,
+    title: t('{0} will send this message again with your next one.', agentName),
+    detail: t(
+      '{0} and sends it in front of your next message (forks of this session keep it too), so it can fail again. To leave it behind, start a fresh session from before it.',
+      why,
+    ),
     forkFrom: held,
   };
 }
@@ -104,10 +115,15 @@ export function heldPromptNotice(agentName: string, held: string, why: string): 
  * provider failed as the prompt alone (Hermes 0.19; test/fixtures/hermes/load.jsonl ends
  * with `[error500] boom`) and still holds it, so the next message is sent merged with it.
  */
-export function heldAfterLoad(entries: readonly Entry[], quirks: AgentQuirks, agentName: string): { readonly notice: TurnNotice; readonly held: string } | undefined {
+export function heldAfterLoad(
+  entries: readonly Entry[],
+  quirks: AgentQuirks,
+  agentName: string,
+  t: Localize = formatMessage,
+): { readonly notice: TurnNotice; readonly held: string } | undefined {
   const last = entries.filter((e) => e.kind === 'user' || e.kind === 'assistant' || e.kind === 'tool').at(-1);
   if (quirks.mergesFailedPrompt !== true || last?.kind !== 'user' || last.origin !== 'replay') {
     return undefined;
   }
-  return { notice: heldPromptNotice(agentName, last.id, `The last prompt of this session got no reply; ${agentName} keeps it`), held: last.id };
+  return { notice: heldPromptNotice(agentName, last.id, t('The last prompt of this session got no reply; {0} keeps it', agentName), t), held: last.id };
 }

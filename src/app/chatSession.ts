@@ -1,17 +1,18 @@
 import type * as acp from '@agentclientprotocol/sdk';
 import type { AgentHost } from '../acp/agentHost';
 import type { AcpClient } from '../acp/acpConnection';
-import { describeError } from '../acp/errors';
+import { describeError, type AgentExitedError } from '../acp/errors';
 import { quirksFor } from '../session/agentQuirks';
 import { PermissionPolicy, requestFacts, type PermissionRule } from '../session/permissionPolicy';
 import { SessionController, type PermissionDecider, type TurnResult } from '../session/sessionController';
 import { defaultQuirks } from '../session/sessionState';
-import { afterTurn, heldAfterLoad } from '../session/turnNotices';
+import { afterTurn, heldAfterLoad } from './turnNotices';
 import { DisposableStore, type Disposable } from '../util/disposable';
+import type { Localize } from '../util/l10n';
 import { Emitter } from '../util/emitter';
-import { ContextNotes, type ContextNoteSummary } from '../app/contextNotes';
-import type { AgentSettingsScope } from '../app/settingsScope';
-import { describeStartError } from '../app/startErrors';
+import { ContextNotes, type ContextNoteSummary } from './contextNotes';
+import type { AgentSettingsScope } from './settingsScope';
+import { describeStartError } from './startErrors';
 
 /** Asks before an agent process is started (untrusted workspaces). */
 export interface SpawnConsent {
@@ -22,6 +23,8 @@ export interface ChatSessionOptions {
   readonly host: AgentHost;
   readonly cwd: string;
   readonly consent: SpawnConsent;
+  /** Every notice and status line of the chat goes through it (`vscode.l10n.t` in the extension). */
+  readonly t: Localize;
   readonly now?: () => number;
   /** The client-side rules (settings, and answers remembered for the workspace). */
   readonly rules?: () => readonly PermissionRule[];
@@ -79,6 +82,7 @@ export class ChatSession implements Disposable {
       now: this.now,
       newId: () => `${this.id}-e${++this.entryCounter}`,
       permissions: decider,
+      t: options.t,
     });
     this.disposables.add(this.controller.onDidChange(() => this.onDidChangeEmitter.fire()));
     this.disposables.add(this.controller.onPermissionRequested((p) => this.armPermissionDeadline(p.requestId)));
@@ -86,9 +90,9 @@ export class ChatSession implements Disposable {
     this.disposables.add(
       options.host.onDidExit((exit) => {
         if (!exit.expected) {
-          this.controller.agentExited(exit.message, exit.stderrTail);
+          this.controller.agentExited(exitTitle(exit, options.t), exit.stderrTail);
         } else {
-          this.controller.agentExited(this.restartRequested ? `Restarting ${this.agentName}…` : 'The agent was stopped.', '', true);
+          this.controller.agentExited(this.restartRequested ? options.t('Restarting {0}…', this.agentName) : options.t('The agent was stopped.'), '', true);
         }
         this.restartRequested = false;
       }),
@@ -167,7 +171,7 @@ export class ChatSession implements Disposable {
     const before = this.controller.state.entries.length;
     const result = await this.controller.prompt(blocks, context);
     const state = this.controller.state;
-    const after = afterTurn({ result, turnEntries: state.entries.slice(before), quirks: state.quirks, agentName: this.agentName, held: this.heldPrompt });
+    const after = afterTurn({ result, turnEntries: state.entries.slice(before), quirks: state.quirks, agentName: this.agentName, held: this.heldPrompt, t: this.options.t });
     this.heldPrompt = after.held;
     for (const n of after.notices) {
       this.controller.addNotice(n.level, n.title, n.detail, n.actions, n.forkFrom);
@@ -181,7 +185,7 @@ export class ChatSession implements Disposable {
    */
   noteRestart(): void {
     this.restartRequested = this.controller.hasConnection;
-    this.setStatus(this.restartRequested ? `Restarting ${this.agentName}…` : this.statusValue);
+    this.setStatus(this.restartRequested ? this.options.t('Restarting {0}…', this.agentName) : this.statusValue);
   }
 
   /** A title the chat shows until the agent names the session (a fork, a session from the list). */
@@ -269,7 +273,7 @@ export class ChatSession implements Disposable {
       return false;
     }
     const state = this.controller.state;
-    const held = heldAfterLoad(state.entries, state.quirks, this.agentName);
+    const held = heldAfterLoad(state.entries, state.quirks, this.agentName, this.options.t);
     if (held !== undefined) {
       this.heldPrompt = held.held;
       this.controller.addNotice(held.notice.level, held.notice.title, held.notice.detail, held.notice.actions, held.notice.forkFrom);
@@ -297,7 +301,7 @@ export class ChatSession implements Disposable {
     if (previous !== undefined) {
       return this.restore(client, previous);
     }
-    this.setStatus(`Starting a session with ${this.agentName}…`);
+    this.setStatus(this.options.t('Starting a session with {0}…', this.agentName));
     try {
       await this.controller.start();
       return true;
@@ -314,12 +318,12 @@ export class ChatSession implements Disposable {
     if (host.state.kind !== 'ready' && !(await this.options.consent.allow(this.agentName))) {
       this.controller.addNotice(
         'warning',
-        `${this.agentName} was not started: this workspace is not trusted.`,
-        'Agents can read and change files and run commands. Trust the workspace, or allow this agent when asked.',
+        this.options.t('{0} was not started: this workspace is not trusted.', this.agentName),
+        this.options.t('Agents can read and change files and run commands. Trust the workspace, or allow this agent when asked.'),
       );
       return undefined;
     }
-    this.setStatus(`Starting ${this.agentName}…`);
+    this.setStatus(this.options.t('Starting {0}…', this.agentName));
     try {
       const client = await host.start();
       this.controller.useConnection(client, quirksFor(client.agent?.agentInfo));
@@ -338,24 +342,24 @@ export class ChatSession implements Disposable {
     const how = caps?.loadSession === true ? 'load' : caps?.sessionCapabilities?.resume !== undefined && caps.sessionCapabilities.resume !== null ? 'resume' : undefined;
     if (how === undefined) {
       this.readOnlyValue = true;
-      this.controller.addNotice('warning', `${this.agentName} cannot reopen sessions; this conversation is read-only.`, undefined, ['newSession']);
+      this.controller.addNotice('warning', this.options.t('{0} cannot reopen sessions; this conversation is read-only.', this.agentName), undefined, ['newSession']);
       this.onDidChangeEmitter.fire();
       return false;
     }
-    this.setStatus(`Restoring the conversation from ${this.agentName}…`);
+    this.setStatus(this.options.t('Restoring the conversation from {0}…', this.agentName));
     try {
       await this.controller.load(sessionId, how);
       this.readOnlyValue = false;
       if (!this.controller.state.entries.some((e) => e.kind === 'user' || e.kind === 'assistant')) {
         // Hermes answers a load of an unknown id with success and no history.
-        this.controller.addNotice('warning', `${this.agentName} returned no history for this session; it may not exist on this agent.`, undefined, ['newSession']);
+        this.controller.addNotice('warning', this.options.t('{0} returned no history for this session; it may not exist on this agent.', this.agentName), undefined, ['newSession']);
       }
       return true;
     } catch (e) {
       this.readOnlyValue = true;
       this.controller.addNotice(
         'error',
-        `${this.agentName} could not restore this session; the transcript is kept read-only.`,
+        this.options.t('{0} could not restore this session; the transcript is kept read-only.', this.agentName),
         describeError(e),
         ['newSession', 'showTraffic'],
       );
@@ -366,7 +370,7 @@ export class ChatSession implements Disposable {
   }
 
   private showStartError(e: unknown): void {
-    const n = describeStartError(e, this.options.host.definition, this.options.settingsScope?.());
+    const n = describeStartError(e, this.options.host.definition, this.options.settingsScope?.(), this.options.t);
     this.controller.addNotice('error', n.title, n.detail, n.actions);
   }
 
@@ -397,4 +401,9 @@ export class ChatSession implements Disposable {
       this.timers.delete(requestId);
     }
   }
+}
+
+/** How the chat says an exit nobody asked for (AgentExitedError's message, localized). */
+function exitTitle(exit: AgentExitedError, t: Localize): string {
+  return exit.signal !== null ? t('The agent was killed by {0}.', exit.signal) : t('The agent exited with code {0}.', String(exit.exitCode));
 }
