@@ -7,7 +7,7 @@ import { describeError } from '../acp/errors';
 import { notificationLabel } from '../util/displayText';
 import { toMarkdown } from '../session/transcript';
 import type { ViewContext } from '../session/viewProjection';
-import type { AttachmentView, HostMessage, MentionView, WebviewMessage } from '../protocol/webviewProtocol';
+import type { HostMessage, WebviewMessage } from '../protocol/webviewProtocol';
 import { Emitter } from '../util/emitter';
 import { TerminalManager } from '../acp/terminals';
 import { WorkspaceBoundary } from '../acp/workspaceBoundary';
@@ -19,6 +19,8 @@ import { WorkspaceFileSystem, type WriteRecord } from './workspaceFileSystem';
 import { CommandId } from './commandIds';
 import type { Configuration } from './configuration';
 import { agentSettingsScope, openAgentSettings } from './agentSetup';
+import { promptBlocks } from './promptAttachments';
+import { openLocation, searchWorkspaceFiles } from './workspaceFiles';
 import type { TrafficChannel } from './trafficChannel';
 
 /** A session this workspace knows of (history). */
@@ -733,98 +735,4 @@ The new message follows.
 
 function sameDefinition(a: AgentDefinition, b: AgentDefinition): boolean {
   return a.command === b.command && a.name === b.name && a.args.join('\0') === b.args.join('\0') && JSON.stringify(a.env) === JSON.stringify(b.env);
-}
-
-/**
- * The prompt: the text, plus each attachment as context — an embedded `resource` with the file's
- * (or selection's) text when the agent advertises `embeddedContext`, else a `resource_link` with an
- * absolute file URI (every agent must accept those).
- */
-export async function promptBlocks(text: string, attachments: readonly AttachmentView[], embedded: boolean, images = false): Promise<acp.ContentBlock[]> {
-  const blocks: acp.ContentBlock[] = [{ type: 'text', text }];
-  for (const a of attachments) {
-    if (a.image !== undefined) {
-      // ACP: image blocks only to agents that advertise promptCapabilities.image.
-      if (images) {
-        blocks.push({ type: 'image', mimeType: a.image.mimeType, data: a.image.data });
-      }
-      continue;
-    }
-    const fileUri = vscode.Uri.file(a.path);
-    const range = a.startLine !== undefined ? `#L${a.startLine}${a.endLine !== undefined ? `-L${a.endLine}` : ''}` : '';
-    const uri = `${fileUri.toString()}${range}`;
-    if (embedded) {
-      try {
-        const doc = await vscode.workspace.openTextDocument(fileUri);
-        const content =
-          a.startLine !== undefined
-            ? doc.getText(new vscode.Range(a.startLine - 1, 0, (a.endLine ?? a.startLine) - 1, Number.MAX_SAFE_INTEGER))
-            : doc.getText();
-        blocks.push({ type: 'resource', resource: { uri, text: content, mimeType: 'text/plain' } });
-        continue;
-      } catch {
-        // unreadable (binary, deleted): fall back to a link
-      }
-    }
-    blocks.push({ type: 'resource_link', uri, name: a.label });
-  }
-  return blocks;
-}
-
-let fileIndex: { at: number; files: Promise<vscode.Uri[]> } | undefined;
-
-/** `@` mentions: workspace files matching the query as a fuzzy subsequence, best first. */
-export async function searchWorkspaceFiles(query: string): Promise<MentionView[]> {
-  if (fileIndex === undefined || Date.now() - fileIndex.at > 10_000) {
-    fileIndex = { at: Date.now(), files: Promise.resolve(vscode.workspace.findFiles('**/*', '{**/node_modules/**,**/.git/**}', 20_000)) };
-  }
-  const files = await fileIndex.files;
-  const q = query.toLowerCase();
-  const scored: { score: number; uri: vscode.Uri; rel: string }[] = [];
-  for (const uri of files) {
-    const rel = vscode.workspace.asRelativePath(uri, false);
-    const score = fuzzyScore(q, rel.toLowerCase());
-    if (score > 0) {
-      scored.push({ score, uri, rel });
-    }
-  }
-  scored.sort((a, b) => b.score - a.score || a.rel.length - b.rel.length);
-  return scored.slice(0, 30).map(({ uri, rel }) => ({ path: uri.fsPath, label: path.basename(rel), detail: path.dirname(rel) === '.' ? '' : path.dirname(rel) }));
-}
-
-/** Subsequence match; consecutive and file-name matches score higher. 0 = no match. */
-export function fuzzyScore(query: string, target: string): number {
-  if (query === '') {
-    return 1;
-  }
-  let score = 0;
-  let ti = 0;
-  let run = 0;
-  const nameStart = target.lastIndexOf('/') + 1;
-  for (const ch of query) {
-    const found = target.indexOf(ch, ti);
-    if (found < 0) {
-      return 0;
-    }
-    run = found === ti ? run + 1 : 1;
-    score += run * 2 + (found >= nameStart ? 3 : 0);
-    ti = found + 1;
-  }
-  return score;
-}
-
-export async function openLocation(filePath: string, line?: number): Promise<void> {
-  if (!path.isAbsolute(filePath)) {
-    const root = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
-    if (root === undefined) {
-      return;
-    }
-    filePath = path.join(root, filePath);
-  }
-  const position = new vscode.Position(Math.max(0, (line ?? 1) - 1), 0);
-  try {
-    await vscode.window.showTextDocument(vscode.Uri.file(filePath), { selection: new vscode.Range(position, position), preview: true });
-  } catch (e) {
-    void vscode.window.showWarningMessage(vscode.l10n.t('Cannot open {0}: {1}', notificationLabel(filePath), notificationLabel(describeError(e), 500)));
-  }
 }

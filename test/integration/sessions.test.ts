@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { promptBlocks } from '../../src/views/chatManager';
+import { promptBlocks } from '../../src/views/promptAttachments';
 import type { ChatSession } from '../../src/app/chatSession';
 import { api, isAlive, lastAssistantText, useScriptedAgent, waitFor } from './support';
 
