@@ -14,13 +14,11 @@ import { WorkspaceBoundary } from '../acp/workspaceBoundary';
 import type { PendingPermission } from '../session/sessionController';
 import type { PermissionRule } from '../session/permissionPolicy';
 import { ChatSession, type SpawnConsent } from '../app/chatSession';
+import { ChatMessages } from './chatMessages';
 import { DiffReviewer } from './diffReview';
 import { WorkspaceFileSystem, type WriteRecord } from './workspaceFileSystem';
-import { CommandId } from './commandIds';
 import type { Configuration } from './configuration';
-import { agentSettingsScope, openAgentSettings } from './agentSetup';
-import { promptBlocks } from './promptAttachments';
-import { openLocation, searchWorkspaceFiles } from './workspaceFiles';
+import { agentSettingsScope } from './agentSetup';
 import type { TrafficChannel } from './trafficChannel';
 
 /** A session this workspace knows of (history). */
@@ -67,6 +65,7 @@ export class ChatManager implements vscode.Disposable {
   private readonly respawnTimers = new Set<NodeJS.Timeout>();
   private disposed = false;
   readonly reviewer = new DiffReviewer();
+  private readonly messages: ChatMessages;
   private readonly boundary = new WorkspaceBoundary(() => (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath));
   private readonly fileSystem: WorkspaceFileSystem;
   /** Terminals agents create through the client (`terminal/*`), shown live in tool cards. */
@@ -85,6 +84,7 @@ export class ChatManager implements vscode.Disposable {
   readonly onDidWrite = this.onDidWriteEmitter.event;
 
   constructor(private readonly options: ChatManagerOptions) {
+    this.messages = new ChatMessages(this, options.config);
     this.fileSystem = new WorkspaceFileSystem({
       boundary: this.boundary,
       maxReadBytes: 50 * 1024 * 1024,
@@ -339,95 +339,12 @@ export class ChatManager implements vscode.Disposable {
     chat: ChatSession,
     reply: (message: HostMessage) => void = () => undefined,
   ): void {
-    switch (message.type) {
-      case 'prompt/submit': {
-        const caps = chat.host.client?.agent?.agentCapabilities?.promptCapabilities;
-        void promptBlocks(message.text, message.attachments, caps?.embeddedContext === true, caps?.image === true).then((blocks) => chat.submit(blocks));
-        return;
-      }
-      case 'turn/cancel':
-        void chat.cancel();
-        return;
-      case 'permission/choose':
-        chat.choosePermission(message.requestId, message.optionId);
-        return;
-      case 'location/open':
-        void openLocation(message.path, message.line);
-        return;
-      case 'output/open':
-        void this.openOutput(chat, message.entryId, message.contentIndex);
-        return;
-      case 'diff/open':
-        void this.openDiff(chat, message.entryId, message.contentIndex, false);
-        return;
-      case 'notice/action':
-        void this.runNoticeAction(message.action, chat);
-        return;
-      case 'mode/set':
-        void this.guard(chat, () => chat.controller.setMode(message.modeId));
-        return;
-      case 'model/set':
-        void this.guard(chat, () => chat.controller.setModel(message.modelId));
-        return;
-      case 'config/set':
-        void this.guard(chat, () => chat.controller.setConfigOption(message.configId, message.value));
-        return;
-      case 'transcript/copy':
-        void vscode.env.clipboard.writeText(toMarkdown(chat.controller.state, { timings: true }));
-        return;
-      case 'fork/fromHere':
-        void this.forkAndOpen(chat, message.entryId);
-        return;
-      case 'composer/removeNote':
-        chat.removeContextNote(message.key);
-        return;
-      case 'turn/restore':
-        void vscode.commands.executeCommand('hermes.restoreTurn', chat.id, message.turnId);
-        return;
-      case 'turn/rewind':
-        void vscode.commands.executeCommand('hermes.rewindTurn', chat.id, message.turnId);
-        return;
-      case 'request/call':
-        void searchWorkspaceFiles(message.call.params.query).then(
-          (value) => reply({ type: 'request/result', id: message.id, ok: true, value }),
-          (e: unknown) => reply({ type: 'request/result', id: message.id, ok: false, error: describeError(e) }),
-        );
-        return;
-    }
+    this.messages.handle(message, chat, reply);
   }
 
-  async runNoticeAction(action: string, chat: ChatSession): Promise<void> {
-    switch (action) {
-      case 'showTraffic':
-        await vscode.commands.executeCommand(CommandId.showTraffic);
-        return;
-      case 'restartAgent':
-        await this.restartAgent(chat.host);
-        return;
-      case 'setupProvider':
-        await vscode.commands.executeCommand(CommandId.setupProvider);
-        return;
-      case 'newSession':
-        await vscode.commands.executeCommand(CommandId.newSession);
-        return;
-      case 'checkInstallation':
-        await vscode.commands.executeCommand(CommandId.checkInstallation);
-        return;
-      case 'openSettings':
-      case 'openRemoteSettings':
-        await openAgentSettings(action === 'openRemoteSettings' ? 'remote' : 'user');
-        return;
-      case 'setupAgent':
-        await vscode.commands.executeCommand(CommandId.setupAgent, chat.host.definition.id);
-        return;
-      case 'useDemoAgent': {
-        const demo = this.options.config.agents().agents.find((a) => a.demo === true);
-        if (demo !== undefined) {
-          await this.newSidebarSession(demo);
-        }
-        return;
-      }
-    }
+  /** A notice's button (Restart Agent, Show Traffic, …). */
+  runNoticeAction(action: string, chat: ChatSession): Promise<void> {
+    return this.messages.runNoticeAction(action, chat);
   }
 
   async dispose(): Promise<void> {
@@ -699,38 +616,6 @@ The new message follows.
     return chat.controller.requestPermission(params, signal);
   }
 
-  private async guard(chat: ChatSession, fn: () => Promise<void>): Promise<void> {
-    try {
-      await fn();
-    } catch (e) {
-      chat.controller.addNotice('warning', vscode.l10n.t('{0} refused the change.', chat.agentName), describeError(e));
-    }
-  }
-
-  private async openOutput(chat: ChatSession, entryId: string, contentIndex: number): Promise<void> {
-    const entry = chat.controller.state.entries.find((e) => e.id === entryId);
-    if (entry?.kind !== 'tool') {
-      return;
-    }
-    const c = entry.content[contentIndex];
-    let text: string | undefined;
-    let language = 'markdown';
-    if (c?.type === 'content' && c.content.type === 'text') {
-      text = c.content.text;
-    } else if (c?.type === 'diff') {
-      text = c.newText;
-      language = 'plaintext';
-    } else {
-      const term = entry.metaTerminals?.[0];
-      text = term?.output;
-      language = 'plaintext';
-    }
-    if (text === undefined) {
-      return;
-    }
-    const doc = await vscode.workspace.openTextDocument({ content: text, language });
-    await vscode.window.showTextDocument(doc, { preview: true, viewColumn: vscode.ViewColumn.Beside });
-  }
 }
 
 function sameDefinition(a: AgentDefinition, b: AgentDefinition): boolean {
