@@ -1,8 +1,8 @@
 import * as path from 'node:path';
 import type * as acp from '@agentclientprotocol/sdk';
 import * as vscode from 'vscode';
-import { AgentHost, type AgentDefinition } from '../acp/agentHost';
-import type { ClientPorts } from '../acp/clientPorts';
+import type { AgentDefinition, AgentHost } from '../acp/agentHost';
+import { AgentHosts } from '../app/agentHosts';
 import { describeError } from '../acp/errors';
 import { notificationLabel } from '../util/displayText';
 import { toMarkdown } from '../session/transcript';
@@ -31,7 +31,6 @@ export interface KnownSession {
 }
 
 const knownSessionsKey = 'hermes.knownSessions';
-const respawnDelaysMs = [1000, 4000, 15_000];
 
 function firstUserText(chat: ChatSession): string | undefined {
   const user = chat.controller.state.entries.find((e) => e.kind === 'user');
@@ -55,15 +54,12 @@ export interface ChatManagerOptions {
  * name, and webview requests to the right chat.
  */
 export class ChatManager implements vscode.Disposable {
-  private readonly hosts = new Map<string, AgentHost>();
+  private readonly hosts: AgentHosts;
   private readonly chats = new Set<ChatSession>();
   private readonly onDidChangeEmitter = new Emitter<void>();
   /** Any chat or agent state changed (status bar, context keys). */
   readonly onDidChange = this.onDidChangeEmitter.event;
   private sidebarChat: ChatSession | undefined;
-  private readonly respawns = new Map<AgentHost, number[]>();
-  private readonly respawnTimers = new Set<NodeJS.Timeout>();
-  private disposed = false;
   readonly reviewer = new DiffReviewer();
   private readonly messages: ChatMessages;
   private readonly boundary = new WorkspaceBoundary(() => (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath));
@@ -91,6 +87,39 @@ export class ChatManager implements vscode.Disposable {
       writeMode: () => options.config.writesMode(),
       review: (params, before) => this.reviewWrite(params, before),
       onDidWrite: (record) => this.onDidWriteEmitter.fire(record),
+    });
+    this.hosts = new AgentHosts({
+      cwd: () => this.workspaceRoot,
+      clientInfo: { name: 'hermes-acp', title: 'Hermes ACP for VS Code', version: options.extensionVersion },
+      ports: {
+        permission: { requestPermission: (params, signal) => this.routePermission(params, signal) },
+        fs: this.fileSystem,
+        terminal: this.terminals,
+      },
+      capabilities: {
+        // Boolean config options render as checkboxes; terminal-auth methods run in a VS Code
+        // terminal (Set Up Provider); `_meta.terminal_output` asks Claude-style agents to stream
+        // their own terminals (Zed's convention, rendered in tool cards).
+        session: { configOptions: { boolean: {} } },
+        auth: { terminal: true },
+        _meta: { terminal_output: true },
+      },
+      t: vscode.l10n.t,
+      chatsOn: (host) => [...this.chats].filter((c) => c.host === host),
+      allow: (def) => this.allowAgent(def),
+      report: (message) => void vscode.window.showErrorMessage(message),
+    });
+    this.hosts.onDidCreate((host) => {
+      this.options.traffic.attach(host.definition.name, host.log);
+      host.onDidChangeState(() => this.onDidChangeEmitter.fire());
+      host.onDidExit(() => {
+        // The agent is gone: its terminals go too (their output stays visible in the cards).
+        for (const c of this.chats) {
+          if (c.host === host && c.sessionId !== undefined) {
+            void this.terminals.releaseSession(c.sessionId);
+          }
+        }
+      });
     });
     this.subscriptions.push(
       vscode.workspace.onDidChangeWorkspaceFolders(() => this.boundary.reset()),
@@ -151,7 +180,7 @@ export class ChatManager implements vscode.Disposable {
   }
 
   get allHosts(): readonly AgentHost[] {
-    return [...this.hosts.values()];
+    return this.hosts.all;
   }
 
   /** The chat shown in the sidebar view (created on first use). */
@@ -171,48 +200,7 @@ export class ChatManager implements vscode.Disposable {
 
   /** The agent host for a definition, created on first use. */
   hostFor(def: AgentDefinition): AgentHost {
-    let host = this.hosts.get(def.id);
-    if (host !== undefined && sameDefinition(host.definition, def)) {
-      return host;
-    }
-    if (host !== undefined) {
-      // The definition changed in the settings: the next start uses the new one.
-      void host.dispose();
-    }
-    const ports: ClientPorts = {
-      permission: { requestPermission: (params, signal) => this.routePermission(params, signal) },
-      fs: this.fileSystem,
-      terminal: this.terminals,
-    };
-    host = new AgentHost(def, {
-      cwd: this.workspaceRoot,
-      clientInfo: { name: 'hermes-acp', title: 'Hermes ACP for VS Code', version: this.options.extensionVersion },
-      ports,
-      capabilities: {
-        // Boolean config options render as checkboxes; terminal-auth methods run in a VS Code
-        // terminal (Set Up Provider); `_meta.terminal_output` asks Claude-style agents to stream
-        // their own terminals (Zed's convention, rendered in tool cards).
-        session: { configOptions: { boolean: {} } },
-        auth: { terminal: true },
-        _meta: { terminal_output: true },
-      },
-    });
-    this.options.traffic.attach(def.name, host.log);
-    host.onDidChangeState(() => this.onDidChangeEmitter.fire());
-    const h = host;
-    host.onDidExit((exit) => {
-      // The agent is gone: its terminals go too (their output stays visible in the cards).
-      for (const c of this.chats) {
-        if (c.host === h && c.sessionId !== undefined) {
-          void this.terminals.releaseSession(c.sessionId);
-        }
-      }
-      if (!exit.expected) {
-        this.scheduleRespawn(h);
-      }
-    });
-    this.hosts.set(def.id, host);
-    return host;
+    return this.hosts.hostFor(def);
   }
 
   createChat(def: AgentDefinition = this.options.config.defaultAgent()): ChatSession {
@@ -293,23 +281,8 @@ export class ChatManager implements vscode.Disposable {
   }
 
   /** Restarts a chat's agent; every chat on it restores its session. */
-  async restartAgent(host: AgentHost): Promise<void> {
-    if (host.state.kind !== 'ready' && !(await this.allowAgent(host.definition))) {
-      return;
-    }
-    // Nobody can answer these any more: tell the agent before it goes (stop waits for the writes).
-    for (const c of this.chats) {
-      if (c.host === host) {
-        c.controller.cancelPendingPermissions('agent restarted');
-        c.noteRestart();
-      }
-    }
-    try {
-      await host.restart();
-    } catch (e) {
-      void vscode.window.showErrorMessage(vscode.l10n.t('{0} could not restart: {1}', host.definition.name, notificationLabel(describeError(e), 500)));
-    }
-    await Promise.all([...this.chats].filter((c) => c.host === host).map((c) => c.ensureStarted()));
+  restartAgent(host: AgentHost): Promise<void> {
+    return this.hosts.restart(host);
   }
 
   /** The view context the projection needs for one chat. */
@@ -348,12 +321,8 @@ export class ChatManager implements vscode.Disposable {
   }
 
   async dispose(): Promise<void> {
-    this.disposed = true;
     for (const sub of this.subscriptions.splice(0)) {
       sub.dispose();
-    }
-    for (const t of this.respawnTimers) {
-      clearTimeout(t);
     }
     this.reviewer.dispose();
     await this.terminals.dispose();
@@ -361,43 +330,10 @@ export class ChatManager implements vscode.Disposable {
       chat.dispose();
     }
     this.chats.clear();
-    await Promise.all([...this.hosts.values()].map((h) => h.dispose()));
-    this.hosts.clear();
+    await this.hosts.dispose();
     this.onDidChangeEmitter.dispose();
     this.onDidChangeSidebarChatEmitter.dispose();
     this.onDidWriteEmitter.dispose();
-  }
-
-  /**
-   * Crash recovery: when an agent exits unexpectedly while chats use it, restart it with backoff
-   * (1 s, 4 s, 15 s; at most 3 times in 5 minutes) and restore each chat's session with
-   * `session/load` into the same chat. Past that, the notices' "Restart Agent" action remains.
-   */
-  private scheduleRespawn(host: AgentHost): void {
-    const chats = [...this.chats].filter((c) => c.host === host && c.sessionId !== undefined);
-    if (chats.length === 0 || this.disposed) {
-      return;
-    }
-    const now = Date.now();
-    const recent = (this.respawns.get(host) ?? []).filter((t) => now - t < 5 * 60_000);
-    if (recent.length >= respawnDelaysMs.length) {
-      for (const c of chats) {
-        c.showStatus(vscode.l10n.t('{0} keeps exiting; use Restart Agent when it is fixed.', host.definition.name));
-      }
-      return;
-    }
-    const delay = respawnDelaysMs[recent.length] ?? 15_000;
-    this.respawns.set(host, [...recent, now]);
-    for (const c of chats) {
-      c.showStatus(vscode.l10n.t('{0} exited; restarting in {1} s…', host.definition.name, Math.round(delay / 1000)));
-    }
-    const timer = setTimeout(() => {
-      this.respawnTimers.delete(timer);
-      if (!this.disposed && host.state.kind !== 'ready' && host.state.kind !== 'starting') {
-        void this.restartAgent(host);
-      }
-    }, delay);
-    this.respawnTimers.add(timer);
   }
 
   /** Sessions this workspace opened (merged into the history list). */
@@ -615,9 +551,4 @@ The new message follows.
     }
     return chat.controller.requestPermission(params, signal);
   }
-
-}
-
-function sameDefinition(a: AgentDefinition, b: AgentDefinition): boolean {
-  return a.command === b.command && a.name === b.name && a.args.join('\0') === b.args.join('\0') && JSON.stringify(a.env) === JSON.stringify(b.env);
 }
