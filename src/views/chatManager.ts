@@ -3,9 +3,10 @@ import type * as acp from '@agentclientprotocol/sdk';
 import * as vscode from 'vscode';
 import type { AgentDefinition, AgentHost } from '../acp/agentHost';
 import { AgentHosts } from '../app/agentHosts';
+import { forkChat } from '../app/forkChat';
+import { SessionHistory, type KnownSession } from '../app/sessionHistory';
 import { describeError } from '../acp/errors';
 import { notificationLabel } from '../util/displayText';
-import { toMarkdown } from '../session/transcript';
 import type { ViewContext } from '../session/viewProjection';
 import type { HostMessage, WebviewMessage } from '../protocol/webviewProtocol';
 import { Emitter } from '../util/emitter';
@@ -20,23 +21,6 @@ import { WorkspaceFileSystem, type WriteRecord } from './workspaceFileSystem';
 import type { Configuration } from './configuration';
 import { agentSettingsScope } from './agentSetup';
 import type { TrafficChannel } from './trafficChannel';
-
-/** A session this workspace knows of (history). */
-export interface KnownSession {
-  readonly sessionId: string;
-  readonly agentId: string;
-  readonly title: string;
-  /** ISO 8601. */
-  readonly updatedAt: string;
-}
-
-const knownSessionsKey = 'hermes.knownSessions';
-
-function firstUserText(chat: ChatSession): string | undefined {
-  const user = chat.controller.state.entries.find((e) => e.kind === 'user');
-  const text = user?.kind === 'user' ? user.blocks.map((b) => (b.type === 'text' ? b.text : '')).join('').trim() : '';
-  return text !== '' ? text.slice(0, 80) : undefined;
-}
 
 export interface ChatManagerOptions {
   readonly extensionUri: vscode.Uri;
@@ -62,6 +46,7 @@ export class ChatManager implements vscode.Disposable {
   private sidebarChat: ChatSession | undefined;
   readonly reviewer = new DiffReviewer();
   private readonly messages: ChatMessages;
+  private readonly history: SessionHistory;
   private readonly boundary = new WorkspaceBoundary(() => (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath));
   private readonly fileSystem: WorkspaceFileSystem;
   /** Terminals agents create through the client (`terminal/*`), shown live in tool cards. */
@@ -81,6 +66,7 @@ export class ChatManager implements vscode.Disposable {
 
   constructor(private readonly options: ChatManagerOptions) {
     this.messages = new ChatMessages(this, options.config);
+    this.history = new SessionHistory(options.workspaceState);
     this.fileSystem = new WorkspaceFileSystem({
       boundary: this.boundary,
       maxReadBytes: 50 * 1024 * 1024,
@@ -216,7 +202,7 @@ export class ChatManager implements vscode.Disposable {
     });
     this.chats.add(chat);
     chat.onDidChange(() => {
-      this.rememberSession(chat);
+      this.history.remember(chat);
       this.onDidChangeEmitter.fire();
     });
     chat.controller.onPermissionRequested((p) => void this.onPermissionRequested(chat, p));
@@ -336,116 +322,18 @@ export class ChatManager implements vscode.Disposable {
     this.onDidWriteEmitter.dispose();
   }
 
-  /** Sessions this workspace opened (merged into the history list). */
-  private rememberSession(chat: ChatSession): void {
-    const sessionId = chat.sessionId;
-    if (sessionId === undefined || chat.isDemo || !chat.used) {
-      return;
-    }
-    const state = chat.controller.state;
-    const list = this.options.workspaceState.get<KnownSession[]>(knownSessionsKey) ?? [];
-    const existing = list.find((k) => k.sessionId === sessionId);
-    const record: KnownSession = {
-      sessionId,
-      agentId: chat.host.definition.id,
-      title: state.title ?? existing?.title ?? firstUserText(chat) ?? sessionId,
-      updatedAt: new Date().toISOString(),
-    };
-    if (existing?.title === record.title) {
-      return;
-    }
-    void this.options.workspaceState.update(knownSessionsKey, [record, ...list.filter((k) => k.sessionId !== sessionId)].slice(0, 200));
-  }
-
-  /**
-   * Forks a chat into a new one beside it. The whole session: the agent's own `session/fork` when
-   * advertised. From an earlier user message (or without native fork): a new session that shows
-   * the transcript up to that message and sends it as context with the first prompt — labelled
-   * "forked with transcript", since the agent has not seen it otherwise. The original is untouched.
-   */
-  async forkChat(source: ChatSession, fromEntryId?: string): Promise<{ chat: ChatSession; draft?: string }> {
-    const entries = source.controller.state.entries;
-    const index = fromEntryId !== undefined ? entries.findIndex((e) => e.id === fromEntryId) : -1;
-    const fromMessage = index >= 0 ? entries[index] : undefined;
-    const client = source.host.client;
-    // `fork` is unstable in ACP v1, so the stable types do not know it (Hermes, Claude, opencode advertise it).
-    const caps = client?.agent?.agentCapabilities?.sessionCapabilities as { fork?: unknown } | null | undefined;
-    const sessionId = source.sessionId;
-    const chat = this.createChat(source.host.definition);
-    // Until the agent names the fork (session_info_update), it is named after its source.
-    chat.showTitle(vscode.l10n.t('Fork of {0}', source.controller.state.title ?? firstUserText(source) ?? source.agentName));
-    if (fromMessage === undefined && client !== undefined && sessionId !== undefined && caps?.fork !== undefined && caps.fork !== null) {
-      const res = await client.forkSession({ sessionId, cwd: this.workspaceRoot, mcpServers: [] });
-      chat.controller.useConnection(client, source.controller.state.quirks);
-      chat.controller.dispatch({ type: 'transcriptCopied', entries });
-      chat.controller.attach(res.sessionId, res);
-      chat.controller.addNotice('info', vscode.l10n.t('Forked from “{0}” — both sessions continue independently.', source.controller.state.title ?? source.agentName));
-      return { chat };
-    }
-    const prior = index >= 0 ? entries.slice(0, index) : entries;
-    chat.controller.dispatch({ type: 'transcriptCopied', entries: prior });
-    const transcript = toMarkdown({ ...source.controller.state, entries: prior, plan: [], commands: [] });
-    chat.setContextNote('fork', vscode.l10n.t('The conversation this fork starts from'), [
-      {
-        type: 'text',
-        text: `This session was forked from an earlier conversation. Here is that conversation up to the fork point, for context:
-
-${transcript}
----
-
-The new message follows.
-
-`,
-      },
-    ]);
-    chat.controller.addNotice(
-      'info',
-      vscode.l10n.t('Forked with transcript: {0} starts a new session; your next message carries the conversation above as text.', chat.agentName),
-    );
-    const draft = fromMessage?.kind === 'user' ? fromMessage.blocks.map((b) => (b.type === 'text' ? b.text : '')).join('') : undefined;
-    return draft !== undefined ? { chat, draft } : { chat };
+  /** Forks a chat (whole, or from an earlier message) into a new chat; see {@link forkChat}. */
+  forkChat(source: ChatSession, fromEntryId?: string): Promise<{ chat: ChatSession; draft?: string }> {
+    return forkChat(source, fromEntryId, (def) => this.createChat(def), this.workspaceRoot, vscode.l10n.t);
   }
 
   /** Every session the history list can offer: the agent's `session/list` (all pages) merged with this workspace's. */
   async listSessions(def: AgentDefinition = this.options.config.defaultAgent()): Promise<{ sessions: KnownSession[]; listed: boolean }> {
-    const known = (this.options.workspaceState.get<KnownSession[]>(knownSessionsKey) ?? []).filter((k) => k.agentId === def.id);
-    const host = this.hostFor(def);
-    let listed = false;
-    const fromAgent: KnownSession[] = [];
     // Listing starts the agent: in an untrusted workspace only with consent (else the workspace's own list).
-    if (host.state.kind !== 'ready' && !(await this.options.consent.allow(def.name))) {
-      return { sessions: [...known].sort((a, b) => (a.updatedAt < b.updatedAt ? 1 : -1)), listed };
+    const { sessions, listed, error } = await this.history.list(def, this.hostFor(def), this.workspaceRoot, () => this.options.consent.allow(def.name));
+    if (error !== undefined) {
+      void vscode.window.showWarningMessage(vscode.l10n.t('Could not list sessions of {0}: {1}', def.name, notificationLabel(describeError(error), 500)));
     }
-    try {
-      const client = await host.start();
-      if (client.agent?.agentCapabilities?.sessionCapabilities?.list !== undefined && client.agent.agentCapabilities.sessionCapabilities.list !== null) {
-        listed = true;
-        let cursor: string | undefined;
-        for (let page = 0; page < 20; page++) {
-          const res = await client.listSessions({ cwd: this.workspaceRoot, ...(cursor !== undefined ? { cursor } : {}) });
-          for (const info of res.sessions) {
-            fromAgent.push({
-              sessionId: info.sessionId,
-              agentId: def.id,
-              title: typeof info.title === 'string' && info.title !== '' ? info.title : info.sessionId,
-              updatedAt: typeof info.updatedAt === 'string' ? info.updatedAt : '',
-            });
-          }
-          cursor = typeof res.nextCursor === 'string' && res.nextCursor !== '' ? res.nextCursor : undefined;
-          if (cursor === undefined) {
-            break;
-          }
-        }
-      }
-    } catch (e) {
-      void vscode.window.showWarningMessage(vscode.l10n.t('Could not list sessions of {0}: {1}', def.name, notificationLabel(describeError(e), 500)));
-    }
-    const merged = new Map<string, KnownSession>();
-    for (const k of [...known, ...fromAgent]) {
-      const prev = merged.get(k.sessionId);
-      merged.set(k.sessionId, prev === undefined || k.updatedAt > prev.updatedAt ? { ...prev, ...k } : prev);
-    }
-    const sessions = [...merged.values()].sort((a, b) => (a.updatedAt < b.updatedAt ? 1 : -1));
     return { sessions, listed };
   }
 
@@ -461,7 +349,7 @@ The new message follows.
     });
     await opened;
     // A load replays messages, not the title: take it from the list (or what this workspace saw).
-    const knownTitle = title ?? (this.options.workspaceState.get<KnownSession[]>(knownSessionsKey) ?? []).find((k) => k.sessionId === sessionId)?.title;
+    const knownTitle = title ?? this.history.titleOf(sessionId);
     if (knownTitle !== undefined && knownTitle !== sessionId) {
       chat.showTitle(knownTitle);
     }
