@@ -3,7 +3,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 const vscodeBan = {
-  paths: [{ name: 'vscode', message: 'The core (src/acp, src/session, src/protocol, src/changes, src/cli) must not import vscode.' }],
+  paths: [{ name: 'vscode', message: 'The core (src/acp, src/session, src/protocol, src/changes, src/permissions, src/cli) must not import vscode.' }],
 };
 
 export default tseslint.config(
@@ -33,6 +33,19 @@ export default tseslint.config(
   {
     files: ['src/acp/**', 'src/session/**', 'src/protocol/**', 'src/cli/**', 'src/util/**', 'src/changes/**'],
     rules: { 'no-restricted-imports': ['error', vscodeBan] },
+  },
+  {
+    // The permission policy: pure apart from an injected file system; shared by the extension and the runner.
+    files: ['src/permissions/**'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        ...vscodeBan,
+        patterns: [
+          { group: ['**/acp/*', '**/session/*', '**/views/*', '**/webview/*', '**/cli/*'], message: 'src/permissions may import only src/protocol and src/util.' },
+          { group: ['@agentclientprotocol/sdk*'], allowTypeImports: true, message: 'src/permissions may import SDK types only.' },
+        ],
+      }],
+    },
   },
   {
     files: ['src/session/**'],

@@ -3,6 +3,7 @@ import { Deferred } from '../util/deferred';
 import type { Disposable } from '../util/disposable';
 import { Emitter } from '../util/emitter';
 import { isObject } from '../util/json';
+import type { PermissionCheckView } from '../protocol/sessionView';
 import type { AgentConnection } from './agentConnection';
 import type { PermissionOutcome, SessionAction } from './sessionActions';
 import { findPermissionTool, reduceSession } from './sessionReducer';
@@ -29,10 +30,17 @@ export interface PendingPermission {
   readonly request: acp.RequestPermissionRequest;
 }
 
+/** The client-side policy's answer: an offered option and the rule that chose it, or (no optionId) ask, and why. */
+export interface PermissionVerdict {
+  readonly optionId?: string;
+  readonly rule: string;
+  /** What was checked, for the card and the logs. */
+  readonly check?: PermissionCheckView;
+}
+
 /** Decides permission requests before a human sees them (the client-side policy). */
 export interface PermissionDecider {
-  /** An offered optionId and the rule that chose it, or undefined to ask the user. */
-  decide(request: acp.RequestPermissionRequest): { readonly optionId: string; readonly rule: string } | undefined;
+  decide(request: acp.RequestPermissionRequest): PermissionVerdict | undefined;
 }
 
 export interface SessionControllerDeps {
@@ -235,6 +243,7 @@ export class SessionController implements Disposable {
   requestPermission(request: acp.RequestPermissionRequest, signal?: AbortSignal): Promise<acp.RequestPermissionResponse> {
     const requestId = `permission-${++this.permissionCounter}`;
     const deferred = new Deferred<acp.RequestPermissionResponse>();
+    const verdict = this.decidePermission(request);
     // Registered before the state changes, so listeners of the change already see it pending.
     this.pending.set(requestId, { deferred, request, toolCallId: request.toolCall.toolCallId, turnId: this.stateValue.turn?.id });
     this.dispatch({
@@ -244,6 +253,7 @@ export class SessionController implements Disposable {
       requestId,
       toolCall: request.toolCall,
       options: request.options,
+      ...(verdict?.check !== undefined ? { check: verdict.check } : {}),
     });
     if (this.stateValue.turn?.cancelRequested === true || this.stateValue.phase === 'exited' || this.stateValue.phase === 'closed') {
       // Requests arriving after session/cancel are answered `cancelled` too (recommendation, reference §8).
@@ -251,25 +261,34 @@ export class SessionController implements Disposable {
       return deferred.promise;
     }
     signal?.addEventListener('abort', () => this.settlePermission(requestId, { kind: 'expired' }, 'the agent withdrew the request'), { once: true });
-    const decision = this.deps.permissions?.decide(request);
-    if (decision !== undefined && request.options.some((o) => o.optionId === decision.optionId)) {
-      this.settlePermission(requestId, { kind: 'selected', optionId: decision.optionId }, `rule: ${decision.rule}`);
+    const optionId = verdict?.optionId;
+    if (optionId !== undefined && request.options.some((o) => o.optionId === optionId)) {
+      this.settlePermission(requestId, { kind: 'selected', optionId }, `rule: ${verdict?.rule ?? ''}`);
       return deferred.promise;
     }
     this.onPermissionRequestedEmitter.fire({ requestId, sessionId: this.stateValue.sessionId ?? request.sessionId, request });
     return deferred.promise;
   }
 
+  /** The policy's verdict; a policy that fails asks the user (never allows). */
+  private decidePermission(request: acp.RequestPermissionRequest): PermissionVerdict | undefined {
+    try {
+      return this.deps.permissions?.decide(request);
+    } catch (e) {
+      return { rule: `the permission policy failed (${describe(e)}): asked` };
+    }
+  }
+
   /**
    * Answers a pending request with an option the agent offered. Returns false (and answers
    * nothing) when the request is no longer pending or the option was not offered.
    */
-  choosePermission(requestId: string, optionId: string, answeredBy = 'user'): boolean {
+  choosePermission(requestId: string, optionId: string, answeredBy = 'user', remembered?: string): boolean {
     const p = this.pending.get(requestId);
     if (!p?.request.options.some((o) => o.optionId === optionId)) {
       return false;
     }
-    this.settlePermission(requestId, { kind: 'selected', optionId }, answeredBy);
+    this.settlePermission(requestId, { kind: 'selected', optionId }, answeredBy, remembered);
     return true;
   }
 
@@ -426,13 +445,13 @@ export class SessionController implements Disposable {
     }
   }
 
-  private settlePermission(requestId: string, outcome: PermissionOutcome, answeredBy: string): void {
+  private settlePermission(requestId: string, outcome: PermissionOutcome, answeredBy: string, remembered?: string): void {
     const p = this.pending.get(requestId);
     if (p === undefined) {
       return;
     }
     this.pending.delete(requestId);
-    this.dispatch({ type: 'permissionResolved', requestId, at: this.deps.now(), outcome, answeredBy });
+    this.dispatch({ type: 'permissionResolved', requestId, at: this.deps.now(), outcome, answeredBy, ...(remembered !== undefined ? { remembered } : {}) });
     p.deferred.resolve(
       outcome.kind === 'selected' ? { outcome: { outcome: 'selected', optionId: outcome.optionId } } : { outcome: { outcome: 'cancelled' } },
     );

@@ -1,4 +1,5 @@
 import type * as acp from '@agentclientprotocol/sdk';
+import type { PermissionCheckView } from '../protocol/sessionView';
 
 /**
  * The conversation model: plain, immutable JSON owned by the host. Every change produces a new
@@ -32,6 +33,10 @@ export interface PermissionState {
   readonly optionId?: string;
   /** Who answered: `user`, or the rule that answered (`rule: …`), or why it was cancelled. */
   readonly answeredBy?: string;
+  /** What the client's policy checked before asking (or answering). */
+  readonly check?: PermissionCheckView;
+  /** What an "always" answer left in the client's memory (or why nothing). */
+  readonly remembered?: string;
 }
 
 export interface UserEntry {

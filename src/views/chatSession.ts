@@ -3,7 +3,10 @@ import type { AgentHost } from '../acp/agentHost';
 import type { AcpClient } from '../acp/acpConnection';
 import { describeError } from '../acp/errors';
 import { quirksFor } from '../session/agentQuirks';
-import { PermissionPolicy, requestFacts, type PermissionRule } from '../session/permissionPolicy';
+import { PermissionPolicy } from '../permissions/policy';
+import { hostPolicyContext } from '../permissions/nodeFs';
+import { rulesToRemember, verdictOf } from '../permissions/remember';
+import type { PermissionRule, PolicyContext } from '../permissions/types';
 import { detectProviderFailureText } from '../session/providerErrors';
 import { SessionController, type PermissionDecider, type TurnResult } from '../session/sessionController';
 import { defaultQuirks } from '../session/sessionState';
@@ -11,9 +14,9 @@ import { DisposableStore, type Disposable } from '../util/disposable';
 import { Emitter } from '../util/emitter';
 import { describeStartError } from './startErrors';
 
-/** Asks before an agent process is started (untrusted workspaces). */
+/** Asks before an agent process is started (untrusted workspaces); keyed by what would run, not its name. */
 export interface SpawnConsent {
-  allow(agentName: string): Promise<boolean>;
+  allow(agent: { readonly name: string; readonly command: string; readonly args: readonly string[]; readonly env: Readonly<Record<string, string>> }): Promise<boolean>;
 }
 
 export interface ChatSessionOptions {
@@ -27,6 +30,10 @@ export interface ChatSessionOptions {
   readonly rememberAlways?: () => 'off' | 'session' | 'workspace';
   /** Stores a rule remembered for the workspace. */
   readonly rememberForWorkspace?: (rule: PermissionRule) => void;
+  /** Workspace folders, extra sensitive paths…: what the policy checks against (default: this machine, `cwd` as the only folder). */
+  readonly permissionContext?: () => PolicyContext;
+  /** Ends this session's writes waiting for review, as rejected (cancel, exit, close). */
+  readonly endReviews?: (sessionId: string, reason: string) => void;
 }
 
 let chatCounter = 0;
@@ -55,15 +62,15 @@ export class ChatSession implements Disposable {
   private readonly now: () => number;
   /** Rules remembered from this session's "always" answers. */
   private readonly sessionRules: PermissionRule[] = [];
-  private readonly policy: PermissionPolicy;
 
   constructor(private readonly options: ChatSessionOptions) {
     this.now = options.now ?? Date.now;
-    this.policy = new PermissionPolicy([], { cwd: options.cwd });
     const decider: PermissionDecider = {
       decide: (request) => {
-        this.policy.setRules([...this.sessionRules, ...(options.rules?.() ?? [])]);
-        return this.policy.decide(request);
+        const verdict = verdictOf(this.policy().evaluate(request));
+        // The traffic log shows what was checked and what decided, next to the request itself.
+        options.host.log.note(`permission ${request.toolCall.toolCallId}: ${verdict.check.decision}; checked: ${verdict.check.targets.join(' | ') || 'nothing'}`);
+        return verdict;
       },
     };
     this.controller = new SessionController({
@@ -78,6 +85,7 @@ export class ChatSession implements Disposable {
     this.disposables.add(this.controller.onPermissionSettled((id) => this.clearDeadline(id)));
     this.disposables.add(
       options.host.onDidExit((exit) => {
+        this.endReviews(exit.expected ? 'the agent was stopped' : 'the agent exited');
         if (!exit.expected || this.controller.state.phase === 'running' || this.controller.state.phase === 'cancelling') {
           this.controller.agentExited(exit.message, exit.stderrTail);
         } else {
@@ -151,6 +159,7 @@ export class ChatSession implements Disposable {
     this.usedValue = true;
     const before = this.controller.state.entries.length;
     const result = await this.controller.prompt(blocks, context);
+    this.endReviews('the turn ended');
     this.explainTurn(result, before);
     return result;
   }
@@ -225,44 +234,66 @@ export class ChatSession implements Disposable {
   }
 
   cancel(): Promise<boolean> {
+    if (this.controller.state.phase === 'running') {
+      this.endReviews('the turn was cancelled');
+    }
     return this.controller.cancel();
   }
 
+  private endReviews(reason: string): void {
+    const sessionId = this.controller.sessionId;
+    if (sessionId !== undefined) {
+      this.options.endReviews?.(sessionId, reason);
+    }
+  }
+
+  /** The policy as it stands now: rules remembered in this session first, then the configured ones. */
+  private policy(): PermissionPolicy {
+    const ctx = this.options.permissionContext?.() ?? hostPolicyContext(this.options.cwd);
+    return new PermissionPolicy([...this.sessionRules, ...(this.options.rules?.() ?? [])], ctx);
+  }
+
   /**
-   * The user answered a permission request. An "always" answer also becomes a client rule (per
-   * `hermes.permissions.rememberAlways`) that answers matching requests — the ones already
-   * waiting included — the same way, so the user is not asked twice.
+   * The user answered a permission request. An "always" answer also becomes client rules (per
+   * `hermes.permissions.rememberAlways`): the exact argv of each command — or the prefix of
+   * `rememberPrefix` words the user picked on the card — or each exact file; never a pattern of
+   * the text. They answer matching requests, the ones already waiting included.
    */
-  choosePermission(requestId: string, optionId: string, answeredBy = 'user'): boolean {
+  choosePermission(requestId: string, optionId: string, answeredBy = 'user', rememberPrefix?: number): boolean {
     const pending = this.controller.pendingPermissions.find((p) => p.requestId === requestId);
-    if (pending === undefined || !this.controller.choosePermission(requestId, optionId, answeredBy)) {
+    const option = pending?.request.options.find((o) => o.optionId === optionId);
+    if (pending === undefined || option === undefined) {
       return false;
     }
-    const option = pending.request.options.find((o) => o.optionId === optionId);
     const scope = this.options.rememberAlways?.() ?? 'session';
-    if (option === undefined || scope === 'off' || (option.kind !== 'allow_always' && option.kind !== 'reject_always')) {
-      return true;
+    const always = option.kind === 'allow_always' || option.kind === 'reject_always';
+    const policy = this.policy();
+    const memory = always && scope !== 'off' ? rulesToRemember(policy.analyze(pending.request.toolCall), option, scope, rememberPrefix) : { rules: [] };
+    const remembered =
+      'notRemembered' in memory
+        ? `Not remembered: ${memory.notRemembered}`
+        : memory.rules.length > 0
+          ? `Remembered: ${memory.rules.map((r) => r.description ?? '').join('; ')}`
+          : undefined;
+    if (!this.controller.choosePermission(requestId, optionId, answeredBy, remembered)) {
+      return false;
     }
-    const facts = requestFacts(pending.request.toolCall, this.options.cwd);
-    const what = facts.command !== undefined ? `"${facts.command}"` : facts.paths.length > 0 ? facts.paths.join(', ') : (facts.kind ?? 'this tool');
-    const rule: PermissionRule = {
-      effect: option.kind === 'allow_always' ? 'allow' : 'reject',
-      ...(facts.kind !== undefined ? { kind: [facts.kind] } : {}),
-      ...(facts.command !== undefined ? { command: facts.command.trim() } : facts.paths.length === 1 && facts.paths[0] !== undefined ? { path: facts.paths[0] } : {}),
-      scope,
-      description: `you chose "${option.name}" for ${what} (${scope === 'workspace' ? 'this workspace' : 'this session'})`,
-    };
-    if (scope === 'workspace') {
-      this.options.rememberForWorkspace?.(rule);
-    } else {
-      this.sessionRules.push(rule);
+    const rules = 'rules' in memory ? memory.rules : [];
+    for (const rule of rules) {
+      if (scope === 'workspace') {
+        this.options.rememberForWorkspace?.(rule);
+      } else {
+        this.sessionRules.push(rule);
+      }
     }
-    // "Always" applies to matching requests that are already waiting too.
-    this.policy.setRules([...this.sessionRules, ...(this.options.rules?.() ?? [])]);
-    for (const other of this.controller.pendingPermissions) {
-      const decision = this.policy.decide(other.request);
-      if (decision !== undefined) {
-        this.controller.choosePermission(other.requestId, decision.optionId, `rule: ${decision.rule}`);
+    if (rules.length > 0) {
+      // "Always" applies to matching requests that are already waiting too.
+      const now = this.policy();
+      for (const other of this.controller.pendingPermissions) {
+        const d = now.evaluate(other.request);
+        if (d.effect !== 'ask') {
+          this.controller.choosePermission(other.requestId, d.optionId, `rule: ${d.rule}`);
+        }
       }
     }
     return true;
@@ -283,6 +314,7 @@ export class ChatSession implements Disposable {
       clearTimeout(t);
     }
     this.timers.clear();
+    this.endReviews('the session was closed');
     this.controller.dispose();
     this.disposables.dispose();
     this.onDidChangeEmitter.dispose();
@@ -312,7 +344,7 @@ export class ChatSession implements Disposable {
 
   private async connect(): Promise<AcpClient | undefined> {
     const host = this.options.host;
-    if (host.state.kind !== 'ready' && !(await this.options.consent.allow(this.agentName))) {
+    if (host.state.kind !== 'ready' && !(await this.options.consent.allow(host.definition))) {
       this.controller.addNotice(
         'warning',
         `${this.agentName} was not started: this workspace is not trusted.`,
