@@ -3,8 +3,8 @@ import { Deferred } from '../util/deferred';
 import type { Disposable } from '../util/disposable';
 import { Emitter } from '../util/emitter';
 import { isObject } from '../util/json';
-import type { PermissionCheckView } from '../protocol/sessionView';
 import type { AgentConnection } from './agentConnection';
+import { decideSafely, type PendingPermission, type PermissionDecider } from './permissionDecider';
 import type { PermissionOutcome, SessionAction } from './sessionActions';
 import { findPermissionTool, reduceSession } from './sessionReducer';
 import {
@@ -23,25 +23,7 @@ export interface SessionChange {
   readonly action: SessionAction;
 }
 
-/** A permission request waiting for an answer, as announced to the surface layer. */
-export interface PendingPermission {
-  readonly requestId: string;
-  readonly sessionId: string;
-  readonly request: acp.RequestPermissionRequest;
-}
-
-/** The client-side policy's answer: an offered option and the rule that chose it, or (no optionId) ask, and why. */
-export interface PermissionVerdict {
-  readonly optionId?: string;
-  readonly rule: string;
-  /** What was checked, for the card and the logs. */
-  readonly check?: PermissionCheckView;
-}
-
-/** Decides permission requests before a human sees them (the client-side policy). */
-export interface PermissionDecider {
-  decide(request: acp.RequestPermissionRequest): PermissionVerdict | undefined;
-}
+export type { PendingPermission, PermissionDecider, PermissionVerdict } from './permissionDecider';
 
 export interface SessionControllerDeps {
   /** The agent connection; may be provided later ({@link SessionController.useConnection}) and replaced after a restart. */
@@ -243,7 +225,7 @@ export class SessionController implements Disposable {
   requestPermission(request: acp.RequestPermissionRequest, signal?: AbortSignal): Promise<acp.RequestPermissionResponse> {
     const requestId = `permission-${++this.permissionCounter}`;
     const deferred = new Deferred<acp.RequestPermissionResponse>();
-    const verdict = this.decidePermission(request);
+    const verdict = decideSafely(this.deps.permissions, request);
     // Registered before the state changes, so listeners of the change already see it pending.
     this.pending.set(requestId, { deferred, request, toolCallId: request.toolCall.toolCallId, turnId: this.stateValue.turn?.id });
     this.dispatch({
@@ -268,15 +250,6 @@ export class SessionController implements Disposable {
     }
     this.onPermissionRequestedEmitter.fire({ requestId, sessionId: this.stateValue.sessionId ?? request.sessionId, request });
     return deferred.promise;
-  }
-
-  /** The policy's verdict; a policy that fails asks the user (never allows). */
-  private decidePermission(request: acp.RequestPermissionRequest): PermissionVerdict | undefined {
-    try {
-      return this.deps.permissions?.decide(request);
-    } catch (e) {
-      return { rule: `the permission policy failed (${describe(e)}): asked` };
-    }
   }
 
   /**

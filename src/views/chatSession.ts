@@ -3,15 +3,12 @@ import type { AgentHost } from '../acp/agentHost';
 import type { AcpClient } from '../acp/acpConnection';
 import { describeError } from '../acp/errors';
 import { quirksFor } from '../session/agentQuirks';
-import { PermissionPolicy } from '../permissions/policy';
-import { hostPolicyContext } from '../permissions/nodeFs';
-import { rulesToRemember, verdictOf } from '../permissions/remember';
-import type { PermissionRule, PolicyContext } from '../permissions/types';
 import { detectProviderFailureText } from '../session/providerErrors';
-import { SessionController, type PermissionDecider, type TurnResult } from '../session/sessionController';
+import { SessionController, type TurnResult } from '../session/sessionController';
 import { defaultQuirks } from '../session/sessionState';
 import { DisposableStore, type Disposable } from '../util/disposable';
 import { Emitter } from '../util/emitter';
+import { ChatPermissions, type ChatPermissionOptions } from './chatPermissions';
 import { describeStartError } from './startErrors';
 
 /** Asks before an agent process is started (untrusted workspaces); keyed by what would run, not its name. */
@@ -19,19 +16,11 @@ export interface SpawnConsent {
   allow(agent: { readonly name: string; readonly command: string; readonly args: readonly string[]; readonly env: Readonly<Record<string, string>> }): Promise<boolean>;
 }
 
-export interface ChatSessionOptions {
+export interface ChatSessionOptions extends ChatPermissionOptions {
   readonly host: AgentHost;
   readonly cwd: string;
   readonly consent: SpawnConsent;
   readonly now?: () => number;
-  /** The client-side rules (settings, and answers remembered for the workspace). */
-  readonly rules?: () => readonly PermissionRule[];
-  /** Where an answer of kind allow_always / reject_always is remembered as a rule. */
-  readonly rememberAlways?: () => 'off' | 'session' | 'workspace';
-  /** Stores a rule remembered for the workspace. */
-  readonly rememberForWorkspace?: (rule: PermissionRule) => void;
-  /** Workspace folders, extra sensitive paths…: what the policy checks against (default: this machine, `cwd` as the only folder). */
-  readonly permissionContext?: () => PolicyContext;
   /** Ends this session's writes waiting for review, as rejected (cancel, exit, close). */
   readonly endReviews?: (sessionId: string, reason: string) => void;
 }
@@ -60,25 +49,17 @@ export class ChatSession implements Disposable {
   /** The session state or the chat's own status changed. */
   readonly onDidChange = this.onDidChangeEmitter.event;
   private readonly now: () => number;
-  /** Rules remembered from this session's "always" answers. */
-  private readonly sessionRules: PermissionRule[] = [];
+  private readonly permissions: ChatPermissions;
 
   constructor(private readonly options: ChatSessionOptions) {
     this.now = options.now ?? Date.now;
-    const decider: PermissionDecider = {
-      decide: (request) => {
-        const verdict = verdictOf(this.policy().evaluate(request));
-        // The traffic log shows what was checked and what decided, next to the request itself.
-        options.host.log.note(`permission ${request.toolCall.toolCallId}: ${verdict.check.decision}; checked: ${verdict.check.targets.join(' | ') || 'nothing'}`);
-        return verdict;
-      },
-    };
+    this.permissions = new ChatPermissions(options, options.host.log);
     this.controller = new SessionController({
       cwd: options.cwd,
       quirks: defaultQuirks,
       now: this.now,
       newId: () => `${this.id}-e${++this.entryCounter}`,
-      permissions: decider,
+      permissions: this.permissions,
     });
     this.disposables.add(this.controller.onDidChange(() => this.onDidChangeEmitter.fire()));
     this.disposables.add(this.controller.onPermissionRequested((p) => this.armPermissionDeadline(p.requestId)));
@@ -247,56 +228,12 @@ export class ChatSession implements Disposable {
     }
   }
 
-  /** The policy as it stands now: rules remembered in this session first, then the configured ones. */
-  private policy(): PermissionPolicy {
-    const ctx = this.options.permissionContext?.() ?? hostPolicyContext(this.options.cwd);
-    return new PermissionPolicy([...this.sessionRules, ...(this.options.rules?.() ?? [])], ctx);
-  }
-
   /**
-   * The user answered a permission request. An "always" answer also becomes client rules (per
-   * `hermes.permissions.rememberAlways`): the exact argv of each command — or the prefix of
-   * `rememberPrefix` words the user picked on the card — or each exact file; never a pattern of
-   * the text. They answer matching requests, the ones already waiting included.
+   * The user answered a permission request; an "always" answer is remembered as client rules
+   * ({@link ChatPermissions.choose}).
    */
   choosePermission(requestId: string, optionId: string, answeredBy = 'user', rememberPrefix?: number): boolean {
-    const pending = this.controller.pendingPermissions.find((p) => p.requestId === requestId);
-    const option = pending?.request.options.find((o) => o.optionId === optionId);
-    if (pending === undefined || option === undefined) {
-      return false;
-    }
-    const scope = this.options.rememberAlways?.() ?? 'session';
-    const always = option.kind === 'allow_always' || option.kind === 'reject_always';
-    const policy = this.policy();
-    const memory = always && scope !== 'off' ? rulesToRemember(policy.analyze(pending.request.toolCall), option, scope, rememberPrefix) : { rules: [] };
-    const remembered =
-      'notRemembered' in memory
-        ? `Not remembered: ${memory.notRemembered}`
-        : memory.rules.length > 0
-          ? `Remembered: ${memory.rules.map((r) => r.description ?? '').join('; ')}`
-          : undefined;
-    if (!this.controller.choosePermission(requestId, optionId, answeredBy, remembered)) {
-      return false;
-    }
-    const rules = 'rules' in memory ? memory.rules : [];
-    for (const rule of rules) {
-      if (scope === 'workspace') {
-        this.options.rememberForWorkspace?.(rule);
-      } else {
-        this.sessionRules.push(rule);
-      }
-    }
-    if (rules.length > 0) {
-      // "Always" applies to matching requests that are already waiting too.
-      const now = this.policy();
-      for (const other of this.controller.pendingPermissions) {
-        const d = now.evaluate(other.request);
-        if (d.effect !== 'ask') {
-          this.controller.choosePermission(other.requestId, d.optionId, `rule: ${d.rule}`);
-        }
-      }
-    }
-    return true;
+    return this.permissions.choose(this.controller, requestId, optionId, answeredBy, rememberPrefix);
   }
 
   /** Opens an existing agent session in this chat (history list, restore after a crash). */
