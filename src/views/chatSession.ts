@@ -8,12 +8,13 @@ import { SessionController, type TurnResult } from '../session/sessionController
 import { defaultQuirks } from '../session/sessionState';
 import { DisposableStore, type Disposable } from '../util/disposable';
 import { Emitter } from '../util/emitter';
+import type { AgentToStart } from '../permissions/consentKey';
 import { ChatPermissions, type ChatPermissionOptions } from './chatPermissions';
 import { describeStartError } from './startErrors';
 
 /** Asks before an agent process is started (untrusted workspaces); keyed by what would run, not its name. */
 export interface SpawnConsent {
-  allow(agent: { readonly name: string; readonly command: string; readonly args: readonly string[]; readonly env: Readonly<Record<string, string>> }): Promise<boolean>;
+  allow(agent: AgentToStart): Promise<boolean>;
 }
 
 export interface ChatSessionOptions extends ChatPermissionOptions {

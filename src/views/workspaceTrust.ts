@@ -1,17 +1,6 @@
-import { createHash } from 'node:crypto';
 import * as vscode from 'vscode';
+import { consentKey, type AgentToStart } from '../permissions/consentKey';
 import type { SpawnConsent } from './chatSession';
-
-type AgentToStart = Parameters<SpawnConsent['allow']>[0];
-
-/**
- * What the user consented to: the exact executable, arguments and environment. A settings change
- * that keeps the agent's name but runs something else is a new agent and is asked about again.
- */
-export function consentKey(agent: AgentToStart): string {
-  const env = Object.entries(agent.env).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  return createHash('sha256').update(JSON.stringify([agent.command, agent.args, env])).digest('hex');
-}
 
 /**
  * Workspace trust: in an untrusted workspace no agent process starts without the user's explicit
