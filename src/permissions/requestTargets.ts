@@ -134,7 +134,7 @@ function walk(value: unknown, at: string, depth: number, out: Collector): void {
       for (const file of Object.keys(v)) {
         out.path(file, `${here} key`, true);
       }
-    } else if (commandKeys.has(key) && depth <= 2) {
+    } else if (commandKeys.has(key)) {
       command(v, here, out);
       continue;
     } else if (key === 'cwd' && typeof v === 'string') {

