@@ -24,6 +24,13 @@ async function idle(chat: FrameLocator): Promise<void> {
  * Issue 16 and issue 22 item 2 in a real VS Code and a real browser: "always" remembers exact
  * commands, a write waiting for review ends with its turn, and proposal tabs close with their
  * proposal (Allow, Deny, cancel, timeout). Screenshots: `proposals-*`.
+ *
+ * Frames: `[edit]` and `[command]` are the scripted agent's copies of Hermes 0.19's edit approval
+ * (`edit-approval-N`: whole-file diff, `allow_once`/`deny`) and dangerous-command check
+ * (`perm-check-N`, five options) from fixtures/hermes/main.jsonl. No recording has a permission
+ * that times out: `[permission-timeout … cancel-request=yes]` builds one from the same edit frames
+ * plus the `$/cancel_request` an agent sends when it stops waiting (Hermes itself denies silently
+ * after 60 s; the client's own 60 s deadline for Hermes settles the request the same way).
  */
 suite('permission memory, review writes and proposal tabs in code-server + Chromium', function () {
   this.timeout(300_000);
