@@ -15,6 +15,7 @@ import type { PendingPermission } from '../session/sessionController';
 import { hostPolicyContext } from '../permissions/nodeFs';
 import { parseRules } from '../permissions/rules';
 import type { PermissionRule } from '../permissions/types';
+import { watchPermissionSettings } from './permissionSettings';
 import { promptBlocks } from './promptAttachments';
 import { ChatSession, type SpawnConsent } from './chatSession';
 import { DiffReviewer } from './diffReview';
@@ -94,6 +95,7 @@ export class ChatManager implements vscode.Disposable {
     });
     this.subscriptions.push(
       vscode.workspace.onDidChangeWorkspaceFolders(() => this.boundary.reset()),
+      watchPermissionSettings(options.config),
       vscode.window.onDidChangeWindowState((state) => {
         if (!state.focused) {
           this.surfaceHidden();
