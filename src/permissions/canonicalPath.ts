@@ -151,6 +151,10 @@ function walk(absolute: string, input: CanonicalInput): Canonical {
     }
     current = next;
   }
+  if (!missing && (input.fs.linkCount?.(current) ?? 1) > 1) {
+    // The same file under another name, possibly outside the workspace (WorkspaceBoundary refuses these too).
+    return { problem: `${current} has other hard links: the same file may also be elsewhere` };
+  }
   return { canonical: current };
 }
 

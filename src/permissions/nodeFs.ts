@@ -14,6 +14,14 @@ export const nodePermissionFs: PermissionFs = {
       return false;
     }
   },
+  linkCount: (p) => {
+    try {
+      const s = fs.statSync(p);
+      return s.isFile() ? s.nlink : 1;
+    } catch {
+      return 1;
+    }
+  },
 };
 
 /** The policy context of this machine for a session in `cwd`. */

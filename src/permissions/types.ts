@@ -41,6 +41,8 @@ export interface PermissionFs {
   realpath(p: string): string;
   /** Whether something (even a dangling symlink) exists at `p` without following a final link. */
   lexists(p: string): boolean;
+  /** How many names a regular file has (1 for anything else); more means another name may be outside. */
+  linkCount?(p: string): number;
 }
 
 /** Where the policy runs: the session's folder, the workspace folders, the user's home. */

@@ -19,14 +19,16 @@ suite('canonical paths', () => {
       for (const [where, entry] of Object.entries(workspaceTree)) {
         const p = substitute(where, { ...places });
         fs.mkdirSync(path.dirname(p), { recursive: true });
-        if (typeof entry === 'object') {
+        if (typeof entry === 'object' && 'hardlinkOf' in entry) {
+          fs.linkSync(substitute(entry.hardlinkOf, { ...places }), p);
+        } else if (typeof entry === 'object') {
           fs.symlinkSync(substitute(entry.link, { ...places }), p);
         } else {
           fs.writeFileSync(p, '');
         }
       }
       const fake = new FakeFs(posix, treeFor(places));
-      const probes = ['src/a.ts', 'src/link/.env', 'src/link/docs', 'src/out/secret.txt', 'src/out/new.txt', 'src/selflink/a.ts', 'src/envlink.ts', 'src/alias.ts', 'src/dangling', 'src/dangling/x', 'src/loop/x', 'src/a.ts/x', 'src/out/../x', 'src/link/../x', 'nope/deeper'];
+      const probes = ['src/a.ts', 'src/link/.env', 'src/link/docs', 'src/out/secret.txt', 'src/out/new.txt', 'src/selflink/a.ts', 'src/envlink.ts', 'src/alias.ts', 'src/dangling', 'src/dangling/x', 'src/loop/x', 'src/a.ts/x', 'src/out/../x', 'src/link/../x', 'nope/deeper', 'src/hardlink.txt'];
       for (const probe of probes) {
         const real = canonicalize(probe, { cwd: places.WS, home: places.HOME, semantics: posix, fs: nodePermissionFs });
         const simulated = canonicalize(probe, { cwd: places.WS, home: places.HOME, semantics: posix, fs: fake });

@@ -54,6 +54,7 @@ export const symlinkCases: CorpusCase[] = [
   s('below a dangling link', 'src/dangling/x.txt', 'ask'),
   s('a symlink loop cannot be resolved', 'src/loop/x.txt', 'ask'),
   s('a harmless name that is a link to .env', 'src/envlink.ts', 'ask'),
+  s('a hard link (the same file also outside)', 'src/hardlink.txt', 'ask'),
   s('absolute path through the link', '{WS}/src/link/.git/config', 'ask'),
   s('link, then .. (resolved after the link: outside src)', 'src/link/src/../docs/x.md', 'ask'),
   s('src/out/.. is the parent of the link target, not src', 'src/out/../escaped.txt', 'ask'),

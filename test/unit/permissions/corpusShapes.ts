@@ -61,6 +61,9 @@ export const workspaceTree: Readonly<Record<string, FakeEntry>> = {
   '{WS}/.git/config': 'file',
   '{OUT}/secret.txt': 'file',
   '{HOME}/.ssh/id_rsa': 'file',
+  '{OUT}/linked.txt': 'file',
+  // A second name of {OUT}/linked.txt (created after it).
+  '{WS}/src/hardlink.txt': { hardlinkOf: '{OUT}/linked.txt' },
 };
 
 const diffOf = (path: string): acp.ToolCallContent => ({ type: 'diff', path, oldText: '', newText: 'new text\n' });

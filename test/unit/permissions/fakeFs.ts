@@ -9,7 +9,8 @@
 import * as path from 'node:path';
 import type { PathSemantics, PermissionFs } from '../../../src/permissions/types';
 
-export type FakeEntry = 'file' | 'dir' | { readonly link: string };
+/** `hardlinkOf`: a second name of another file (both then have a link count of 2). */
+export type FakeEntry = 'file' | 'dir' | { readonly link: string } | { readonly hardlinkOf: string };
 
 function fsError(code: string, p: string): Error {
   return Object.assign(new Error(`${code}: ${p}`), { code });
@@ -53,6 +54,12 @@ export class FakeFs implements PermissionFs {
     }
   }
 
+  linkCount(p: string): number {
+    const key = this.key(this.resolve(this.p.resolve(p), true, 0));
+    const twice = [...this.entries.values()].some(({ name, entry }) => typeof entry === 'object' && 'hardlinkOf' in entry && (this.key(name) === key || this.key(this.p.resolve(entry.hardlinkOf)) === key));
+    return twice ? 2 : 1;
+  }
+
   private key(abs: string): string {
     const k = this.sem.flavor === 'win32' ? abs.replace(/\//g, '\\') : abs;
     return this.sem.caseInsensitive ? k.toLowerCase() : k;
@@ -72,12 +79,12 @@ export class FakeFs implements PermissionFs {
         throw fsError('ENOENT', abs);
       }
       const last = i === names.length - 1;
-      if (typeof found.entry === 'object' && (!last || followLast)) {
+      if (typeof found.entry === 'object' && 'link' in found.entry && (!last || followLast)) {
         const target = this.p.resolve(this.p.dirname(found.name), found.entry.link);
         current = this.resolve(target, true, depth + 1);
         continue;
       }
-      if (found.entry === 'file' && !last) {
+      if ((found.entry === 'file' || (typeof found.entry === 'object' && 'hardlinkOf' in found.entry)) && !last) {
         throw fsError('ENOTDIR', abs);
       }
       current = found.name;

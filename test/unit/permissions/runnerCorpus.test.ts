@@ -28,7 +28,9 @@ suite('permission corpus: end to end through hermes-acp-run', function () {
       }
       const p = substitute(where, { ...places });
       fs.mkdirSync(path.dirname(p), { recursive: true });
-      if (typeof entry === 'object') {
+      if (typeof entry === 'object' && 'hardlinkOf' in entry) {
+        fs.linkSync(substitute(entry.hardlinkOf, { ...places }), p);
+      } else if (typeof entry === 'object') {
         fs.symlinkSync(substitute(entry.link, { ...places }), p);
       } else if (entry === 'dir') {
         fs.mkdirSync(p, { recursive: true });
