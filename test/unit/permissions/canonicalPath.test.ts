@@ -5,8 +5,7 @@ import * as path from 'node:path';
 import { canonicalize, comparisonKey, locateInRoots } from '../../../src/permissions/canonicalPath';
 import { nodePermissionFs } from '../../../src/permissions/nodeFs';
 import type { PathSemantics } from '../../../src/permissions/types';
-import { realPlaces, semanticsOf, simulatedPlaces, treeFor } from './corpus';
-import { substitute, workspaceTree } from './corpusShapes';
+import { createTree, realPlaces, semanticsOf, simulatedPlaces, treeFor } from './corpus';
 import { FakeFs } from './fakeFs';
 
 const posix = semanticsOf.posix;
@@ -16,17 +15,7 @@ suite('canonical paths', () => {
     const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'hermes-canon-')));
     try {
       const places = realPlaces(root, path.join(root, 'home'));
-      for (const [where, entry] of Object.entries(workspaceTree)) {
-        const p = substitute(where, { ...places });
-        fs.mkdirSync(path.dirname(p), { recursive: true });
-        if (typeof entry === 'object' && 'hardlinkOf' in entry) {
-          fs.linkSync(substitute(entry.hardlinkOf, { ...places }), p);
-        } else if (typeof entry === 'object') {
-          fs.symlinkSync(substitute(entry.link, { ...places }), p);
-        } else {
-          fs.writeFileSync(p, '');
-        }
-      }
+      createTree(places, true);
       const fake = new FakeFs(posix, treeFor(places));
       const probes = ['src/a.ts', 'src/link/.env', 'src/link/docs', 'src/out/secret.txt', 'src/out/new.txt', 'src/selflink/a.ts', 'src/envlink.ts', 'src/alias.ts', 'src/dangling', 'src/dangling/x', 'src/loop/x', 'src/a.ts/x', 'src/out/../x', 'src/link/../x', 'nope/deeper', 'src/hardlink.txt'];
       for (const probe of probes) {

@@ -1,5 +1,6 @@
 /** Every case of the permission corpus, and how a case runs against the pure policy. */
 import type * as acp from '@agentclientprotocol/sdk';
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { PermissionPolicy } from '../../../src/permissions/policy';
 import type { PathSemantics, PolicyDecision } from '../../../src/permissions/types';
@@ -64,6 +65,29 @@ export function decideSimulated(c: CorpusCase, index: number): PolicyDecision {
     sensitive: 'sensitivePaths' in set ? set.sensitivePaths : [],
   });
   return policy.evaluate(requestOf(c, index, places));
+}
+
+/**
+ * Creates the workspace tree for real (files, folders, symbolic and hard links). Entries under
+ * `{HOME}` are left out unless `home` is a scratch folder: the real home folder is never touched.
+ */
+export function createTree(places: Places, withHome: boolean): void {
+  for (const [where, entry] of Object.entries(workspaceTree)) {
+    if (where.startsWith('{HOME}') && !withHome) {
+      continue;
+    }
+    const p = substitute(where, { ...places });
+    fs.mkdirSync(path.dirname(p), { recursive: true });
+    if (typeof entry === 'object' && 'hardlinkOf' in entry) {
+      fs.linkSync(substitute(entry.hardlinkOf, { ...places }), p);
+    } else if (typeof entry === 'object') {
+      fs.symlinkSync(substitute(entry.link, { ...places }), p);
+    } else if (entry === 'dir') {
+      fs.mkdirSync(p, { recursive: true });
+    } else {
+      fs.writeFileSync(p, 'original\n');
+    }
+  }
 }
 
 /** The same placeholders on this machine (for the runner). */

@@ -3,8 +3,8 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { events, killLeftovers, ofType, runCli, scriptedAgent, tempDir, type Event } from '../cli/cliHarness';
-import { corpus, realPlaces, requestOf, type Places } from './corpus';
-import { ruleSets, substitute, workspaceTree, type RuleSetName, type Semantics } from './corpusShapes';
+import { corpus, createTree, realPlaces, requestOf, type Places } from './corpus';
+import { ruleSets, type RuleSetName, type Semantics } from './corpusShapes';
 
 /**
  * The permission corpus end to end: the scripted agent (`[permission-file]`) sends every case as
@@ -22,22 +22,7 @@ suite('permission corpus: end to end through hermes-acp-run', function () {
   suiteSetup(() => {
     root = tempDir('hermes-perm-corpus-');
     places = realPlaces(root, os.homedir());
-    for (const [where, entry] of Object.entries(workspaceTree)) {
-      if (where.startsWith('{HOME}')) {
-        continue;
-      }
-      const p = substitute(where, { ...places });
-      fs.mkdirSync(path.dirname(p), { recursive: true });
-      if (typeof entry === 'object' && 'hardlinkOf' in entry) {
-        fs.linkSync(substitute(entry.hardlinkOf, { ...places }), p);
-      } else if (typeof entry === 'object') {
-        fs.symlinkSync(substitute(entry.link, { ...places }), p);
-      } else if (entry === 'dir') {
-        fs.mkdirSync(p, { recursive: true });
-      } else {
-        fs.writeFileSync(p, 'original\n');
-      }
-    }
+    createTree(places, false);
   });
   suiteTeardown(() => {
     killLeftovers();
