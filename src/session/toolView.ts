@@ -27,6 +27,8 @@ export function toolView(t: ToolEntry, ctx: ViewContext, deps: ToolViewDeps): En
           ...(t.permission.answeredAt !== undefined ? { answeredAt: t.permission.answeredAt } : {}),
           ...(t.permission.optionId !== undefined ? { optionId: t.permission.optionId } : {}),
           ...(t.permission.answeredBy !== undefined ? { answeredBy: t.permission.answeredBy } : {}),
+          ...(t.permission.check !== undefined ? { check: t.permission.check } : {}),
+          ...(t.permission.remembered !== undefined ? { remembered: t.permission.remembered } : {}),
           ...(t.permission.status === 'pending' && deps.permissionTimeoutMs !== undefined
             ? { expiresAt: t.permission.requestedAt + deps.permissionTimeoutMs }
             : {}),

@@ -13,7 +13,10 @@ import { Emitter } from '../util/emitter';
 import { TerminalManager } from '../acp/terminals';
 import { WorkspaceBoundary } from '../acp/workspaceBoundary';
 import type { PendingPermission } from '../session/sessionController';
-import type { PermissionRule } from '../session/permissionPolicy';
+import { hostPolicyContext } from '../permissions/nodeFs';
+import { parseRules } from '../permissions/rules';
+import type { PermissionRule } from '../permissions/types';
+import { watchPermissionSettings } from './permissionSettings';
 import { ChatSession, type SpawnConsent } from '../app/chatSession';
 import { ChatMessages } from './chatMessages';
 import { DiffReviewer } from './diffReview';
@@ -47,7 +50,7 @@ export class ChatManager implements vscode.Disposable {
   readonly reviewer = new DiffReviewer();
   private readonly messages: ChatMessages;
   private readonly history: SessionHistory;
-  private readonly boundary = new WorkspaceBoundary(() => (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath));
+  private readonly boundary = new WorkspaceBoundary(() => this.workspaceFolders());
   private readonly fileSystem: WorkspaceFileSystem;
   /** Terminals agents create through the client (`terminal/*`), shown live in tool cards. */
   readonly terminals = new TerminalManager({ roots: () => (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath) });
@@ -65,13 +68,13 @@ export class ChatManager implements vscode.Disposable {
   readonly onDidWrite = this.onDidWriteEmitter.event;
 
   constructor(private readonly options: ChatManagerOptions) {
-    this.messages = new ChatMessages(this, options.config);
+    this.messages = new ChatMessages(this, options.config, async (p) => (await this.boundary.resolve(p, 'read')).realPath);
     this.history = new SessionHistory(options.workspaceState);
     this.fileSystem = new WorkspaceFileSystem({
       boundary: this.boundary,
       maxReadBytes: 50 * 1024 * 1024,
       writeMode: () => options.config.writesMode(),
-      review: (params, before) => this.reviewWrite(params, before),
+      review: (params, before) => this.reviewer.reviewWrite(params, before, this.chatForSession(params.sessionId)?.agentName ?? 'the agent'),
       onDidWrite: (record) => this.onDidWriteEmitter.fire(record),
     });
     this.hosts = new AgentHosts({
@@ -109,6 +112,7 @@ export class ChatManager implements vscode.Disposable {
     });
     this.subscriptions.push(
       vscode.workspace.onDidChangeWorkspaceFolders(() => this.boundary.reset()),
+      watchPermissionSettings(options.config),
       vscode.window.onDidChangeWindowState((state) => {
         if (!state.focused) {
           this.surfaceHidden();
@@ -180,6 +184,10 @@ export class ChatManager implements vscode.Disposable {
     return this.sidebarChat;
   }
 
+  private workspaceFolders(): string[] {
+    return (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath);
+  }
+
   get workspaceRoot(): string {
     return vscode.workspace.workspaceFolders?.[0]?.uri.fsPath ?? process.cwd();
   }
@@ -196,6 +204,8 @@ export class ChatManager implements vscode.Disposable {
       consent: this.options.consent,
       t: vscode.l10n.t,
       rules: () => [...this.workspaceRules(), ...this.options.config.permissionRules().rules],
+      permissionContext: () => hostPolicyContext(this.workspaceRoot, this.workspaceFolders(), this.options.config.sensitivePaths().patterns),
+      endReviews: (sessionId, reason) => this.reviewer.endWrites(sessionId, reason),
       rememberAlways: () => this.options.config.rememberAlways(),
       rememberForWorkspace: (rule) => void this.options.workspaceState.update(this.workspaceRulesKey, [...this.workspaceRules(), rule]),
       settingsScope: agentSettingsScope,
@@ -259,7 +269,7 @@ export class ChatManager implements vscode.Disposable {
    * per window); declining tells them why nothing happened.
    */
   async allowAgent(def: AgentDefinition): Promise<boolean> {
-    if (await this.options.consent.allow(def.name)) {
+    if (await this.options.consent.allow(def)) {
       return true;
     }
     void vscode.window.showInformationMessage(vscode.l10n.t('{0} was not started: this workspace is not trusted.', def.name));
@@ -330,7 +340,7 @@ export class ChatManager implements vscode.Disposable {
   /** Every session the history list can offer: the agent's `session/list` (all pages) merged with this workspace's. */
   async listSessions(def: AgentDefinition = this.options.config.defaultAgent()): Promise<{ sessions: KnownSession[]; listed: boolean }> {
     // Listing starts the agent: in an untrusted workspace only with consent (else the workspace's own list).
-    const { sessions, listed, error } = await this.history.list(def, this.hostFor(def), this.workspaceRoot, () => this.options.consent.allow(def.name));
+    const { sessions, listed, error } = await this.history.list(def, this.hostFor(def), this.workspaceRoot, () => this.options.consent.allow(def));
     if (error !== undefined) {
       void vscode.window.showWarningMessage(vscode.l10n.t('Could not list sessions of {0}: {1}', def.name, notificationLabel(describeError(error), 500)));
     }
@@ -371,8 +381,9 @@ export class ChatManager implements vscode.Disposable {
     });
   }
 
+  /** Answers remembered for this workspace; parsed like settings (workspace state is data, not code). */
   private workspaceRules(): PermissionRule[] {
-    return this.options.workspaceState.get<PermissionRule[]>(this.workspaceRulesKey) ?? [];
+    return parseRules(this.options.workspaceState.get<unknown>(this.workspaceRulesKey) ?? []).rules;
   }
 
   /** A permission is waiting: open its diff (per hermes.review.openDiffs) and make sure it is seen. */
@@ -411,24 +422,6 @@ export class ChatManager implements vscode.Disposable {
     if (choice !== undefined && !chat.choosePermission(p.requestId, choice.optionId, 'user (notification)')) {
       void vscode.window.showInformationMessage(vscode.l10n.t('That request was already answered or has expired.'));
     }
-  }
-
-  /** `hermes.review.writes: review`: the write waits for Accept/Reject in the diff editor. */
-  private reviewWrite(params: acp.WriteTextFileRequest, before: string | undefined): Promise<boolean> {
-    const chat = this.chatForSession(params.sessionId);
-    return new Promise<boolean>((resolve) => {
-      let pending = true;
-      const decide = (accepted: boolean): void => {
-        if (pending) {
-          pending = false;
-          resolve(accepted);
-        }
-      };
-      void this.reviewer.show(
-        { path: params.path, oldText: before ?? null, newText: params.content },
-        { agentName: chat?.agentName ?? 'the agent', preserveFocus: false, target: { kind: 'write', decide, isPending: () => pending } },
-      );
-    });
   }
 
   private routePermission(params: acp.RequestPermissionRequest, signal: AbortSignal): Promise<acp.RequestPermissionResponse> {

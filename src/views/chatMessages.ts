@@ -15,6 +15,8 @@ export class ChatMessages {
   constructor(
     private readonly manager: ChatManager,
     private readonly config: Configuration,
+    /** The workspace check of the agent's own reads (an attachment is a read too): the real path, or an error. */
+    private readonly checkRead: (path: string) => Promise<string>,
   ) {}
 
   /** What a chat webview asked for. */
@@ -26,14 +28,19 @@ export class ChatMessages {
     switch (message.type) {
       case 'prompt/submit': {
         const caps = chat.host.client?.agent?.agentCapabilities?.promptCapabilities;
-        void promptBlocks(message.text, message.attachments, caps?.embeddedContext === true, caps?.image === true).then((blocks) => chat.submit(blocks));
+        void promptBlocks(message.text, message.attachments, { embedded: caps?.embeddedContext === true, images: caps?.image === true, check: this.checkRead }).then(({ blocks, refused }) => {
+          for (const r of refused) {
+            chat.controller.addNotice('warning', vscode.l10n.t('{0} was not attached: {1}', r.label, r.reason));
+          }
+          return chat.submit(blocks);
+        });
         return;
       }
       case 'turn/cancel':
         void chat.cancel();
         return;
       case 'permission/choose':
-        chat.choosePermission(message.requestId, message.optionId);
+        chat.choosePermission(message.requestId, message.optionId, 'user', message.rememberPrefix);
         return;
       case 'location/open':
         void openLocation(message.path, message.line);
