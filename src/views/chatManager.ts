@@ -1,8 +1,8 @@
 import * as path from 'node:path';
-import type * as acp from '@agentclientprotocol/sdk';
 import * as vscode from 'vscode';
 import type { AgentDefinition, AgentHost } from '../acp/agentHost';
 import { AgentHosts } from '../app/agentHosts';
+import { ChatRegistry } from '../app/chatRegistry';
 import { forkChat } from '../app/forkChat';
 import { SessionHistory, type KnownSession } from '../app/sessionHistory';
 import { describeError } from '../acp/errors';
@@ -16,6 +16,7 @@ import type { PendingPermission } from '../session/sessionController';
 import { hostPolicyContext } from '../permissions/nodeFs';
 import { parseRules } from '../permissions/rules';
 import type { PermissionRule } from '../permissions/types';
+import { PermissionNotifications } from './permissionNotifications';
 import { watchPermissionSettings } from './permissionSettings';
 import { ChatSession, type SpawnConsent } from '../app/chatSession';
 import { ChatMessages } from './chatMessages';
@@ -36,13 +37,14 @@ export interface ChatManagerOptions {
 }
 
 /**
- * Owns the agent hosts (one process per configured agent, shared by all its sessions — ACP
- * multiplexes sessions) and the chats. Routes agent requests to the chat whose session they
- * name, and webview requests to the right chat.
+ * The chats of the VS Code window, wired to VS Code: builds the application layer's pieces
+ * ({@link AgentHosts}, {@link ChatRegistry}, {@link SessionHistory}) with the workspace, settings and
+ * trust; serves the agents' file system and terminals; keeps the sidebar's chat; raises permission
+ * requests nobody sees as notifications; answers the webviews ({@link ChatMessages}).
  */
 export class ChatManager implements vscode.Disposable {
   private readonly hosts: AgentHosts;
-  private readonly chats = new Set<ChatSession>();
+  private readonly chats = new ChatRegistry();
   private readonly onDidChangeEmitter = new Emitter<void>();
   /** Any chat or agent state changed (status bar, context keys). */
   readonly onDidChange = this.onDidChangeEmitter.event;
@@ -54,12 +56,10 @@ export class ChatManager implements vscode.Disposable {
   private readonly fileSystem: WorkspaceFileSystem;
   /** Terminals agents create through the client (`terminal/*`), shown live in tool cards. */
   readonly terminals = new TerminalManager({ roots: () => (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath) });
-  private isVisible: (chat: ChatSession) => boolean = () => false;
   private openPanel: (chat: ChatSession, draft?: string) => void = () => undefined;
   private turnChanges: (chat: ChatSession, turnId: number) => { files: number; added: number; removed: number } | undefined = () => undefined;
   private readonly workspaceRulesKey = 'hermes.permissions.workspaceRules';
-  /** Permission requests raised as a notification: chat id + NUL + request id. */
-  private readonly notified = new Set<string>();
+  private readonly notifications = new PermissionNotifications(() => this.chats);
   private readonly subscriptions: vscode.Disposable[] = [];
   private readonly onDidChangeSidebarChatEmitter = new Emitter<ChatSession>();
   readonly onDidChangeSidebarChat = this.onDidChangeSidebarChatEmitter.event;
@@ -81,7 +81,7 @@ export class ChatManager implements vscode.Disposable {
       cwd: () => this.workspaceRoot,
       clientInfo: { name: 'hermes-acp', title: 'Hermes ACP for VS Code', version: options.extensionVersion },
       ports: {
-        permission: { requestPermission: (params, signal) => this.routePermission(params, signal) },
+        permission: { requestPermission: (params, signal) => this.chats.routePermission(params, signal) },
         fs: this.fileSystem,
         terminal: this.terminals,
       },
@@ -94,7 +94,7 @@ export class ChatManager implements vscode.Disposable {
         _meta: { terminal_output: true },
       },
       t: vscode.l10n.t,
-      chatsOn: (host) => [...this.chats].filter((c) => c.host === host),
+      chatsOn: (host) => this.chats.on(host),
       allow: (def) => this.allowAgent(def),
       report: (message) => void vscode.window.showErrorMessage(message),
     });
@@ -121,17 +121,9 @@ export class ChatManager implements vscode.Disposable {
     );
   }
 
-  /**
-   * A chat went off screen, or the window lost focus: every permission request still waiting in
-   * a chat nobody sees is raised as a notification (once per request). A request that arrived
-   * while its chat was on screen would otherwise be missed once the user looked elsewhere.
-   */
+  /** A chat went off screen, or the window lost focus: waiting permission requests become notifications. */
   surfaceHidden(): void {
-    for (const chat of this.chats) {
-      for (const p of chat.controller.pendingPermissions) {
-        void this.notifyPermission(chat, p);
-      }
-    }
+    this.notifications.surfaceHidden();
   }
 
   /** Where the footers' "files changed" summaries come from (the Changes view). */
@@ -158,7 +150,7 @@ export class ChatManager implements vscode.Disposable {
 
   /** How the surface tells whether a chat is on screen (permission notifications when it is not). */
   setVisibilityProbe(probe: (chat: ChatSession) => boolean): void {
-    this.isVisible = probe;
+    this.notifications.setVisibilityProbe(probe);
   }
 
   get fs(): WorkspaceFileSystem {
@@ -166,7 +158,7 @@ export class ChatManager implements vscode.Disposable {
   }
 
   get allChats(): readonly ChatSession[] {
-    return [...this.chats];
+    return this.chats.all;
   }
 
   get allHosts(): readonly AgentHost[] {
@@ -243,24 +235,12 @@ export class ChatManager implements vscode.Disposable {
   }
 
   async closeChat(chat: ChatSession): Promise<void> {
-    if (chat.controller.state.phase === 'running') {
-      await chat.cancel();
-    }
-    if (chat.sessionId !== undefined) {
-      await this.terminals.releaseSession(chat.sessionId);
-    }
-    chat.dispose();
-    this.chats.delete(chat);
+    await this.chats.close(chat, (sessionId) => this.terminals.releaseSession(sessionId));
     this.onDidChangeEmitter.fire();
   }
 
   chatForSession(sessionId: string): ChatSession | undefined {
-    for (const chat of this.chats) {
-      if (chat.sessionId === sessionId) {
-        return chat;
-      }
-    }
-    return undefined;
+    return this.chats.forSession(sessionId);
   }
 
   /**
@@ -322,10 +302,7 @@ export class ChatManager implements vscode.Disposable {
     }
     this.reviewer.dispose();
     await this.terminals.dispose();
-    for (const chat of this.chats) {
-      chat.dispose();
-    }
-    this.chats.clear();
+    this.chats.disposeAll();
     await this.hosts.dispose();
     this.onDidChangeEmitter.dispose();
     this.onDidChangeSidebarChatEmitter.dispose();
@@ -394,42 +371,6 @@ export class ChatManager implements vscode.Disposable {
     if (entry !== undefined && diffIndex >= 0 && mode !== 'onClick') {
       await this.openDiff(chat, entry.id, diffIndex, mode === 'background');
     }
-    await this.notifyPermission(chat, p);
-  }
-
-  private async notifyPermission(chat: ChatSession, p: PendingPermission): Promise<void> {
-    const key = `${chat.id}\u0000${p.requestId}`;
-    if ((this.isVisible(chat) && vscode.window.state.focused) || this.notified.has(key)) {
-      return;
-    }
-    // Forget requests that were answered since (the set stays as small as what waits).
-    for (const k of this.notified) {
-      const [chatId, requestId] = k.split('\u0000');
-      const owner = [...this.chats].find((c) => c.id === chatId);
-      if (owner?.controller.pendingPermissions.some((q) => q.requestId === requestId) !== true) {
-        this.notified.delete(k);
-      }
-    }
-    this.notified.add(key);
-    // Hidden chat or another window has focus: a notification with the same options, so the
-    // request cannot be missed (Hermes denies after 60 s). Dismissing it answers nothing.
-    const items = p.request.options.map((o) => ({ title: o.name, optionId: o.optionId }));
-    // The title is the agent's: no link syntax (a notification would make `[x](command:…)` a
-    // one-click command) and no invisible characters.
-    const agentTitle = p.request.toolCall.title;
-    const title = typeof agentTitle === 'string' ? notificationLabel(agentTitle) : vscode.l10n.t('a tool call');
-    const choice = await vscode.window.showWarningMessage(vscode.l10n.t('{0} asks for permission: {1}', chat.agentName, title), ...items);
-    if (choice !== undefined && !chat.choosePermission(p.requestId, choice.optionId, 'user (notification)')) {
-      void vscode.window.showInformationMessage(vscode.l10n.t('That request was already answered or has expired.'));
-    }
-  }
-
-  private routePermission(params: acp.RequestPermissionRequest, signal: AbortSignal): Promise<acp.RequestPermissionResponse> {
-    const chat = this.chatForSession(params.sessionId);
-    if (chat === undefined) {
-      // No chat shows this session: nobody can answer, so say so rather than let the agent wait.
-      return Promise.resolve({ outcome: { outcome: 'cancelled' } });
-    }
-    return chat.controller.requestPermission(params, signal);
+    await this.notifications.notify(chat, p);
   }
 }
