@@ -4,7 +4,7 @@ import type { AcpClient } from '../acp/acpConnection';
 import { describeError, type AgentExitedError } from '../acp/errors';
 import { quirksFor } from '../session/agentQuirks';
 import { SessionController, type TurnResult } from '../session/sessionController';
-import { defaultQuirks } from '../session/sessionState';
+import { defaultQuirks, type AgentQuirks } from '../session/sessionState';
 import { afterTurn, heldAfterLoad } from './turnNotices';
 import { DisposableStore, type Disposable } from '../util/disposable';
 import type { Localize } from '../util/l10n';
@@ -27,6 +27,8 @@ export interface ChatSessionOptions extends ChatPermissionOptions {
   /** Every notice and status line of the chat goes through it (`vscode.l10n.t` in the extension). */
   readonly t: Localize;
   readonly now?: () => number;
+  /** Behaviours of this agent its `initialize` answer does not reveal (see quirksFor), e.g. the demo agent's. */
+  readonly quirks?: Partial<AgentQuirks>;
   /** Where this window reads agent commands (named by the "not found" notice). */
   readonly settingsScope?: () => AgentSettingsScope;
   /** Ends this session's writes waiting for review, as rejected (cancel, exit, close). */
@@ -298,7 +300,7 @@ export class ChatSession implements Disposable {
     this.setStatus(this.options.t('Starting {0}…', this.agentName));
     try {
       const client = await host.start();
-      this.controller.useConnection(client, quirksFor(client.agent?.agentInfo));
+      this.controller.useConnection(client, { ...quirksFor(client.agent?.agentInfo), ...this.options.quirks });
       return client;
     } catch (e) {
       this.showStartError(e);

@@ -13,9 +13,6 @@ export function quirksFor(agentInfo: acp.Implementation | null | undefined): Age
       // provider failed (test/fixtures/hermes/ratelimit.jsonl); resume replays history; no answer
       // to a permission request within 60 s is a deny.
       return { cumulativePromptUsage: true, mergesCancelledPrompt: true, mergesFailedPrompt: true, replaysOnResume: true, permissionTimeoutMs: 60_000 };
-    case 'scripted-agent':
-      // Our test agent imitates Hermes' cumulative usage (test/agents/README.md).
-      return { ...defaultQuirks, cumulativePromptUsage: true };
     default:
       return defaultQuirks;
   }

@@ -22,7 +22,7 @@ import { ChatSession, type SpawnConsent } from '../app/chatSession';
 import { ChatMessages } from './chatMessages';
 import { DiffReviewer } from './diffReview';
 import { WorkspaceFileSystem, type WriteRecord } from './workspaceFileSystem';
-import type { Configuration } from './configuration';
+import { demoAgentQuirks, type Configuration } from './configuration';
 import { agentSettingsScope } from './agentSetup';
 import type { TrafficChannel } from './trafficChannel';
 
@@ -201,6 +201,7 @@ export class ChatManager implements vscode.Disposable {
       rememberAlways: () => this.options.config.rememberAlways(),
       rememberForWorkspace: (rule) => void this.options.workspaceState.update(this.workspaceRulesKey, [...this.workspaceRules(), rule]),
       settingsScope: agentSettingsScope,
+      ...(def.demo === true ? { quirks: demoAgentQuirks } : {}),
     });
     this.chats.add(chat);
     chat.onDidChange(() => {
