@@ -3,7 +3,7 @@ import type { AgentHost } from '../acp/agentHost';
 import type { AcpClient } from '../acp/acpConnection';
 import { describeError, type AgentExitedError } from '../acp/errors';
 import { quirksFor } from '../session/agentQuirks';
-import { SessionController, type TurnResult } from '../session/sessionController';
+import { SessionController, type PermissionDecider, type TurnResult } from '../session/sessionController';
 import { defaultQuirks, type AgentQuirks } from '../session/sessionState';
 import { afterTurn, heldAfterLoad } from './turnNotices';
 import { DisposableStore, type Disposable } from '../util/disposable';
@@ -33,6 +33,11 @@ export interface ChatSessionOptions extends ChatPermissionOptions {
   readonly settingsScope?: () => AgentSettingsScope;
   /** Ends this session's writes waiting for review, as rejected (cancel, exit, close). */
   readonly endReviews?: (sessionId: string, reason: string) => void;
+  /**
+   * Decides permission requests instead of the chat's own policy ({@link ChatPermissions}): the
+   * runner's `--permissions`, where nobody is there to ask.
+   */
+  readonly decider?: PermissionDecider;
 }
 
 let chatCounter = 0;
@@ -63,6 +68,7 @@ export class ChatSession implements Disposable {
   readonly onDidChange = this.onDidChangeEmitter.event;
   private readonly now: () => number;
   private readonly permissions: ChatPermissions;
+  private startErrorValue: unknown;
 
   constructor(private readonly options: ChatSessionOptions) {
     this.now = options.now ?? Date.now;
@@ -72,7 +78,7 @@ export class ChatSession implements Disposable {
       quirks: defaultQuirks,
       now: this.now,
       newId: () => `${this.id}-e${++this.entryCounter}`,
-      permissions: this.permissions,
+      permissions: options.decider ?? this.permissions,
       t: options.t,
     });
     this.disposables.add(this.controller.onDidChange(() => this.onDidChangeEmitter.fire()));
@@ -105,6 +111,11 @@ export class ChatSession implements Disposable {
 
   get status(): string | undefined {
     return this.statusValue;
+  }
+
+  /** Why the last start (agent or session) failed, as thrown; the notice says it to the user. */
+  get startError(): unknown {
+    return this.startErrorValue;
   }
 
   get readOnly(): boolean {
@@ -344,6 +355,7 @@ export class ChatSession implements Disposable {
   }
 
   private showStartError(e: unknown): void {
+    this.startErrorValue = e;
     const n = describeStartError(e, this.options.host.definition, this.options.settingsScope?.(), this.options.t);
     this.controller.addNotice('error', n.title, n.detail, n.actions);
   }
