@@ -286,16 +286,8 @@ export class ChatSession implements Disposable {
     if (previous !== undefined) {
       return this.restore(client, previous);
     }
-    this.setStatus(this.options.t('Starting a session with {0}…', this.agentName));
-    try {
-      await this.controller.start();
-      return true;
-    } catch (e) {
-      this.showStartError(e);
-      return false;
-    } finally {
-      this.setStatus(undefined);
-    }
+    const started = await this.startStep(this.options.t('Starting a session with {0}…', this.agentName), () => this.controller.start());
+    return started !== undefined;
   }
 
   private async connect(): Promise<AcpClient | undefined> {
@@ -308,11 +300,19 @@ export class ChatSession implements Disposable {
       );
       return undefined;
     }
-    this.setStatus(this.options.t('Starting {0}…', this.agentName));
-    try {
+    const connected = await this.startStep(this.options.t('Starting {0}…', this.agentName), async () => {
       const client = await host.start();
       this.controller.useConnection(client, { ...quirksFor(client.agent?.agentInfo), ...this.options.quirks });
       return client;
+    });
+    return connected?.value;
+  }
+
+  /** One step of the start (the agent, then the session) under a status line; a failure becomes the start-error notice. */
+  private async startStep<T>(status: string, step: () => Promise<T>): Promise<{ value: T } | undefined> {
+    this.setStatus(status);
+    try {
+      return { value: await step() };
     } catch (e) {
       this.showStartError(e);
       return undefined;
