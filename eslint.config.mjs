@@ -3,7 +3,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 const vscodeBan = {
-  paths: [{ name: 'vscode', message: 'The core (src/acp, src/session, src/protocol, src/changes, src/permissions, src/registry, src/cli, src/transports) must not import vscode.' }],
+  paths: [{ name: 'vscode', message: 'The core (src/acp, src/session, src/protocol, src/changes, src/permissions, src/registry, src/transports), the application layer (src/app) and the runner (src/cli) must not import vscode.' }],
 };
 
 export default tseslint.config(
@@ -35,12 +35,22 @@ export default tseslint.config(
     rules: { 'no-restricted-imports': ['error', vscodeBan] },
   },
   {
+    // The application layer: the orchestration of a chat for both the extension and the runner.
+    files: ['src/app/**'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        ...vscodeBan,
+        patterns: [{ group: ['**/views/*', '**/webview/*', '**/cli/*'], message: 'src/app is below the VS Code shell and the runner: no views, webview or CLI imports.' }],
+      }],
+    },
+  },
+  {
     // Transports sit beside src/acp: below the session layer's port, above nothing but the wire.
     files: ['src/transports/**'],
     rules: {
       'no-restricted-imports': ['error', {
         ...vscodeBan,
-        patterns: [{ group: ['**/views/*', '**/webview/*', '**/cli/*'], message: 'src/transports is core: no views, webview or CLI imports.' }],
+        patterns: [{ group: ['**/app/*', '**/views/*', '**/webview/*', '**/cli/*'], message: 'src/transports is core: no views, webview or CLI imports.' }],
       }],
     },
   },
@@ -51,7 +61,7 @@ export default tseslint.config(
       'no-restricted-imports': ['error', {
         ...vscodeBan,
         patterns: [
-          { group: ['**/acp/*', '**/session/*', '**/views/*', '**/webview/*', '**/cli/*'], message: 'src/permissions may import only src/protocol and src/util.' },
+          { group: ['**/acp/*', '**/app/*', '**/session/*', '**/views/*', '**/webview/*', '**/cli/*'], message: 'src/permissions may import only src/protocol and src/util.' },
           { group: ['@agentclientprotocol/sdk*'], allowTypeImports: true, message: 'src/permissions may import SDK types only.' },
         ],
       }],
@@ -64,7 +74,7 @@ export default tseslint.config(
         ...vscodeBan,
         patterns: [
           { group: ['node:*'], message: 'src/session is pure: no Node built-ins.' },
-          { group: ['**/acp/*', '**/views/*', '**/webview/*'], message: 'src/session may import only src/protocol and src/util.' },
+          { group: ['**/acp/*', '**/app/*', '**/views/*', '**/webview/*'], message: 'src/session may import only src/protocol and src/util.' },
           { group: ['@agentclientprotocol/sdk*'], allowTypeImports: true, message: 'src/session may import SDK types only.' },
         ],
       }],
@@ -75,7 +85,7 @@ export default tseslint.config(
     rules: {
       'no-restricted-imports': ['error', {
         ...vscodeBan,
-        patterns: [{ group: ['**/acp/*', '**/session/*', '**/views/*', '**/webview/*', 'node:*'], message: 'src/protocol holds types and constants only.' }],
+        patterns: [{ group: ['**/acp/*', '**/app/*', '**/session/*', '**/views/*', '**/webview/*', 'node:*'], message: 'src/protocol holds types and constants only.' }],
       }],
     },
   },
@@ -84,7 +94,7 @@ export default tseslint.config(
     rules: {
       'no-restricted-imports': ['error', {
         paths: [{ name: 'vscode', message: 'The webview runs in a browser.' }],
-        patterns: [{ group: ['node:*', '**/acp/*', '**/session/*', '**/views/*', '**/cli/*'], message: 'The webview imports only src/protocol and its own files.' }],
+        patterns: [{ group: ['node:*', '**/acp/*', '**/app/*', '**/session/*', '**/views/*', '**/cli/*'], message: 'The webview imports only src/protocol and its own files.' }],
       }],
     },
   },

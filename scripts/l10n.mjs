@@ -1,4 +1,5 @@
-// Writes l10n/bundle.l10n.json: every string the extension passes to vscode.l10n.t, and every
+// Writes l10n/bundle.l10n.json: every string the extension passes to vscode.l10n.t (src/views, and
+// src/app and src/session, whose Localize the extension fills with vscode.l10n.t), and every
 // string the webview passes to t() (the host hands the same bundle to the webview), keyed by the
 // English text — the source file translators copy to bundle.l10n.<locale>.json.
 import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
@@ -21,6 +22,8 @@ function walk(dir) {
     }
   }
 }
+walk(join(root, 'src', 'session'));
+walk(join(root, 'src', 'app'));
 walk(join(root, 'src', 'views'));
 walk(join(root, 'src', 'webview'));
 const sorted = Object.fromEntries([...strings].sort(([a], [b]) => a.localeCompare(b)));

@@ -18,7 +18,7 @@ export interface AgentTransport {
   markStdoutActivity?(): void;
 }
 
-/** Per-method answer deadlines. ACP itself has none, and the SDK adds none (reference §11.3). */
+/** Per-method answer deadlines. ACP itself has none, and the SDK adds none (`@agentclientprotocol/sdk` 2.4: a request waits until answered or the connection closes). */
 export interface RequestTimeouts {
   /** Hermes needs ~12 s when no provider is configured (provider auto-detection); be generous. */
   readonly initialize: number;

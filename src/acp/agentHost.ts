@@ -36,6 +36,8 @@ export interface AgentHostOptions {
   readonly log?: TrafficLog;
   /** Extra environment for the process (overlaid after the definition's env). */
   readonly env?: Readonly<Record<string, string>>;
+  /** Time between SIGTERM and SIGKILL when the process is stopped (AgentProcess's default otherwise). */
+  readonly killGraceMs?: number;
 }
 
 /**
@@ -53,11 +55,14 @@ export class AgentHost {
   private readonly onDidChangeStateEmitter = new Emitter<AgentState>();
   private readonly onDidExitEmitter = new Emitter<AgentExitedError>();
   private readonly onDidConnectEmitter = new Emitter<AcpClient>();
+  private readonly onStderrLineEmitter = new Emitter<string>();
   readonly onDidChangeState = this.onDidChangeStateEmitter.event;
   /** The agent process ended while connected (expected or not). */
   readonly onDidExit = this.onDidExitEmitter.event;
   /** A new connection is ready (first start and every restart). */
   readonly onDidConnect = this.onDidConnectEmitter.event;
+  /** A line the agent wrote to stderr (also in the traffic log). */
+  readonly onStderrLine = this.onStderrLineEmitter.event;
 
   constructor(
     readonly definition: AgentDefinition,
@@ -108,6 +113,19 @@ export class AgentHost {
     }
   }
 
+  /**
+   * Kills the agent at once (SIGKILL to its process group); a start under way is abandoned as soon
+   * as its process exists. The exit is reported as usual. For a caller that cannot wait for
+   * {@link stop} (the runner's second interrupt, a turn that outlived its cancel grace).
+   */
+  kill(): void {
+    if (this.process !== undefined) {
+      this.process.kill();
+    } else if (this.starting !== undefined) {
+      this.generation++;
+    }
+  }
+
   async restart(): Promise<AcpClient> {
     await this.stop();
     return this.start();
@@ -122,6 +140,7 @@ export class AgentHost {
     this.onDidChangeStateEmitter.dispose();
     this.onDidExitEmitter.dispose();
     this.onDidConnectEmitter.dispose();
+    this.onStderrLineEmitter.dispose();
   }
 
   private async doStart(): Promise<AcpClient> {
@@ -137,7 +156,7 @@ export class AgentHost {
     this.log.note(`starting ${def.name}: ${[def.command, ...def.args].join(' ')} (cwd ${this.options.cwd})`);
     let proc: AgentProcess;
     try {
-      proc = await AgentProcess.start(spec);
+      proc = await AgentProcess.start(spec, this.options.killGraceMs !== undefined ? { killGraceMs: this.options.killGraceMs } : {});
     } catch (error) {
       this.log.note(`could not start ${def.name}: ${error instanceof Error ? error.message : String(error)}`);
       this.setState({ kind: 'failed', error });
@@ -148,7 +167,10 @@ export class AgentHost {
       throw new Error('The agent start was superseded.');
     }
     this.process = proc;
-    proc.onStderrLine((line) => this.log.append({ dir: 'stderr', kind: 'text', size: Buffer.byteLength(line), text: line }));
+    proc.onStderrLine((line) => {
+      this.log.append({ dir: 'stderr', kind: 'text', size: Buffer.byteLength(line), text: line });
+      this.onStderrLineEmitter.fire(line);
+    });
     const client = new AcpClient(proc, {
       clientInfo: this.options.clientInfo,
       ports: this.options.ports,

@@ -7,7 +7,7 @@ import { isObject, type JsonObject } from '../util/json';
  * We read `session/update` off the wire ourselves instead of letting the SDK dispatch it: the SDK's
  * per-notification path costs ~30 µs (measured: 50,000 updates in 1.5–1.8 s against 62 ms for
  * JSON.parse alone), which would make the streaming path 30× slower than the wire. The rules
- * mirror the SDK's schema handling (reference/acp-client.md §11.4): lenient fields that are
+ * mirror the SDK's zod schemas (`@agentclientprotocol/sdk` 2.4, v1 `schema/zod.gen`): lenient fields that are
  * invalid are dropped, invalid items of skip-on-error arrays are dropped, and an unknown variant or
  * a missing required field rejects the update — which we log instead of dropping silently.
  */

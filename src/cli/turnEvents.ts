@@ -1,5 +1,5 @@
 import type * as acp from '@agentclientprotocol/sdk';
-import { findPermissionTool } from '../session/sessionReducer';
+import { findPermissionTool } from '../session/slices/toolSlice';
 import { sessionUpdatesOf } from '../session/sessionActions';
 import type { SessionChange } from '../session/sessionController';
 import type { Entry, SessionState, ToolEntry, TokenUsage } from '../session/sessionState';

@@ -4,7 +4,7 @@
  * Types and constants only: imported by the host and by the webview bundle.
  */
 
-export type PhaseView = 'new' | 'starting' | 'idle' | 'running' | 'cancelling' | 'exited' | 'closed';
+export type PhaseView = 'new' | 'starting' | 'idle' | 'running' | 'cancelling' | 'exited';
 
 export type ToolKindView = 'read' | 'edit' | 'delete' | 'move' | 'search' | 'execute' | 'think' | 'fetch' | 'switch_mode' | 'other';
 

@@ -8,13 +8,11 @@ import { defaultQuirks, type AgentQuirks } from './sessionState';
 export function quirksFor(agentInfo: acp.Implementation | null | undefined): AgentQuirks {
   switch (agentInfo?.name) {
     case 'hermes-agent':
-      // reference/hermes-acp.md §6 (usage cumulative: 1234 → 3702 → 6170), §10 (cancelled prompt is
-      // prefixed to the next one), §11 (so is a prompt the provider failed: fixtures/hermes/ratelimit),
-      // §9 (resume replays history), §7 (no answer within 60 s = deny).
+      // Hermes 0.19 (`acp_adapter/`, observed): prompt usage is cumulative for the session
+      // (1234 → 3702 → 6170); a cancelled prompt is prefixed to the next one, and so is a prompt the
+      // provider failed (test/fixtures/hermes/ratelimit.jsonl); resume replays history; no answer
+      // to a permission request within 60 s is a deny.
       return { cumulativePromptUsage: true, mergesCancelledPrompt: true, mergesFailedPrompt: true, replaysOnResume: true, permissionTimeoutMs: 60_000 };
-    case 'scripted-agent':
-      // Our test agent imitates Hermes' cumulative usage (test/agents/README.md).
-      return { ...defaultQuirks, cumulativePromptUsage: true };
     default:
       return defaultQuirks;
   }

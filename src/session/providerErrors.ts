@@ -10,7 +10,8 @@ export interface ProviderFailure {
 }
 
 /**
- * Hermes reports provider failures as assistant text with `end_turn` (reference/hermes-acp.md §11):
+ * Hermes reports provider failures as assistant text with `end_turn` (Hermes 0.19, observed in
+ * test/fixtures/hermes/ratelimit.jsonl):
  * "API call failed after 3 retries: HTTP 429: …", or an immediate "HTTP 401: …".
  */
 const hermesText = /^\s*(?:API call failed after \d+ retries: )?HTTP (\d{3}): ?(.*)$/s;

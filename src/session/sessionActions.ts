@@ -44,7 +44,16 @@ export type SessionAction =
     }
   | { readonly type: 'cancelRequested'; readonly at: number }
   | { readonly type: 'turnEnded'; readonly turnId: number; readonly id: string; readonly at: number; readonly stopReason: acp.StopReason; readonly usage?: unknown }
-  | { readonly type: 'turnFailed'; readonly turnId: number; readonly id: string; readonly noticeId: string; readonly at: number; readonly error: string }
+  | {
+      readonly type: 'turnFailed';
+      readonly turnId: number;
+      readonly id: string;
+      readonly noticeId: string;
+      readonly at: number;
+      readonly error: string;
+      /** The notice's title (localized by whoever dispatches). */
+      readonly title: string;
+    }
   | {
       readonly type: 'agentExited';
       readonly id: string;
@@ -68,7 +77,6 @@ export type SessionAction =
   | { readonly type: 'modeChanged'; readonly modeId: string }
   | { readonly type: 'modelChanged'; readonly modelId: string }
   | { readonly type: 'configOptionsChanged'; readonly configOptions: readonly acp.SessionConfigOption[] }
-  | { readonly type: 'sessionClosed' }
   /** A fork starts from (part of) another chat's transcript, shown as it was. */
   | { readonly type: 'transcriptCopied'; readonly entries: readonly Entry[] };
 

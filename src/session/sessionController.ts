@@ -1,14 +1,14 @@
 import type * as acp from '@agentclientprotocol/sdk';
-import { Deferred } from '../util/deferred';
 import type { Disposable } from '../util/disposable';
 import { Emitter } from '../util/emitter';
 import { isObject } from '../util/json';
+import { formatMessage, type Localize } from '../util/l10n';
 import type { AgentConnection } from './agentConnection';
-import { decideSafely, type PendingPermission, type PermissionDecider } from './permissionDecider';
-import type { PermissionOutcome, SessionAction } from './sessionActions';
-import { findPermissionTool, reduceSession } from './sessionReducer';
+import { PendingPermissions } from './pendingPermissions';
+import type { PendingPermission, PermissionDecider } from './permissionDecider';
+import type { SessionAction } from './sessionActions';
+import { reduceSession } from './sessionReducer';
 import {
-  finishedToolStatuses,
   initialSessionState,
   type AgentQuirks,
   type ModelState,
@@ -36,13 +36,8 @@ export interface SessionControllerDeps {
   readonly newId: () => string;
   readonly mcpServers?: acp.McpServer[];
   readonly permissions?: PermissionDecider;
-}
-
-interface PendingRequest {
-  readonly deferred: Deferred<acp.RequestPermissionResponse>;
-  readonly request: acp.RequestPermissionRequest;
-  readonly toolCallId: string;
-  readonly turnId: number | undefined;
+  /** The notices the controller itself adds (`vscode.l10n.t` in the extension). */
+  readonly t?: Localize;
 }
 
 /** The result of one prompt turn as the caller sees it. */
@@ -59,25 +54,31 @@ export type TurnResult =
 export class SessionController implements Disposable {
   private stateValue: SessionState;
   private turnCounter = 0;
-  private permissionCounter = 0;
-  private readonly pending = new Map<string, PendingRequest>();
   private subscription: Disposable | undefined;
   private queued: { id: string; at: number; update: acp.SessionUpdate }[] = [];
   private subscribedTo: string | undefined;
   private readonly onDidChangeEmitter = new Emitter<SessionChange>();
-  private readonly onPermissionRequestedEmitter = new Emitter<PendingPermission>();
-  private readonly onPermissionSettledEmitter = new Emitter<string>();
   readonly onDidChange = this.onDidChangeEmitter.event;
   /** A request is waiting for the user (not fired for requests a rule answered). */
-  readonly onPermissionRequested = this.onPermissionRequestedEmitter.event;
+  readonly onPermissionRequested: PendingPermissions['onRequested'];
   /** A request was answered (by anyone) — notifications about it can go. */
-  readonly onPermissionSettled = this.onPermissionSettledEmitter.event;
+  readonly onPermissionSettled: PendingPermissions['onSettled'];
+  private readonly permissions: PendingPermissions;
   private disposed = false;
   private connectionValue: AgentConnection | undefined;
 
   constructor(private readonly deps: SessionControllerDeps) {
     this.stateValue = initialSessionState(deps.quirks);
     this.connectionValue = deps.connection;
+    this.permissions = new PendingPermissions({
+      state: () => this.stateValue,
+      dispatch: (action) => this.dispatch(action),
+      now: deps.now,
+      newId: deps.newId,
+      ...(deps.permissions !== undefined ? { decider: deps.permissions } : {}),
+    });
+    this.onPermissionRequested = this.permissions.onRequested;
+    this.onPermissionSettled = this.permissions.onSettled;
   }
 
   /** Binds (or, after an agent restart, rebinds) the connection this session talks through. */
@@ -114,8 +115,7 @@ export class SessionController implements Disposable {
 
   /** Pending permission request ids, oldest first. */
   get pendingPermissions(): readonly PendingPermission[] {
-    const sessionId = this.stateValue.sessionId ?? '';
-    return [...this.pending.entries()].map(([requestId, p]) => ({ requestId, sessionId, request: p.request }));
+    return this.permissions.list(this.stateValue.sessionId ?? '');
   }
 
   dispatch(action: SessionAction): void {
@@ -184,7 +184,7 @@ export class SessionController implements Disposable {
       throw new Error(`Cannot send a prompt while the session is ${this.stateValue.phase}.`);
     }
     if (this.stateValue.cancelledPromptPending === true) {
-      this.addNotice('info', 'The agent will combine this message with the cancelled one.', 'Hermes prefixes the interrupted prompt to the next message it receives.');
+      this.addNotice('info', this.t('The agent will combine this message with the cancelled one.'), this.t('Hermes prefixes the interrupted prompt to the next message it receives.'));
     }
     const turnId = ++this.turnCounter;
     this.dispatch({ type: 'promptSubmitted', turnId, id: this.deps.newId(), at: this.deps.now(), blocks });
@@ -196,10 +196,18 @@ export class SessionController implements Disposable {
       if (this.connection.isClosed) {
         return { kind: 'interrupted', error };
       }
-      this.dispatch({ type: 'turnFailed', turnId, id: this.deps.newId(), noticeId: this.deps.newId(), at: this.deps.now(), error: describe(error) });
+      this.dispatch({
+        type: 'turnFailed',
+        turnId,
+        id: this.deps.newId(),
+        noticeId: this.deps.newId(),
+        at: this.deps.now(),
+        error: describe(error),
+        title: this.t('The agent could not complete this turn.'),
+      });
       return { kind: 'failed', error };
     } finally {
-      this.settleTurnPermissions(turnId, 'the turn ended first');
+      this.permissions.settleTurn(turnId, 'the turn ended first');
     }
   }
 
@@ -215,42 +223,14 @@ export class SessionController implements Disposable {
     }
     this.dispatch({ type: 'cancelRequested', at: this.deps.now() });
     const sent = this.connection.cancel(sessionId);
-    for (const requestId of [...this.pending.keys()]) {
-      this.settlePermission(requestId, { kind: 'cancelled' }, 'turn cancelled');
-    }
+    this.permissions.cancelAll('turn cancelled');
     await sent;
     return true;
   }
 
   /** Handles `session/request_permission` for this session. Always settles. */
   requestPermission(request: acp.RequestPermissionRequest, signal?: AbortSignal): Promise<acp.RequestPermissionResponse> {
-    const requestId = `permission-${++this.permissionCounter}`;
-    const deferred = new Deferred<acp.RequestPermissionResponse>();
-    const verdict = decideSafely(this.deps.permissions, request);
-    // Registered before the state changes, so listeners of the change already see it pending.
-    this.pending.set(requestId, { deferred, request, toolCallId: request.toolCall.toolCallId, turnId: this.stateValue.turn?.id });
-    this.dispatch({
-      type: 'permissionRequested',
-      id: this.deps.newId(),
-      at: this.deps.now(),
-      requestId,
-      toolCall: request.toolCall,
-      options: request.options,
-      ...(verdict?.check !== undefined ? { check: verdict.check } : {}),
-    });
-    if (this.stateValue.turn?.cancelRequested === true || this.stateValue.phase === 'exited' || this.stateValue.phase === 'closed') {
-      // Requests arriving after session/cancel are answered `cancelled` too (recommendation, reference §8).
-      this.settlePermission(requestId, { kind: 'cancelled' }, 'turn cancelled');
-      return deferred.promise;
-    }
-    signal?.addEventListener('abort', () => this.settlePermission(requestId, { kind: 'expired' }, 'the agent withdrew the request'), { once: true });
-    const optionId = verdict?.optionId;
-    if (optionId !== undefined && request.options.some((o) => o.optionId === optionId)) {
-      this.settlePermission(requestId, { kind: 'selected', optionId }, `rule: ${verdict?.rule ?? ''}`);
-      return deferred.promise;
-    }
-    this.onPermissionRequestedEmitter.fire({ requestId, sessionId: this.stateValue.sessionId ?? request.sessionId, request });
-    return deferred.promise;
+    return this.permissions.request(request, signal);
   }
 
   /**
@@ -258,44 +238,28 @@ export class SessionController implements Disposable {
    * nothing) when the request is no longer pending or the option was not offered.
    */
   choosePermission(requestId: string, optionId: string, answeredBy = 'user', remembered?: string): boolean {
-    const p = this.pending.get(requestId);
-    if (!p?.request.options.some((o) => o.optionId === optionId)) {
-      return false;
-    }
-    this.settlePermission(requestId, { kind: 'selected', optionId }, answeredBy, remembered);
-    return true;
+    return this.permissions.choose(requestId, optionId, answeredBy, remembered);
   }
 
-  /**
-   * The user dismissed the request without choosing (closed the prompt): answered `cancelled`,
-   * which every agent treats as "not allowed" — never an option the user did not pick.
-   */
+  /** The user dismissed the request without choosing: answered `cancelled` (see {@link PendingPermissions.dismiss}). */
   dismissPermission(requestId: string): boolean {
-    if (!this.pending.has(requestId)) {
-      return false;
-    }
-    this.settlePermission(requestId, { kind: 'cancelled' }, 'user dismissed');
-    return true;
+    return this.permissions.dismiss(requestId);
   }
 
   /** Answers every pending request `cancelled` (the agent is about to be restarted, …). */
   cancelPendingPermissions(reason: string): void {
-    for (const requestId of [...this.pending.keys()]) {
-      this.settlePermission(requestId, { kind: 'cancelled' }, reason);
-    }
+    this.permissions.cancelAll(reason);
   }
 
   /** The agent's own deadline passed (Hermes denies after 60 s): show it expired, answer cancelled. */
   expirePermission(requestId: string): void {
-    this.settlePermission(requestId, { kind: 'expired' }, 'the agent stopped waiting');
+    this.permissions.expire(requestId);
   }
 
   /** The agent process ended: the transcript stays, the turn is marked interrupted; `expected` (a restart) is said neutrally. */
   agentExited(message: string, stderrTail: string, expected = false): void {
-    for (const requestId of [...this.pending.keys()]) {
-      this.settlePermission(requestId, { kind: 'cancelled' }, 'agent exited');
-    }
-    if (this.stateValue.phase === 'exited' || this.stateValue.phase === 'closed') {
+    this.permissions.cancelAll('agent exited');
+    if (this.stateValue.phase === 'exited') {
       return;
     }
     this.subscription?.dispose();
@@ -346,13 +310,13 @@ export class SessionController implements Disposable {
       return;
     }
     this.disposed = true;
-    for (const requestId of [...this.pending.keys()]) {
-      this.settlePermission(requestId, { kind: 'cancelled' }, 'session closed');
-    }
+    this.permissions.dispose('session closed');
     this.subscription?.dispose();
     this.onDidChangeEmitter.dispose();
-    this.onPermissionRequestedEmitter.dispose();
-    this.onPermissionSettledEmitter.dispose();
+  }
+
+  private get t(): Localize {
+    return this.deps.t ?? formatMessage;
   }
 
   private requireSession(): string {
@@ -392,47 +356,13 @@ export class SessionController implements Disposable {
     const updates = this.queued;
     this.queued = [];
     this.apply(updates.length === 1 && updates[0] !== undefined ? { type: 'updateReceived', ...updates[0] } : { type: 'updatesReceived', updates });
-    if (this.pending.size > 0) {
+    if (this.permissions.size > 0) {
       for (const u of updates) {
-        this.afterUpdate(u.update);
+        this.permissions.afterUpdate(u.update);
       }
     }
   }
 
-  private afterUpdate(update: acp.SessionUpdate): void {
-    if (update.sessionUpdate === 'tool_call_update' && update.status !== undefined && update.status !== null) {
-      // The agent finished the call while its permission was still pending: it stopped waiting.
-      for (const [requestId, p] of this.pending) {
-        if (p.toolCallId === update.toolCallId) {
-          const tool = findPermissionTool(this.stateValue, requestId);
-          if (tool !== undefined && finishedToolStatuses.has(tool.status)) {
-            this.settlePermission(requestId, { kind: 'expired' }, 'the agent stopped waiting');
-          }
-        }
-      }
-    }
-  }
-
-  private settleTurnPermissions(turnId: number, reason: string): void {
-    for (const [requestId, p] of [...this.pending]) {
-      if (p.turnId === turnId || p.turnId === undefined) {
-        this.settlePermission(requestId, { kind: 'expired' }, reason);
-      }
-    }
-  }
-
-  private settlePermission(requestId: string, outcome: PermissionOutcome, answeredBy: string, remembered?: string): void {
-    const p = this.pending.get(requestId);
-    if (p === undefined) {
-      return;
-    }
-    this.pending.delete(requestId);
-    this.dispatch({ type: 'permissionResolved', requestId, at: this.deps.now(), outcome, answeredBy, ...(remembered !== undefined ? { remembered } : {}) });
-    p.deferred.resolve(
-      outcome.kind === 'selected' ? { outcome: { outcome: 'selected', optionId: outcome.optionId } } : { outcome: { outcome: 'cancelled' } },
-    );
-    this.onPermissionSettledEmitter.fire(requestId);
-  }
 }
 
 function parseModels(raw: unknown): ModelState | undefined {

@@ -156,8 +156,7 @@ export type SessionPhase =
   | 'idle'
   | 'running'
   | 'cancelling'
-  | 'exited' // the agent process ended; the transcript stays readable
-  | 'closed';
+  | 'exited'; // the agent process ended; the transcript stays readable
 
 export interface TurnState {
   readonly id: number;

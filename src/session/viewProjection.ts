@@ -1,19 +1,12 @@
 import type * as acp from '@agentclientprotocol/sdk';
-import type {
-  BlockView,
-  ConfigOptionView,
-  EntryView,
-  PartView,
-  PermissionView,
-  SessionHeaderView,
-  SessionView,
-  SelectView,
-  ToolContentView,
-} from '../protocol/sessionView';
+import type { EntryView, PartView, SessionHeaderView, SessionView } from '../protocol/sessionView';
 import type { EntryOp } from '../protocol/webviewProtocol';
 import { diffStats } from '../util/lineDiff';
+import { blockView } from './blockView';
 import { diffEntries } from './entryDiff';
-import type { AssistantEntry, Entry, MetaTerminal, SessionState, ToolEntry } from './sessionState';
+import { headerView, sameHeader } from './headerView';
+import type { AssistantEntry, Entry, SessionState } from './sessionState';
+import { toolView } from './toolView';
 
 /** What the view needs beyond the session state; supplied by the surface layer. */
 export interface ViewContext {
@@ -34,12 +27,6 @@ export interface ViewContext {
   terminal?(terminalId: string): { readonly output: string; readonly exitCode?: number | null; readonly signal?: string | null; readonly running: boolean } | undefined;
 }
 
-/** Tool text longer than this is sent as head + tail; the full text opens in an editor. */
-export const maxToolTextChars = 16_000;
-const headChars = 4_000;
-const maxRawChars = 20_000;
-const maxTerminalChars = 32_000;
-
 /**
  * Projects session state into the webview's view model, and state changes into small patches.
  * Projections are cached per entry object (entries are immutable), so a patch costs only the
@@ -58,7 +45,7 @@ export class ViewProjector {
   }
 
   snapshot(state: SessionState, ctx: ViewContext): SessionView {
-    const header = this.header(state, ctx);
+    const header = headerView(state, ctx);
     this.lastHeader = header;
     return { header, entries: state.entries.map((e) => this.entry(e, ctx)) };
   }
@@ -83,7 +70,7 @@ export class ViewProjector {
       }
       ops.push({ op: change.op, index: change.index, entry: this.entry(change.entry, ctx) });
     }
-    const header = this.header(next, ctx);
+    const header = headerView(next, ctx);
     if (this.lastHeader !== undefined && sameHeader(this.lastHeader, header)) {
       return { ops };
     }
@@ -113,7 +100,7 @@ export class ViewProjector {
       case 'assistant':
         return { kind: 'assistant', id: e.id, parts: partsView(e) };
       case 'tool':
-        return this.toolView(e, ctx);
+        return toolView(e, ctx, { permissionTimeoutMs: this.permissionTimeoutMs, diffStats: (c) => this.diffStats(c) });
       case 'plan':
         return { kind: 'plan', id: e.id, entries: e.entries.map((p) => ({ content: p.content, priority: p.priority, status: p.status })) };
       case 'notice':
@@ -142,121 +129,13 @@ export class ViewProjector {
     }
   }
 
-  private toolView(t: ToolEntry, ctx: ViewContext): EntryView {
-    const permission: PermissionView | undefined =
-      t.permission === undefined
-        ? undefined
-        : {
-            requestId: t.permission.requestId,
-            status: t.permission.status,
-            options: t.permission.options.map((o) => ({ optionId: o.optionId, name: o.name, kind: o.kind })),
-            requestedAt: t.permission.requestedAt,
-            ...(t.permission.answeredAt !== undefined ? { answeredAt: t.permission.answeredAt } : {}),
-            ...(t.permission.optionId !== undefined ? { optionId: t.permission.optionId } : {}),
-            ...(t.permission.answeredBy !== undefined ? { answeredBy: t.permission.answeredBy } : {}),
-            ...(t.permission.check !== undefined ? { check: t.permission.check } : {}),
-            ...(t.permission.remembered !== undefined ? { remembered: t.permission.remembered } : {}),
-            ...(t.permission.status === 'pending' && this.permissionTimeoutMs !== undefined
-              ? { expiresAt: t.permission.requestedAt + this.permissionTimeoutMs }
-              : {}),
-          };
-    const content: ToolContentView[] = t.content.map((c) => this.contentView(c, t, ctx));
-    const rawInput = rawJson(t.rawInput);
-    const rawOutput = rawJson(t.rawOutput);
-    return {
-      kind: 'tool',
-      id: t.id,
-      toolCallId: t.toolCallId,
-      title: t.title,
-      toolKind: t.toolKind,
-      status: t.status,
-      locations: t.locations.map((l) => {
-        const line = typeof l.line === 'number' ? l.line : undefined;
-        return { path: l.path, label: `${ctx.relativePath(l.path)}${line !== undefined ? `:${line}` : ''}`, ...(line !== undefined ? { line } : {}) };
-      }),
-      content: [...content, ...metaTerminalsWithoutContent(t).map((m) => terminalView(m.terminalId, m, false))],
-      startedAt: t.at,
-      ...(t.endedAt !== undefined ? { endedAt: t.endedAt } : {}),
-      ...(rawInput !== undefined ? { rawInput } : {}),
-      ...(rawOutput !== undefined ? { rawOutput } : {}),
-      ...(permission !== undefined ? { permission } : {}),
-    };
-  }
-
-  private contentView(c: acp.ToolCallContent, t: ToolEntry, ctx: ViewContext): ToolContentView {
-    switch (c.type) {
-      case 'content':
-        if (c.content.type === 'text') {
-          const text = c.content.text;
-          return { type: 'text', text: clipMiddle(text), fullLength: text.length, markdown: !hasAnsi(text) };
-        }
-        return { type: 'block', block: blockView(c.content) };
-      case 'diff': {
-        let stats = this.statsCache.get(c);
-        if (stats === undefined) {
-          stats = diffStats(c.oldText ?? '', c.newText);
-          this.statsCache.set(c, stats);
-        }
-        return {
-          type: 'diff',
-          path: c.path,
-          label: ctx.relativePath(c.path),
-          isNew: c.oldText === undefined || c.oldText === null || c.oldText === '',
-          added: stats.added,
-          removed: stats.removed,
-          multiFile: isMultiFilePatch(c),
-        };
-      }
-      case 'terminal': {
-        const own = ctx.terminal?.(c.terminalId);
-        if (own !== undefined) {
-          return terminalView(c.terminalId, own, own.running);
-        }
-        const meta = t.metaTerminals?.find((m) => m.terminalId === c.terminalId);
-        return terminalView(c.terminalId, meta ?? { output: '' }, meta !== undefined && meta.exitCode === undefined);
-      }
+  private diffStats(c: acp.Diff): { added: number; removed: number } {
+    let stats = this.statsCache.get(c);
+    if (stats === undefined) {
+      stats = diffStats(c.oldText ?? '', c.newText);
+      this.statsCache.set(c, stats);
     }
-  }
-
-  private header(state: SessionState, ctx: ViewContext): SessionHeaderView {
-    return {
-      hostTime: ctx.now,
-      agentName: ctx.agentName,
-      demo: ctx.demo,
-      phase: state.phase,
-      plan: state.plan,
-      configOptions: state.configOptions.map(configOptionView).filter((o): o is ConfigOptionView => o !== undefined),
-      commands: state.commands.map((c) => ({
-        name: c.name,
-        description: c.description,
-        ...(c.input !== undefined && c.input !== null && 'hint' in c.input ? { hint: c.input.hint } : {}),
-      })),
-      pendingPermissions: ctx.pendingPermissions,
-      contextNotes: ctx.contextNotes ?? [],
-      readOnly: ctx.readOnly,
-      acceptsImages: ctx.acceptsImages,
-      ...(state.sessionId !== undefined ? { sessionId: state.sessionId } : {}),
-      ...(state.title !== undefined ? { title: state.title } : {}),
-      ...(state.turn !== undefined ? { turnStartedAt: state.turn.startedAt } : {}),
-      ...(state.usage !== undefined ? { usage: state.usage } : {}),
-      ...(state.modes !== undefined && state.modes.availableModes.length > 0
-        ? {
-            modes: {
-              current: state.modes.currentModeId,
-              options: state.modes.availableModes.map((m) => ({ id: m.id, name: m.name, ...(typeof m.description === 'string' ? { description: m.description } : {}) })),
-            },
-          }
-        : {}),
-      ...(state.models !== undefined
-        ? {
-            models: {
-              current: state.models.currentModelId,
-              options: state.models.availableModels.map((m) => ({ id: m.modelId, name: m.name, ...(m.description !== undefined ? { description: m.description } : {}) })),
-            },
-          }
-        : {}),
-      ...(ctx.status !== undefined ? { status: ctx.status } : {}),
-    };
+    return stats;
   }
 }
 
@@ -309,109 +188,3 @@ function partsView(e: AssistantEntry): PartView[] {
   });
 }
 
-export function blockView(b: acp.ContentBlock): BlockView {
-  switch (b.type) {
-    case 'text':
-      return { type: 'text', text: b.text };
-    case 'image':
-      return { type: 'image', mimeType: b.mimeType, data: b.data, ...(typeof b.uri === 'string' ? { uri: b.uri } : {}) };
-    case 'audio':
-      return { type: 'audio', mimeType: b.mimeType };
-    case 'resource_link':
-      return { type: 'resource_link', uri: b.uri, name: b.name, ...(typeof b.title === 'string' ? { title: b.title } : {}) };
-    case 'resource':
-      return { type: 'resource', uri: b.resource.uri, ...('text' in b.resource ? { text: clipMiddle(b.resource.text) } : {}) };
-  }
-}
-
-function configOptionView(o: acp.SessionConfigOption): ConfigOptionView | undefined {
-  const category = typeof o.category === 'string' ? { category: o.category } : {};
-  if (o.type === 'boolean') {
-    return { type: 'boolean', id: o.id, name: o.name, value: o.currentValue, ...category };
-  }
-  if (o.type === 'select') {
-    const options: SelectView['options'][number][] = [];
-    for (const item of o.options) {
-      if ('options' in item) {
-        for (const inner of item.options) {
-          options.push({ id: inner.value, name: `${item.name}: ${inner.name}`, ...(typeof inner.description === 'string' ? { description: inner.description } : {}) });
-        }
-      } else {
-        options.push({ id: item.value, name: item.name, ...(typeof item.description === 'string' ? { description: item.description } : {}) });
-      }
-    }
-    return { type: 'select', id: o.id, name: o.name, select: { current: o.currentValue, options }, ...category };
-  }
-  // ACP: clients ignore config option types they do not know.
-  return undefined;
-}
-
-function terminalView(
-  terminalId: string,
-  t: { readonly output: string; readonly exitCode?: number | null; readonly signal?: string | null },
-  running: boolean,
-): ToolContentView {
-  const output = t.output.length > maxTerminalChars ? t.output.slice(t.output.length - maxTerminalChars) : t.output;
-  return {
-    type: 'terminal',
-    terminalId,
-    output,
-    fullLength: t.output.length,
-    running,
-    ...(t.exitCode !== undefined ? { exitCode: t.exitCode } : {}),
-    ...(t.signal !== undefined ? { signal: t.signal } : {}),
-  };
-}
-
-function metaTerminalsWithoutContent(t: ToolEntry): readonly MetaTerminal[] {
-  const terms = t.metaTerminals;
-  if (terms === undefined) {
-    return [];
-  }
-  return terms.filter((m) => !t.content.some((c) => c.type === 'terminal' && c.terminalId === m.terminalId));
-}
-
-export function clipMiddle(text: string, max = maxToolTextChars): string {
-  if (text.length <= max) {
-    return text;
-  }
-  const tail = max - headChars;
-  return `${text.slice(0, headChars)}\n… ${text.length - max} characters not shown …\n${text.slice(text.length - tail)}`;
-}
-
-function rawJson(value: unknown): string | undefined {
-  if (value === undefined || value === null) {
-    return undefined;
-  }
-  if (typeof value === 'object' && Object.keys(value).length === 0) {
-    return undefined;
-  }
-  let text: string;
-  try {
-    text = typeof value === 'string' ? value : JSON.stringify(value, null, 2);
-  } catch {
-    text = '[value that cannot be shown as JSON]';
-  }
-  return text.length > maxRawChars ? `${text.slice(0, maxRawChars)}\n…` : text;
-}
-
-function hasAnsi(text: string): boolean {
-  return text.includes('\u001b[');
-}
-
-/** Hermes V4A patches: several comma-joined paths in `path`, raw patch text in `newText`. */
-function isMultiFilePatch(c: acp.Diff): boolean {
-  return /,\s*\S/.test(c.path) && (c.newText.startsWith('*** Begin Patch') || c.path.split(',').length > 1);
-}
-
-function sameHeader(a: SessionHeaderView, b: SessionHeaderView): boolean {
-  for (const key of Object.keys(b) as (keyof SessionHeaderView)[]) {
-    if (key === 'hostTime') {
-      continue;
-    }
-    if (a[key] !== b[key] && JSON.stringify(a[key]) !== JSON.stringify(b[key])) {
-      return false;
-    }
-  }
-  return Object.keys(a).length === Object.keys(b).length;
-}

@@ -47,7 +47,7 @@ export interface Transport extends AgentConnection {
   readonly transport: TransportDescriptor;
 }
 
-/** ACP's capabilities follow from its `initialize` answer (reference acp-client.md §capabilities). */
+/** ACP's capabilities follow from its `initialize` answer (ACP initialization: `agentCapabilities`). */
 export function acpCapabilities(init: acp.InitializeResponse | undefined): TransportCapabilities {
   const session = init?.agentCapabilities?.sessionCapabilities;
   // `fork` is unstable in ACP v1 (absent from the stable schema); Hermes, Claude and opencode advertise it.

@@ -5,7 +5,7 @@ import * as vscode from 'vscode';
 import type { AgentDefinition } from '../acp/agentHost';
 import { notificationLabel } from '../util/displayText';
 import type { Configuration } from './configuration';
-import { scopeFor, type AgentSettingsScope } from './settingsScope';
+import { scopeFor, type AgentSettingsScope } from '../app/settingsScope';
 
 /** Where this window reads agent commands (see settingsScope.ts). */
 export function agentSettingsScope(): AgentSettingsScope {

@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { hunkAdded, hunkRemoved, type AgentHunk } from '../changes/hunks';
-import type { ChatSession } from './chatSession';
+import type { ChatSession } from '../app/chatSession';
 import { ChangesCommandId, ChangesContextKey, snapshotScheme } from './changesIds';
 import { relativePath, type ChangesService } from './changesService';
 import { countsLabel } from './changesTree';

@@ -13,7 +13,7 @@ import type { SessionChange } from '../session/sessionController';
 import { Emitter } from '../util/emitter';
 import { displayLabel, notificationLabel } from '../util/displayText';
 import type { ChatManager } from './chatManager';
-import type { ChatSession } from './chatSession';
+import type { ChatSession } from '../app/chatSession';
 import { ChangesContextKey } from './changesIds';
 import type { WriteRecord } from './workspaceFileSystem';
 
@@ -386,8 +386,7 @@ export class ChangesService implements vscode.Disposable {
       case 'turnFailed':
         void this.finishTurn(s, a.turnId);
         return;
-      case 'agentExited':
-      case 'sessionClosed': {
+      case 'agentExited': {
         const running = s.tracker.runningTurnId;
         if (running !== undefined) {
           void this.finishTurn(s, running);

@@ -1,7 +1,7 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { FileChange, TurnChanges } from '../changes/changeTracker';
-import type { ChatSession } from './chatSession';
+import type { ChatSession } from '../app/chatSession';
 import { ChangesCommandId, changesViewId } from './changesIds';
 import { relativePath, type ChangesService } from './changesService';
 import { displayLabel } from '../util/displayText';

@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import type { ChatSession } from './chatSession';
+import type { ChatSession } from '../app/chatSession';
 import { ChangesDiff, type HunkRef } from './changesDiff';
 import { ChangesCommandId, type ChangesCommandIdValue } from './changesIds';
 import { ChangesService, relativePath, type ChangeOpResult, type ChangesServiceOptions } from './changesService';

@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import type { ChatManager } from './chatManager';
 import type { Entry } from '../session/sessionState';
-import type { ChatSession } from './chatSession';
+import type { ChatSession } from '../app/chatSession';
 import { chatWebviewHtml, chatWebviewOptions, webviewLike } from './chatWebview';
 import { showsTerminal, WebviewChannel } from './webviewChannel';
 import { displayLabel } from '../util/displayText';

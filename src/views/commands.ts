@@ -2,7 +2,7 @@ import * as vscode from 'vscode';
 import { toMarkdown } from '../session/transcript';
 import { ChatPanel } from './chatPanel';
 import type { ChatManager } from './chatManager';
-import type { ChatSession } from './chatSession';
+import type { ChatSession } from '../app/chatSession';
 import type { ChatViewProvider } from './chatViewProvider';
 import { CommandId, type CommandIdValue } from './commandIds';
 import type { Configuration } from './configuration';
@@ -40,7 +40,7 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
       // `--check` / `--version` run the agent's command: in an untrusted workspace only with consent.
       return (await manager.allowAgent(def)) ? checkInstallation(def, manager.workspaceRoot, traffic.channel) : [];
     },
-    [CommandId.setupProvider]: () => setupProvider(manager, config),
+    [CommandId.setupProvider]: () => setupProvider(manager),
     [CommandId.setupAgent]: async (agentId) => {
       const current = activeChat(manager).host.definition;
       const def = (typeof agentId === 'string' ? config.agents().agents.find((a) => a.id === agentId) : undefined) ?? current;
@@ -53,7 +53,7 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
     [CommandId.restartAgent]: () => manager.restartAgent(activeChat(manager).host),
     [CommandId.selectAgent]: () => selectAgent(manager, config, deps.chatView),
     [CommandId.forkSession]: () => manager.forkAndOpen(activeChat(manager)),
-    [CommandId.showHistory]: () => showHistory(manager, config, deps.chatView),
+    [CommandId.showHistory]: () => showHistory(manager, deps.chatView),
     [CommandId.sendSelection]: () => sendSelection(manager, deps.chatView),
     [CommandId.allowProposal]: (uri) => manager.reviewer.answer(uri instanceof vscode.Uri ? uri : undefined, true),
     [CommandId.rejectProposal]: (uri) => manager.reviewer.answer(uri instanceof vscode.Uri ? uri : undefined, false),
@@ -69,7 +69,7 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
  * Runs the agent's `terminal` auth method (Hermes: `hermes acp --setup`) in a terminal, then
  * reconnects: the agent restarts and chats that could not start try again.
  */
-async function setupProvider(manager: ChatManager, config: Configuration): Promise<void> {
+async function setupProvider(manager: ChatManager): Promise<void> {
   const chat = activeChat(manager);
   const host = chat.host;
   // Starts the agent and runs its setup command: in an untrusted workspace only with consent.
@@ -104,7 +104,6 @@ async function setupProvider(manager: ChatManager, config: Configuration): Promi
   } else if (code !== undefined) {
     void vscode.window.showWarningMessage(vscode.l10n.t('{0} setup exited with code {1}.', def.name, code));
   }
-  void config;
 }
 
 async function selectAgent(manager: ChatManager, config: Configuration, view: ChatViewProvider): Promise<void> {
@@ -134,7 +133,7 @@ async function selectAgent(manager: ChatManager, config: Configuration, view: Ch
 }
 
 /** The sessions list: the agent's `session/list` merged with this workspace's; opens with load/resume. */
-async function showHistory(manager: ChatManager, config: Configuration, view: ChatViewProvider): Promise<void> {
+async function showHistory(manager: ChatManager, view: ChatViewProvider): Promise<void> {
   const def = activeChat(manager).host.definition;
   const pick = vscode.window.createQuickPick<vscode.QuickPickItem & { sessionId: string }>();
   pick.title = vscode.l10n.t('{0} sessions', def.name);
@@ -161,7 +160,6 @@ async function showHistory(manager: ChatManager, config: Configuration, view: Ch
     await view.reveal();
     await manager.openSession(chosen.sessionId, def, chosen.label);
   }
-  void config;
 }
 
 /** "Send Selection to Hermes": the file and line range become a context chip in the chat's composer. */

@@ -4,6 +4,7 @@ import type { AgentDefinition } from '../acp/agentHost';
 import { parseRules } from '../permissions/rules';
 import { invalidSensitivePatterns } from '../permissions/sensitive';
 import type { PermissionRule } from '../permissions/types';
+import type { AgentQuirks } from '../session/sessionState';
 import { isObject } from '../util/json';
 
 export type TraceLevel = 'off' | 'messages' | 'verbose';
@@ -23,6 +24,12 @@ export function demoAgent(extensionPath: string): AgentDefinition {
     demo: true,
   };
 }
+
+/**
+ * The demo agent is our scripted test agent, which imitates Hermes' usage reports: cumulative for
+ * the session (test/agents/promptTurn.ts), so footers show each turn's share.
+ */
+export const demoAgentQuirks: Partial<AgentQuirks> = { cumulativePromptUsage: true };
 
 /** Typed reader for `hermes.*` settings. Invalid entries are skipped and reported, never cast. */
 export class Configuration {

@@ -2,9 +2,9 @@ import * as path from 'node:path';
 import type * as acp from '@agentclientprotocol/sdk';
 import * as vscode from 'vscode';
 import { ClientRequestError, RpcCode } from '../acp/errors';
+import type { ChatSession } from '../app/chatSession';
 import { ReviewLedger } from '../permissions/reviewLedger';
 import { pickOption } from '../permissions/rules';
-import type { ChatSession } from './chatSession';
 import { ContextKey } from './commandIds';
 import { closeProposalTabs } from './proposalTabs';
 

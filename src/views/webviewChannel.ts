@@ -3,7 +3,7 @@ import { PROTOCOL_VERSION } from '../protocol/webviewProtocol';
 import type { Entry, SessionState } from '../session/sessionState';
 import { ViewProjector, type ViewContext } from '../session/viewProjection';
 import type { Disposable } from '../util/disposable';
-import type { ChatSession } from './chatSession';
+import type { ChatSession } from '../app/chatSession';
 import { parseWebviewMessage } from './webviewMessages';
 
 /** The part of `vscode.Webview` the channel uses (so the channel is testable without VS Code). */

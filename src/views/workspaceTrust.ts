@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
+import type { SpawnConsent } from '../app/chatSession';
 import { consentKey, type AgentToStart } from '../permissions/consentKey';
-import type { SpawnConsent } from './chatSession';
 
 /**
  * Workspace trust: in an untrusted workspace no agent process starts without the user's explicit

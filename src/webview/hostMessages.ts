@@ -88,7 +88,7 @@ function oneOf<T extends string>(values: Readonly<Record<T, true>>): (v: unknown
   return (v): v is T => typeof v === 'string' && Object.hasOwn(values, v);
 }
 
-const isPhase = oneOf<PhaseView>({ new: true, starting: true, idle: true, running: true, cancelling: true, exited: true, closed: true });
+const isPhase = oneOf<PhaseView>({ new: true, starting: true, idle: true, running: true, cancelling: true, exited: true });
 const isToolKind = oneOf<ToolKindView>({
   read: true, edit: true, delete: true, move: true, search: true, execute: true, think: true, fetch: true, switch_mode: true, other: true,
 });

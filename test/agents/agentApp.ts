@@ -245,7 +245,7 @@ export function buildAgent(runtime: AgentRuntime): acp.AgentApp {
       const stored = requireStored(runtime, params.sessionId);
       stored.cwd = params.cwd;
       open(runtime, stored);
-      // ACP: resume MUST NOT replay; Hermes does (hermes-acp.md §9), hence the knob.
+      // ACP: resume MUST NOT replay; Hermes 0.19 does (observed), hence the knob.
       log(`session/resume ${stored.sessionId} (${runtime.knobs.resumeReplays ? 'replaying, Hermes style' : 'no replay'})`);
       if (runtime.knobs.resumeReplays) {
         await replay(runtime, client, stored);
@@ -339,7 +339,7 @@ export function buildAgent(runtime: AgentRuntime): acp.AgentApp {
       afterSetupResponse(runtime, client, requestId, forked, false);
       return { sessionId: forked.sessionId, ...setupOf(runtime, forked) };
     })
-    // Removed from the protocol in 0.13.5 but still implemented by Hermes (hermes-acp.md §3).
+    // Removed from the protocol in 0.13.5 but still implemented by Hermes 0.19.
     .onRequest('session/set_model', parseSetModel, ({ params }) => {
       const live = requireLive(runtime, params.sessionId);
       if (!isModelId(params.modelId)) {

@@ -3,7 +3,7 @@
  * `terminal/*`, and Zed's `_meta` terminal convention (which needs no capability at all).
  *
  * Hermes 0.19 never calls `fs/*`; newer Hermes routes its file tools through the client when
- * `fs.*` is advertised (reference/hermes-acp.md §12) and reports client errors back as text, which
+ * `fs.*` is advertised (Hermes 0.20+ `acp_adapter/`) and reports client errors back as text, which
  * is what `[write]` and `[read]` imitate.
  */
 import { RequestError } from '@agentclientprotocol/sdk';

@@ -1,5 +1,5 @@
 /**
- * Hermes-style permission flows (reference/hermes-acp.md §7):
+ * Hermes-style permission flows (Hermes 0.19 `acp_adapter/edit_approval.py` and its terminal approvals):
  * A. file edits: a `tool_call` `tc-…` announces the edit, then `session/request_permission` with a
  *    NEW tool call id `edit-approval-<n>` carrying a whole-file diff; options `allow_once`/`deny`;
  *    only `allow_once` allows; Hermes writes the file itself and v0.19.0 never completes the tool call.

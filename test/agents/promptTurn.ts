@@ -14,7 +14,7 @@ import { tokens, Turn, TurnCancelled } from './turn';
 
 /**
  * Token usage as Hermes puts it on the prompt response: the totals of the SESSION so far, not of
- * this turn (observed 1234 → 3702 → 6170 …, reference/hermes-acp.md §6). `usage` is an unstable
+ * this turn (Hermes 0.19, observed 1234 → 3702 → 6170 …). `usage` is an unstable
  * field in ACP v1, hence the local type.
  */
 export interface CumulativeUsage {

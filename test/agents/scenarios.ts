@@ -60,7 +60,7 @@ export const endsTurn: ReadonlySet<MarkerName> = new Set<MarkerName>([
 
 /**
  * Slash commands answered locally without a model call, as Hermes does for its own commands
- * (hermes-acp.md §5). Returns false for unknown commands, which are then echoed like plain text
+ * (Hermes 0.19 `acp_adapter/server.py`). Returns false for unknown commands, which are then echoed like plain text
  * (Hermes passes unknown `/xyz` to the model).
  */
 export async function slashCommand(turn: Turn, promptText: string): Promise<boolean> {

@@ -1,7 +1,7 @@
 /**
  * Scripted ACP agent: a real agent process over stdio, built on the SDK's agent side, whose
  * behaviour is selected by bracketed markers in the prompt text (see test/agents/README.md).
- * It imitates Hermes 0.19.0 (reference/hermes-acp.md) closely enough for client tests.
+ * It imitates Hermes 0.19.0 (`hermes acp`, NousResearch/hermes-agent) closely enough for client tests.
  *
  *   node dist/agents/scriptedAgent.js            serve ACP on stdin/stdout
  *   node dist/agents/scriptedAgent.js --version  print 1.0.0

@@ -1,7 +1,7 @@
 /**
  * Session modes, models, config options and slash commands of the scripted agent.
  *
- * Default (Hermes style, reference/hermes-acp.md §5): `modes` with the three edit-approval policies
+ * Default (Hermes 0.19 style): `modes` with the three edit-approval policies
  * and the legacy `models` field (removed from the ACP schema in protocol 0.13.5 but still sent by
  * Hermes), changed with `session/set_mode` / `session/set_model`.
  * With `SCRIPTED_AGENT_CONFIG_OPTIONS=1`: the preferred `configOptions` (session-config-options.mdx),

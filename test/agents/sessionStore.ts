@@ -2,7 +2,7 @@
  * Sessions of the scripted agent, optionally persisted to a JSON file.
  *
  * Hermes keeps ACP sessions in `$HERMES_HOME/state.db`, so list/load/resume work across process
- * restarts (reference/hermes-acp.md §9). `SCRIPTED_AGENT_STATE_FILE` gives the scripted agent the
+ * restarts (Hermes 0.19, observed: a fresh process loaded an earlier session). `SCRIPTED_AGENT_STATE_FILE` gives the scripted agent the
  * same property, which crash-recovery tests rely on: a NEW process can `session/load` what an
  * earlier (crashed or killed) process recorded.
  *

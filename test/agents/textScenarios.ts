@@ -135,7 +135,7 @@ export async function commands(turn: Turn): Promise<void> {
 
 /**
  * A `session/update` whose `sessionUpdate` is not in the stable schema (`plan_update` is unstable).
- * The SDK's stable client entrypoint drops it before any handler runs (reference/acp-client.md §11.4).
+ * The SDK's stable client entrypoint drops it before any handler runs (`@agentclientprotocol/sdk` 2.4: v1 unions are closed).
  */
 export async function unknownUpdate(turn: Turn): Promise<void> {
   await turn.sendUntyped({
@@ -171,7 +171,7 @@ export function ratelimit(): Promise<void> {
   throw new RequestError(-32603, 'Internal error', { httpStatus: 429, message: 'Rate limit reached' });
 }
 
-/** Hermes reports provider failures as message text and ends the turn normally (hermes-acp.md §11). */
+/** Hermes reports provider failures as message text and ends the turn normally (Hermes 0.19; test/fixtures/hermes/ratelimit.jsonl). */
 export async function ratelimitText(turn: Turn): Promise<void> {
   await turn.send({
     sessionUpdate: 'agent_message_chunk',

@@ -1,6 +1,7 @@
 /**
  * Tool-call scenarios that need no client capability: every tool kind, the status lifecycle,
- * the three diff shapes seen in the wild (reference/agents-in-the-wild.md, "Three diff shapes")
+ * the three diff shapes seen in the wild (whole files, snippets as Claude sends them, hunks as opencode
+ * does; test/fixtures/agents)
  * and oversized outputs.
  */
 import type { ToolCallContent, ToolKind } from '@agentclientprotocol/sdk';

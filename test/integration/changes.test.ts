@@ -6,7 +6,7 @@ import type { HermesApi } from '../../src/extension';
 import { ChangesCommandId } from '../../src/views/changesIds';
 import type { ChangesNode } from '../../src/views/changesTree';
 import type { ChangesFeature } from '../../src/views/changesView';
-import type { ChatSession } from '../../src/views/chatSession';
+import type { ChatSession } from '../../src/app/chatSession';
 import { api, extension, lastAssistantText, useScriptedAgent, waitFor } from './support';
 
 /**

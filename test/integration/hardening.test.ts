@@ -20,7 +20,7 @@ import type { AgentDefinition, AgentHost } from '../../src/acp/agentHost';
 import { ClientRequestError } from '../../src/acp/errors';
 import type { TurnResult } from '../../src/session/sessionController';
 import { ChatManager } from '../../src/views/chatManager';
-import type { ChatSession } from '../../src/views/chatSession';
+import type { ChatSession } from '../../src/app/chatSession';
 import { Configuration } from '../../src/views/configuration';
 import { TrafficChannel } from '../../src/views/trafficChannel';
 import { WorkspaceTrustConsent } from '../../src/views/workspaceTrust';

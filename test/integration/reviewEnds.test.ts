@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { ChatManager } from '../../src/views/chatManager';
-import type { ChatSession } from '../../src/views/chatSession';
+import type { ChatSession } from '../../src/app/chatSession';
 import { api, useScriptedAgent, waitFor } from './support';
 
 function workspace(): string {

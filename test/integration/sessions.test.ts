@@ -5,7 +5,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { WorkspaceBoundary } from '../../src/acp/workspaceBoundary';
 import { promptBlocks } from '../../src/views/promptAttachments';
-import type { ChatSession } from '../../src/views/chatSession';
+import type { ChatSession } from '../../src/app/chatSession';
 import { api, isAlive, lastAssistantText, useScriptedAgent, waitFor } from './support';
 
 function userTexts(chat: ChatSession): string[] {

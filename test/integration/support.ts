@@ -1,7 +1,7 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { HermesApi } from '../../src/extension';
-import type { ChatSession } from '../../src/views/chatSession';
+import type { ChatSession } from '../../src/app/chatSession';
 import { until } from '../support/wait';
 
 export const extensionId = 'hermes-acp.hermes-acp';

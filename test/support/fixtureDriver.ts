@@ -3,7 +3,7 @@ import type * as acp from '@agentclientprotocol/sdk';
 import { SessionController } from '../../src/session/sessionController';
 import { toMarkdown } from '../../src/session/transcript';
 import { isObject, type JsonObject } from '../../src/util/json';
-import { describeStartError } from '../../src/views/startErrors';
+import { describeStartError } from '../../src/app/startErrors';
 import type { AgentStack } from './agentStack';
 
 /** One recorded frame, in either fixture format (Hermes `{t,dir,msg}` or agents `{ts,dir,msg|note}`). */

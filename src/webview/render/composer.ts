@@ -179,8 +179,6 @@ export class Composer {
         return t('Cancelling…');
       case 'exited':
         return t('{0} has exited.', header.agentName);
-      case 'closed':
-        return t('This session is closed.');
       case 'idle':
       case 'new':
         return undefined;

@@ -21,8 +21,6 @@ function phaseText(header: SessionHeaderView, hostNow: number): string | undefin
       return t('Cancelling…');
     case 'exited':
       return t('Agent exited');
-    case 'closed':
-      return t('Session closed');
     case 'new':
     case 'idle':
       return undefined;
@@ -122,7 +120,7 @@ export class SessionControls {
   }
 
   update(header: SessionHeaderView): void {
-    const disabled = header.readOnly || header.phase === 'closed' || header.phase === 'exited';
+    const disabled = header.readOnly || header.phase === 'exited';
     this.mode.update(header.modes, disabled);
     this.model.update(header.models, disabled);
     const key = JSON.stringify(header.configOptions.map((o) => (o.type === 'select' ? [o.id, o.name, o.select.options] : [o.id, o.name])));

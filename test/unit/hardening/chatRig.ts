@@ -15,7 +15,8 @@ import type { RequestTimeouts } from '../../../src/acp/acpConnection';
 import type { AgentExitedError } from '../../../src/acp/errors';
 import type { TrafficLog } from '../../../src/acp/trafficLog';
 import type { Entry, SessionState } from '../../../src/session/sessionState';
-import { ChatSession } from '../../../src/views/chatSession';
+import { ChatSession } from '../../../src/app/chatSession';
+import { formatMessage } from '../../../src/util/l10n';
 import { scriptedAgentPath } from '../../support/paths';
 import { agentTapPath, TAG_VAR } from './support';
 
@@ -75,7 +76,7 @@ export class ChatRig {
   }
 
   createChat(): ChatSession {
-    const chat = new ChatSession({ host: this.host, cwd: this.options.cwd, consent: { allow: () => Promise.resolve(true) } });
+    const chat = new ChatSession({ host: this.host, cwd: this.options.cwd, consent: { allow: () => Promise.resolve(true) }, t: formatMessage });
     this.chats.add(chat);
     return chat;
   }

@@ -15,7 +15,7 @@ import type { AcpClient } from '../../../src/acp/acpConnection';
 import { AgentExitedError } from '../../../src/acp/errors';
 import type { TurnResult } from '../../../src/session/sessionController';
 import type { Disposable } from '../../../src/util/disposable';
-import type { ChatSession } from '../../../src/views/chatSession';
+import type { ChatSession } from '../../../src/app/chatSession';
 import { scriptedAgentCommand, startStack, tempWorkspace } from '../../support/agentStack';
 import { ChatRig, conversation, notices, userTexts, type ContentItem } from './chatRig';
 import { killTagged, newTag, Rng, scaled, seed, summary, taggedProcesses, until, within } from './support';

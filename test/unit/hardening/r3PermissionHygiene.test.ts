@@ -18,7 +18,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type * as acp from '@agentclientprotocol/sdk';
 import type { TurnResult } from '../../../src/session/sessionController';
-import type { ChatSession } from '../../../src/views/chatSession';
+import type { ChatSession } from '../../../src/app/chatSession';
 import { tempWorkspace } from '../../support/agentStack';
 import { ChatRig } from './chatRig';
 import { killTagged, newTag, Rng, scaled, seed, sleep, summary, until, within } from './support';

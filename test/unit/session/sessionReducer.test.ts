@@ -217,7 +217,7 @@ suite('session reducer', () => {
     const h = new SessionHarness();
     h.prompt('go');
     h.apply({ type: 'cancelRequested', at: h.tick() });
-    h.apply({ type: 'turnFailed', turnId: 1, id: nextId(), noticeId: nextId(), at: h.tick(), error: 'Request cancelled' });
+    h.apply({ type: 'turnFailed', turnId: 1, id: nextId(), noticeId: nextId(), at: h.tick(), error: 'Request cancelled', title: 'The agent could not complete this turn.' });
     assert.equal(h.state.entries.some((e) => e.kind === 'notice'), false);
     const footer = h.state.entries.at(-1);
     assert.equal(footer?.kind === 'turnEnd' ? footer.outcome : undefined, 'cancelled');

@@ -1,12 +1,13 @@
 import type * as acp from '@agentclientprotocol/sdk';
 import type { AgentHost } from '../acp/agentHost';
 import type { AcpClient } from '../acp/acpConnection';
-import { describeError } from '../acp/errors';
+import { describeError, type AgentExitedError } from '../acp/errors';
 import { quirksFor } from '../session/agentQuirks';
-import { SessionController, type TurnResult } from '../session/sessionController';
-import { defaultQuirks } from '../session/sessionState';
-import { afterTurn, heldAfterLoad } from '../session/turnNotices';
+import { SessionController, type PermissionDecider, type TurnResult } from '../session/sessionController';
+import { defaultQuirks, type AgentQuirks } from '../session/sessionState';
+import { afterTurn, heldAfterLoad } from './turnNotices';
 import { DisposableStore, type Disposable } from '../util/disposable';
+import type { Localize } from '../util/l10n';
 import { Emitter } from '../util/emitter';
 import type { AgentToStart } from '../permissions/consentKey';
 import { ChatPermissions, type ChatPermissionOptions } from './chatPermissions';
@@ -23,11 +24,20 @@ export interface ChatSessionOptions extends ChatPermissionOptions {
   readonly host: AgentHost;
   readonly cwd: string;
   readonly consent: SpawnConsent;
+  /** Every notice and status line of the chat goes through it (`vscode.l10n.t` in the extension). */
+  readonly t: Localize;
   readonly now?: () => number;
+  /** Behaviours of this agent its `initialize` answer does not reveal (see quirksFor), e.g. the demo agent's. */
+  readonly quirks?: Partial<AgentQuirks>;
   /** Where this window reads agent commands (named by the "not found" notice). */
   readonly settingsScope?: () => AgentSettingsScope;
   /** Ends this session's writes waiting for review, as rejected (cancel, exit, close). */
   readonly endReviews?: (sessionId: string, reason: string) => void;
+  /**
+   * Decides permission requests instead of the chat's own policy ({@link ChatPermissions}): the
+   * runner's `--permissions`, where nobody is there to ask.
+   */
+  readonly decider?: PermissionDecider;
 }
 
 let chatCounter = 0;
@@ -58,6 +68,7 @@ export class ChatSession implements Disposable {
   readonly onDidChange = this.onDidChangeEmitter.event;
   private readonly now: () => number;
   private readonly permissions: ChatPermissions;
+  private startErrorValue: unknown;
 
   constructor(private readonly options: ChatSessionOptions) {
     this.now = options.now ?? Date.now;
@@ -67,7 +78,8 @@ export class ChatSession implements Disposable {
       quirks: defaultQuirks,
       now: this.now,
       newId: () => `${this.id}-e${++this.entryCounter}`,
-      permissions: this.permissions,
+      permissions: options.decider ?? this.permissions,
+      t: options.t,
     });
     this.disposables.add(this.controller.onDidChange(() => this.onDidChangeEmitter.fire()));
     this.disposables.add(this.controller.onPermissionRequested((p) => this.armPermissionDeadline(p.requestId)));
@@ -76,9 +88,9 @@ export class ChatSession implements Disposable {
       options.host.onDidExit((exit) => {
         this.endReviews(exit.expected ? 'the agent was stopped' : 'the agent exited');
         if (!exit.expected) {
-          this.controller.agentExited(exit.message, exit.stderrTail);
+          this.controller.agentExited(exitTitle(exit, options.t), exit.stderrTail);
         } else {
-          this.controller.agentExited(this.restartRequested ? `Restarting ${this.agentName}…` : 'The agent was stopped.', '', true);
+          this.controller.agentExited(this.restartRequested ? options.t('Restarting {0}…', this.agentName) : options.t('The agent was stopped.'), '', true);
         }
         this.restartRequested = false;
       }),
@@ -99,6 +111,11 @@ export class ChatSession implements Disposable {
 
   get status(): string | undefined {
     return this.statusValue;
+  }
+
+  /** Why the last start (agent or session) failed, as thrown; the notice says it to the user. */
+  get startError(): unknown {
+    return this.startErrorValue;
   }
 
   get readOnly(): boolean {
@@ -158,7 +175,7 @@ export class ChatSession implements Disposable {
     const result = await this.controller.prompt(blocks, context);
     this.endReviews('the turn ended');
     const state = this.controller.state;
-    const after = afterTurn({ result, turnEntries: state.entries.slice(before), quirks: state.quirks, agentName: this.agentName, held: this.heldPrompt });
+    const after = afterTurn({ result, turnEntries: state.entries.slice(before), quirks: state.quirks, agentName: this.agentName, held: this.heldPrompt, t: this.options.t });
     this.heldPrompt = after.held;
     for (const n of after.notices) {
       this.controller.addNotice(n.level, n.title, n.detail, n.actions, n.forkFrom);
@@ -172,7 +189,9 @@ export class ChatSession implements Disposable {
    */
   noteRestart(): void {
     this.restartRequested = this.controller.hasConnection;
-    this.setStatus(this.restartRequested ? `Restarting ${this.agentName}…` : this.statusValue);
+    this.setStatus(this.restartRequested ? this.options.t('Restarting {0}…', this.agentName) : this.statusValue);
+    // Writes waiting for review end rejected: the agent that asked is going away.
+    this.endReviews('the agent was restarted');
   }
 
   /** A title the chat shows until the agent names the session (a fork, a session from the list). */
@@ -238,7 +257,7 @@ export class ChatSession implements Disposable {
       return false;
     }
     const state = this.controller.state;
-    const held = heldAfterLoad(state.entries, state.quirks, this.agentName);
+    const held = heldAfterLoad(state.entries, state.quirks, this.agentName, this.options.t);
     if (held !== undefined) {
       this.heldPrompt = held.held;
       this.controller.addNotice(held.notice.level, held.notice.title, held.notice.detail, held.notice.actions, held.notice.forkFrom);
@@ -267,16 +286,8 @@ export class ChatSession implements Disposable {
     if (previous !== undefined) {
       return this.restore(client, previous);
     }
-    this.setStatus(`Starting a session with ${this.agentName}…`);
-    try {
-      await this.controller.start();
-      return true;
-    } catch (e) {
-      this.showStartError(e);
-      return false;
-    } finally {
-      this.setStatus(undefined);
-    }
+    const started = await this.startStep(this.options.t('Starting a session with {0}…', this.agentName), () => this.controller.start());
+    return started !== undefined;
   }
 
   private async connect(): Promise<AcpClient | undefined> {
@@ -284,16 +295,24 @@ export class ChatSession implements Disposable {
     if (host.state.kind !== 'ready' && !(await this.options.consent.allow(host.definition))) {
       this.controller.addNotice(
         'warning',
-        `${this.agentName} was not started: this workspace is not trusted.`,
-        'Agents can read and change files and run commands. Trust the workspace, or allow this agent when asked.',
+        this.options.t('{0} was not started: this workspace is not trusted.', this.agentName),
+        this.options.t('Agents can read and change files and run commands. Trust the workspace, or allow this agent when asked.'),
       );
       return undefined;
     }
-    this.setStatus(`Starting ${this.agentName}…`);
-    try {
+    const connected = await this.startStep(this.options.t('Starting {0}…', this.agentName), async () => {
       const client = await host.start();
-      this.controller.useConnection(client, quirksFor(client.agent?.agentInfo));
+      this.controller.useConnection(client, { ...quirksFor(client.agent?.agentInfo), ...this.options.quirks });
       return client;
+    });
+    return connected?.value;
+  }
+
+  /** One step of the start (the agent, then the session) under a status line; a failure becomes the start-error notice. */
+  private async startStep<T>(status: string, step: () => Promise<T>): Promise<{ value: T } | undefined> {
+    this.setStatus(status);
+    try {
+      return { value: await step() };
     } catch (e) {
       this.showStartError(e);
       return undefined;
@@ -308,24 +327,24 @@ export class ChatSession implements Disposable {
     const how = caps?.loadSession === true ? 'load' : caps?.sessionCapabilities?.resume !== undefined && caps.sessionCapabilities.resume !== null ? 'resume' : undefined;
     if (how === undefined) {
       this.readOnlyValue = true;
-      this.controller.addNotice('warning', `${this.agentName} cannot reopen sessions; this conversation is read-only.`, undefined, ['newSession']);
+      this.controller.addNotice('warning', this.options.t('{0} cannot reopen sessions; this conversation is read-only.', this.agentName), undefined, ['newSession']);
       this.onDidChangeEmitter.fire();
       return false;
     }
-    this.setStatus(`Restoring the conversation from ${this.agentName}…`);
+    this.setStatus(this.options.t('Restoring the conversation from {0}…', this.agentName));
     try {
       await this.controller.load(sessionId, how);
       this.readOnlyValue = false;
       if (!this.controller.state.entries.some((e) => e.kind === 'user' || e.kind === 'assistant')) {
         // Hermes answers a load of an unknown id with success and no history.
-        this.controller.addNotice('warning', `${this.agentName} returned no history for this session; it may not exist on this agent.`, undefined, ['newSession']);
+        this.controller.addNotice('warning', this.options.t('{0} returned no history for this session; it may not exist on this agent.', this.agentName), undefined, ['newSession']);
       }
       return true;
     } catch (e) {
       this.readOnlyValue = true;
       this.controller.addNotice(
         'error',
-        `${this.agentName} could not restore this session; the transcript is kept read-only.`,
+        this.options.t('{0} could not restore this session; the transcript is kept read-only.', this.agentName),
         describeError(e),
         ['newSession', 'showTraffic'],
       );
@@ -336,7 +355,8 @@ export class ChatSession implements Disposable {
   }
 
   private showStartError(e: unknown): void {
-    const n = describeStartError(e, this.options.host.definition, this.options.settingsScope?.());
+    this.startErrorValue = e;
+    const n = describeStartError(e, this.options.host.definition, this.options.settingsScope?.(), this.options.t);
     this.controller.addNotice('error', n.title, n.detail, n.actions);
   }
 
@@ -367,4 +387,9 @@ export class ChatSession implements Disposable {
       this.timers.delete(requestId);
     }
   }
+}
+
+/** How the chat says an exit nobody asked for (AgentExitedError's message, localized). */
+function exitTitle(exit: AgentExitedError, t: Localize): string {
+  return exit.signal !== null ? t('The agent was killed by {0}.', exit.signal) : t('The agent exited with code {0}.', String(exit.exitCode));
 }

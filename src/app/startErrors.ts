@@ -1,6 +1,7 @@
 import type { AgentDefinition } from '../acp/agentHost';
 import { AgentExitedError, AgentNotFoundError, AgentProtocolError, AgentSpawnError, AgentTimeoutError, describeError, describeRpcError, isRpcError, RpcCode } from '../acp/errors';
 import type { NoticeAction } from '../session/sessionState';
+import { formatMessage, type Localize } from '../util/l10n';
 import { scopeName, type AgentSettingsScope } from './settingsScope';
 
 export interface StartErrorNotice {
@@ -15,35 +16,43 @@ export interface StartErrorNotice {
  * agent commands: a remote window ignores the local User settings, so naming "the user setting"
  * there would send the user to a value that is never read (issue 22).
  */
-export function describeStartError(e: unknown, agent: AgentDefinition, scope: AgentSettingsScope = { kind: 'user' }): StartErrorNotice {
+export function describeStartError(
+  e: unknown,
+  agent: AgentDefinition,
+  scope: AgentSettingsScope = { kind: 'user' },
+  t: Localize = formatMessage,
+): StartErrorNotice {
   const name = agent.name;
   const openScope: NoticeAction = scope.kind === 'remote' ? 'openRemoteSettings' : 'openSettings';
   // First what the user must know (which settings count), then what to do: the detail box is short.
   const where =
     scope.kind === 'remote'
-      ? `This remote window reads agent commands ("hermes.agents") from ${scopeName(scope)}, not from your local User settings.`
-      : `Agent commands ("hermes.agents") are read from ${scopeName(scope)}.`;
+      ? t('This remote window reads agent commands ("hermes.agents") from {0}, not from your local User settings.', scopeName(scope, t))
+      : t('Agent commands ("hermes.agents") are read from {0}.', scopeName(scope, t));
   if (AgentNotFoundError.is(e)) {
     const what = name === 'Hermes' ? 'Hermes Agent (https://github.com/NousResearch/hermes-agent)' : name;
+    const remote = scope.kind === 'remote';
     return {
-      title: `\`${e.command}\` was not found on PATH${scope.kind === 'remote' ? ` of the remote machine (${scope.label})` : ''}.`,
-      detail: `${where} Use "Set Up Agent…" to choose its executable${scope.kind === 'remote' ? ' there' : ''}, or install ${what}${scope.kind === 'remote' ? ' on that machine' : ''}.`,
+      title: remote ? t('`{0}` was not found on PATH of the remote machine ({1}).', e.command, scope.label) : t('`{0}` was not found on PATH.', e.command),
+      detail: remote
+        ? t('{0} Use "Set Up Agent…" to choose its executable there, or install {1} on that machine.', where, what)
+        : t('{0} Use "Set Up Agent…" to choose its executable, or install {1}.', where, what),
       actions: ['setupAgent', openScope, 'checkInstallation', 'useDemoAgent'],
     };
   }
   if (AgentSpawnError.is(e)) {
-    return { title: e.message, detail: `${where} Check the command of "${agent.id}" there, or use "Set Up Agent…".`, actions: ['setupAgent', openScope, 'showTraffic'] };
+    return { title: e.message, detail: t('{0} Check the command of "{1}" there, or use "Set Up Agent…".', where, agent.id), actions: ['setupAgent', openScope, 'showTraffic'] };
   }
   if (AgentTimeoutError.is(e)) {
     return {
-      title: `${name} did not answer \`${e.method}\` within ${Math.round(e.timeoutMs / 1000)} s.`,
-      detail: 'The traffic log shows what the agent sent and its stderr output.',
+      title: t('{0} did not answer `{1}` within {2} s.', name, e.method, Math.round(e.timeoutMs / 1000)),
+      detail: t('The traffic log shows what the agent sent and its stderr output.'),
       actions: ['showTraffic', 'restartAgent'],
     };
   }
   if (AgentExitedError.is(e)) {
     return {
-      title: `${name} exited while starting (${e.signal !== null ? `signal ${e.signal}` : `code ${String(e.exitCode)}`}).`,
+      title: e.signal !== null ? t('{0} exited while starting (signal {1}).', name, e.signal) : t('{0} exited while starting (code {1}).', name, String(e.exitCode)),
       ...(e.stderrTail !== '' ? { detail: e.stderrTail } : {}),
       actions: ['showTraffic', 'checkInstallation', 'restartAgent'],
     };
@@ -55,12 +64,12 @@ export function describeStartError(e: unknown, agent: AgentDefinition, scope: Ag
     const text = describeRpcError(e);
     if (e.code === RpcCode.authRequired || /no llm provider configured/i.test(text)) {
       return {
-        title: `${name} has no LLM provider configured.`,
-        detail: `${text}\nRun "Set Up Provider" to configure one in a terminal; the chat reconnects afterwards.`,
+        title: t('{0} has no LLM provider configured.', name),
+        detail: `${text}\n${t('Run "Set Up Provider" to configure one in a terminal; the chat reconnects afterwards.')}`,
         actions: ['setupProvider', 'showTraffic'],
       };
     }
-    return { title: `${name} could not start a session.`, detail: `${text} (JSON-RPC ${e.code})`, actions: ['showTraffic', 'restartAgent'] };
+    return { title: t('{0} could not start a session.', name), detail: `${text} (JSON-RPC ${e.code})`, actions: ['showTraffic', 'restartAgent'] };
   }
-  return { title: `${name} could not start.`, detail: describeError(e), actions: ['showTraffic', 'restartAgent'] };
+  return { title: t('{0} could not start.', name), detail: describeError(e), actions: ['showTraffic', 'restartAgent'] };
 }

@@ -7,8 +7,9 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { AgentHost, type AgentDefinition } from '../../../src/acp/agentHost';
 import type { Entry, NoticeEntry } from '../../../src/session/sessionState';
-import { ChatSession } from '../../../src/views/chatSession';
-import { scopeFor } from '../../../src/views/settingsScope';
+import { ChatSession } from '../../../src/app/chatSession';
+import { scopeFor } from '../../../src/app/settingsScope';
+import { formatMessage } from '../../../src/util/l10n';
 import { tempWorkspace } from '../../support/agentStack';
 import { recorded, writeFixture } from '../../support/composedFixture';
 import { replayAgentPath, scriptedAgentPath } from '../../support/paths';
@@ -34,7 +35,7 @@ function scriptedAgent(env: Record<string, string> = {}): AgentDefinition {
 }
 
 function chatOn(host: AgentHost, cwd: string): ChatSession {
-  return new ChatSession({ host, cwd, consent: { allow: () => Promise.resolve(true) }, settingsScope: () => scopeFor('ssh-remote') });
+  return new ChatSession({ host, cwd, consent: { allow: () => Promise.resolve(true) }, t: formatMessage, settingsScope: () => scopeFor('ssh-remote') });
 }
 
 const notices = (chat: ChatSession): NoticeEntry[] => chat.controller.state.entries.filter((e): e is NoticeEntry => e.kind === 'notice');

@@ -3,7 +3,7 @@ import type * as acp from '@agentclientprotocol/sdk';
 import { quirksFor } from '../../../src/session/agentQuirks';
 import type { TurnResult } from '../../../src/session/sessionController';
 import type { Entry } from '../../../src/session/sessionState';
-import { afterTurn, heldAfterLoad } from '../../../src/session/turnNotices';
+import { afterTurn, heldAfterLoad } from '../../../src/app/turnNotices';
 
 const hermes = quirksFor({ name: 'hermes-agent', version: '0.19.0' });
 const other = quirksFor({ name: 'claude-code-acp', version: '0.23.1' });

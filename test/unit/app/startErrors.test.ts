@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
 import { AgentNotFoundError, AgentSpawnError } from '../../../src/acp/errors';
-import { scopeFor, scopeName } from '../../../src/views/settingsScope';
-import { describeStartError } from '../../../src/views/startErrors';
+import { scopeFor, scopeName } from '../../../src/app/settingsScope';
+import { describeStartError } from '../../../src/app/startErrors';
 
 const hermes = { id: 'hermes', name: 'Hermes', command: 'hermes', args: ['acp'], env: {} };
 

@@ -1,3 +1,5 @@
+import { formatMessage, type Localize } from '../util/l10n';
+
 /**
  * Where this window reads the agent commands (`hermes.agents`, `hermes.defaultAgent`) from.
  *
@@ -37,6 +39,6 @@ export function scopeFor(remoteName: string | undefined): AgentSettingsScope {
 }
 
 /** "the Remote settings (SSH)" / "your User settings", for messages. */
-export function scopeName(scope: AgentSettingsScope): string {
-  return scope.kind === 'remote' ? `the Remote settings (${scope.label})` : 'your User settings';
+export function scopeName(scope: AgentSettingsScope, t: Localize = formatMessage): string {
+  return scope.kind === 'remote' ? t('the Remote settings ({0})', scope.label) : t('your User settings');
 }

@@ -3,7 +3,8 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { ToolEntry } from '../../../src/session/sessionState';
-import { ChatSession } from '../../../src/views/chatSession';
+import { ChatSession } from '../../../src/app/chatSession';
+import { formatMessage } from '../../../src/util/l10n';
 import { until } from '../../support/wait';
 import { ChatRig } from '../hardening/chatRig';
 
@@ -36,7 +37,7 @@ suite('chat permissions with a real agent: traffic log and "always" memory', fun
   });
 
   test('the traffic log and the card show the targets and the decision; "always" stores the exact argv', async () => {
-    const chat = new ChatSession({ host: rig.host, cwd: ws, consent: { allow: () => Promise.resolve(true) } });
+    const chat = new ChatSession({ host: rig.host, cwd: ws, consent: { allow: () => Promise.resolve(true) }, t: formatMessage });
     rig.chats.add(chat);
     assert.equal(await chat.ensureStarted(), true);
 

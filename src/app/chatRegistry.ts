@@ -1,0 +1,69 @@
+import type * as acp from '@agentclientprotocol/sdk';
+import type { AgentHost } from '../acp/agentHost';
+import type { ChatSession } from './chatSession';
+
+/**
+ * The chats of a window. Agent requests name their session, so they are routed here to the chat
+ * that shows it; a request for a session no chat shows is answered at once (nobody could).
+ */
+export class ChatRegistry {
+  private readonly chats = new Set<ChatSession>();
+
+  get all(): readonly ChatSession[] {
+    return [...this.chats];
+  }
+
+  [Symbol.iterator](): Iterator<ChatSession> {
+    return this.chats.values();
+  }
+
+  add(chat: ChatSession): void {
+    this.chats.add(chat);
+  }
+
+  /** The chats whose agent runs in `host`. */
+  on(host: AgentHost): ChatSession[] {
+    return [...this.chats].filter((c) => c.host === host);
+  }
+
+  forSession(sessionId: string): ChatSession | undefined {
+    for (const chat of this.chats) {
+      if (chat.sessionId === sessionId) {
+        return chat;
+      }
+    }
+    return undefined;
+  }
+
+  /** `session/request_permission`, to the chat of its session. Always settles. */
+  routePermission(params: acp.RequestPermissionRequest, signal: AbortSignal): Promise<acp.RequestPermissionResponse> {
+    const chat = this.forSession(params.sessionId);
+    if (chat === undefined) {
+      // No chat shows this session: nobody can answer, so say so rather than let the agent wait.
+      return Promise.resolve({ outcome: { outcome: 'cancelled' } });
+    }
+    return chat.controller.requestPermission(params, signal);
+  }
+
+  /**
+   * Closes a chat: its running turn is cancelled, `release` frees what the session holds (its
+   * terminals), then the chat is disposed (pending requests answered). Its session stays on the agent.
+   */
+  async close(chat: ChatSession, release: (sessionId: string) => Promise<void>): Promise<void> {
+    if (chat.controller.state.phase === 'running') {
+      await chat.cancel();
+    }
+    if (chat.sessionId !== undefined) {
+      await release(chat.sessionId);
+    }
+    chat.dispose();
+    this.chats.delete(chat);
+  }
+
+  disposeAll(): void {
+    for (const chat of this.chats) {
+      chat.dispose();
+    }
+    this.chats.clear();
+  }
+}

@@ -1,0 +1,237 @@
+import type * as acp from '@agentclientprotocol/sdk';
+import { isObject } from '../../util/json';
+import type { PermissionOutcome, SessionAction } from '../sessionActions';
+import { finishedToolStatuses, type Entry, type MetaTerminal, type PermissionState, type SessionState, type ToolEntry, type ToolStatus } from '../sessionState';
+import { append, appendEntry, replaceAt, withEntries, type UpdateContext } from './entryList';
+
+/** The actions this slice owns: a permission request attached to its tool call, and its answer. */
+export type ToolAction = Extract<SessionAction, { type: 'permissionRequested' | 'permissionResolved' }>;
+
+/** Output kept per `_meta` terminal; older output is dropped from the front. */
+const maxMetaTerminalChars = 1024 * 1024;
+
+/** Tool calls with their permission requests and terminals: `tool_call`, `tool_call_update`. */
+export function applyToolUpdate(state: SessionState, update: acp.ToolCallUpdate, ctx: UpdateContext): SessionState {
+  return withEntries(state, (entries) => upsertTool(entries, update, ctx));
+}
+
+export function reduceToolAction(state: SessionState, action: ToolAction): SessionState {
+  switch (action.type) {
+    case 'permissionRequested': {
+      const permission: PermissionState = {
+        requestId: action.requestId,
+        options: action.options,
+        status: 'pending',
+        requestedAt: action.at,
+        ...(action.check !== undefined ? { check: action.check } : {}),
+      };
+      const ctx: UpdateContext = { id: action.id, at: action.at, turnId: state.turn?.id, replaying: false };
+      return { ...state, entries: upsertTool(state.entries, action.toolCall, ctx, permission) };
+    }
+    case 'permissionResolved':
+      return resolvePermission(state, action.requestId, action.outcome, action.answeredBy, action.at, action.remembered);
+  }
+}
+
+function lastIndexOfTool(entries: readonly Entry[], toolCallId: string): number {
+  // Search from the end: the tool being updated is almost always among the last entries.
+  for (let i = entries.length - 1; i >= 0; i--) {
+    const e = entries[i];
+    if (e?.kind === 'tool' && e.toolCallId === toolCallId) {
+      return i;
+    }
+  }
+  return -1;
+}
+
+/**
+ * Upserts a tool call (`tool_call`, `tool_call_update`, or the `toolCall` of a permission request).
+ * ACP tool-calls: only the fields present change; `content` and `locations` replace the collection;
+ * `null` is treated as "unchanged" (v1 does not define null). Unknown ids create the entry
+ * (agents update or ask about calls they never announced: Gemini, Codex, Hermes permissions).
+ */
+function upsertTool(
+  entries: readonly Entry[],
+  update: acp.ToolCallUpdate,
+  ctx: UpdateContext,
+  permission?: PermissionState,
+): readonly Entry[] {
+  const index = lastIndexOfTool(entries, update.toolCallId);
+  const existing = index >= 0 ? (entries[index] as ToolEntry) : undefined;
+  const base: ToolEntry = existing ?? {
+    kind: 'tool',
+    id: ctx.id,
+    toolCallId: update.toolCallId,
+    title: update.title ?? update.toolCallId,
+    toolKind: 'other',
+    status: 'pending',
+    content: [],
+    locations: [],
+    at: ctx.at,
+    ...(ctx.turnId !== undefined ? { turnId: ctx.turnId } : {}),
+  };
+  let next: ToolEntry = mergeToolFields(base, update, ctx.at);
+  if (permission !== undefined) {
+    next = { ...next, permission };
+  }
+  const terminals = applyMetaTerminal(next.metaTerminals, update._meta);
+  if (terminals !== next.metaTerminals && terminals !== undefined) {
+    next = { ...next, metaTerminals: terminals };
+  }
+  return index >= 0 ? replaceAt(entries, index, next) : appendEntry(entries, next, ctx.at);
+}
+
+function mergeToolFields(base: ToolEntry, u: acp.ToolCallUpdate, at: number): ToolEntry {
+  let t = base;
+  const set = <K extends keyof ToolEntry>(key: K, value: ToolEntry[K]): void => {
+    if (t[key] !== value) {
+      t = { ...t, [key]: value };
+    }
+  };
+  if (typeof u.title === 'string' && u.title !== '') {
+    set('title', u.title);
+  }
+  if (u.kind !== undefined && u.kind !== null) {
+    set('toolKind', u.kind);
+  }
+  if (typeof u.name === 'string') {
+    set('name', u.name);
+  }
+  if (u.content !== undefined && u.content !== null) {
+    set('content', u.content);
+  }
+  if (u.locations !== undefined && u.locations !== null) {
+    set('locations', u.locations);
+  }
+  if (u.rawInput !== undefined && u.rawInput !== null) {
+    set('rawInput', u.rawInput);
+  }
+  if (u.rawOutput !== undefined && u.rawOutput !== null) {
+    set('rawOutput', u.rawOutput);
+  }
+  if (u.status !== undefined && u.status !== null) {
+    // Updates that arrive after a local cancel still apply (ACP: the client SHOULD still accept them).
+    set('status', u.status);
+    if (finishedToolStatuses.has(u.status)) {
+      set('endedAt', at);
+    }
+  }
+  return t;
+}
+
+/** Zed's terminal `_meta`: `terminal_info` opens, `terminal_output` appends, `terminal_exit` closes. */
+function applyMetaTerminal(terminals: readonly MetaTerminal[] | undefined, meta: unknown): readonly MetaTerminal[] | undefined {
+  if (!isObject(meta)) {
+    return terminals;
+  }
+  let out = terminals;
+  const info = meta.terminal_info;
+  if (isObject(info) && typeof info.terminal_id === 'string') {
+    const id = info.terminal_id;
+    if (out?.some((t) => t.terminalId === id) !== true) {
+      out = append(out ?? [], { terminalId: id, output: '', ...(typeof info.cwd === 'string' ? { cwd: info.cwd } : {}) });
+    }
+  }
+  const output = meta.terminal_output;
+  if (isObject(output) && typeof output.terminal_id === 'string' && typeof output.data === 'string') {
+    out = updateMetaTerminal(out, output.terminal_id, (t) => {
+      const text = t.output + (output.data as string);
+      return { ...t, output: text.length > maxMetaTerminalChars ? text.slice(text.length - maxMetaTerminalChars) : text };
+    });
+  }
+  const exit = meta.terminal_exit;
+  if (isObject(exit) && typeof exit.terminal_id === 'string') {
+    out = updateMetaTerminal(out, exit.terminal_id, (t) => ({
+      ...t,
+      exitCode: typeof exit.exit_code === 'number' ? exit.exit_code : null,
+      signal: typeof exit.signal === 'string' ? exit.signal : null,
+    }));
+  }
+  return out;
+}
+
+function updateMetaTerminal(
+  terminals: readonly MetaTerminal[] | undefined,
+  id: string,
+  fn: (t: MetaTerminal) => MetaTerminal,
+): readonly MetaTerminal[] {
+  const list = terminals ?? [];
+  const i = list.findIndex((t) => t.terminalId === id);
+  if (i < 0) {
+    return append(list, fn({ terminalId: id, output: '' }));
+  }
+  const current = list[i];
+  return current === undefined ? list : replaceAt(list, i, fn(current));
+}
+
+/** Marks every unfinished tool call (optionally only those of one turn) with a local status. */
+export function closeOpenTools(entries: readonly Entry[], status: ToolStatus, at: number, turnId?: number): readonly Entry[] {
+  let out: Entry[] | undefined;
+  for (let i = 0; i < entries.length; i++) {
+    const e = entries[i];
+    if (e?.kind !== 'tool' || finishedToolStatuses.has(e.status)) {
+      continue;
+    }
+    if (turnId !== undefined && e.turnId !== undefined && e.turnId !== turnId) {
+      continue;
+    }
+    out ??= entries.slice();
+    out[i] = { ...e, status, endedAt: at };
+  }
+  return out ?? entries;
+}
+
+function resolvePermission(state: SessionState, requestId: string, outcome: PermissionOutcome, answeredBy: string, at: number, remembered?: string): SessionState {
+  for (let i = state.entries.length - 1; i >= 0; i--) {
+    const e = state.entries[i];
+    if (e?.kind !== 'tool' || e.permission?.requestId !== requestId) {
+      continue;
+    }
+    const p = e.permission;
+    if (p.status !== 'pending') {
+      return state;
+    }
+    const base = { ...p, answeredAt: at, answeredBy, ...(remembered !== undefined ? { remembered } : {}) };
+    const permission: PermissionState = outcome.kind === 'selected' ? { ...base, status: 'selected', optionId: outcome.optionId } : { ...base, status: outcome.kind };
+    let tool: ToolEntry = { ...e, permission };
+    if (outcome.kind === 'selected') {
+      const kind = p.options.find((o) => o.optionId === outcome.optionId)?.kind;
+      // Zed authorize_tool_call: a rejection fails the call; an allow lets it run.
+      if ((kind === 'reject_once' || kind === 'reject_always') && tool.status === 'pending') {
+        tool = { ...tool, status: 'failed', endedAt: at };
+      } else if ((kind === 'allow_once' || kind === 'allow_always') && tool.status === 'pending') {
+        tool = { ...tool, status: 'in_progress' };
+      }
+    }
+    return { ...state, entries: replaceAt(state.entries, i, tool) };
+  }
+  return state;
+}
+
+/** Pending requests of the turn (or of every turn) expire: the agent no longer waits for them. */
+export function expirePendingPermissions(entries: readonly Entry[], at: number, turnId: number | undefined): readonly Entry[] {
+  let out: Entry[] | undefined;
+  for (let i = 0; i < entries.length; i++) {
+    const e = entries[i];
+    if (e?.kind !== 'tool' || e.permission?.status !== 'pending') {
+      continue;
+    }
+    if (turnId !== undefined && e.turnId !== undefined && e.turnId !== turnId) {
+      continue;
+    }
+    out ??= entries.slice();
+    out[i] = { ...e, permission: { ...e.permission, status: 'expired', answeredAt: at, answeredBy: 'the turn ended first' } };
+  }
+  return out ?? entries;
+}
+
+/** The tool entry a permission request is attached to. */
+export function findPermissionTool(state: SessionState, requestId: string): ToolEntry | undefined {
+  for (let i = state.entries.length - 1; i >= 0; i--) {
+    const e = state.entries[i];
+    if (e?.kind === 'tool' && e.permission?.requestId === requestId) {
+      return e;
+    }
+  }
+  return undefined;
+}

@@ -1,0 +1,50 @@
+// Static checks of the source layout (issue 21, ARCHITECTURE.md "Rooms"):
+// - no .ts file under src/ is over 400 lines (one concept per file);
+// - only the VS Code shell (src/views, src/extension.ts) imports `vscode` — the core, the
+//   application layer, the runner and the webview never do (ESLint's zones say the same per folder;
+//   this also catches a new folder nobody added to a zone).
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, relative, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const src = join(root, 'src');
+const maxLines = 400;
+const shell = (rel) => rel === 'src/extension.ts' || rel.startsWith('src/views/');
+const importsVscode = /(?:\bfrom\s*|\bimport\s*\(\s*|\brequire\s*\(\s*|^\s*import\s+)['"]vscode['"]/m;
+
+function* tsFiles(dir) {
+  for (const name of readdirSync(dir)) {
+    const p = join(dir, name);
+    if (statSync(p).isDirectory()) {
+      yield* tsFiles(p);
+    } else if (p.endsWith('.ts')) {
+      yield p;
+    }
+  }
+}
+
+const problems = [];
+let files = 0;
+let longest = { rel: '', lines: 0 };
+for (const file of tsFiles(src)) {
+  files++;
+  const rel = relative(root, file).split(sep).join('/');
+  const text = readFileSync(file, 'utf8');
+  const lines = text.split('\n').length - (text.endsWith('\n') ? 1 : 0);
+  if (lines > longest.lines) {
+    longest = { rel, lines };
+  }
+  if (lines > maxLines) {
+    problems.push(`${rel}: ${lines} lines (at most ${maxLines}: split it along its seams)`);
+  }
+  if (!shell(rel) && importsVscode.test(text)) {
+    problems.push(`${rel}: imports vscode (only src/views and src/extension.ts may)`);
+  }
+}
+
+if (problems.length > 0) {
+  console.error(`checkLayout: ${problems.length} problem(s)\n  ${problems.join('\n  ')}`);
+  process.exit(1);
+}
+console.log(`checkLayout: ${files} files under src/, the longest ${longest.rel} (${longest.lines} lines); vscode only in the shell`);
