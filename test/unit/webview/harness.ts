@@ -2,6 +2,7 @@ import { JSDOM } from 'jsdom';
 import type { HostMessage, WebviewMessage } from '../../../src/protocol/webviewProtocol';
 import { startApp, type App } from '../../../src/webview/app';
 import { setDomWindow } from '../../../src/webview/dom';
+import { loadGrammarsSynchronously } from './grammars';
 import type { MarkdownScheduler } from '../../../src/webview/markdown';
 
 export type TestWindow = Window & typeof globalThis;
@@ -103,6 +104,7 @@ export function createHarness(options: HarnessOptions = {}): Harness {
   };
   const frames: (() => void)[] = [];
   const timers = new FakeTimers();
+  loadGrammarsSynchronously();
   const app = startApp(win, {
     requestFrame: (cb) => frames.push(cb),
     scheduler: timers,
@@ -151,6 +153,7 @@ export function bareWindow(): TestWindow {
   const dom = new JSDOM('<!DOCTYPE html><html><body></body></html>', { url: 'https://webview.test/' });
   const win = dom.window as unknown as TestWindow;
   setDomWindow(win);
+  loadGrammarsSynchronously();
   return win;
 }
 

@@ -1,0 +1,61 @@
+// Entry of dist/webview/hljs/core.js: the highlight.js engine, loaded when the first fenced code
+// block with a known language appears (not part of the initial webview bundle).
+import type { Emitter } from 'highlight.js';
+import hljs from 'highlight.js/lib/core';
+import { mailbox, type TokenNode } from './mailbox';
+
+/**
+ * Collects highlight.js's tokens as a plain tree (its `__emitter` option; the Emitter interface
+ * is documented as "technically private, but … pretty stable"). The webview turns the tree into
+ * elements and text nodes itself, so no HTML string is produced or parsed.
+ */
+class TreeEmitter implements Emitter {
+  readonly root: TokenNode = { children: [] };
+  private readonly stack: TokenNode[] = [this.root];
+
+  private get top(): TokenNode {
+    return this.stack[this.stack.length - 1] ?? this.root;
+  }
+
+  addText(text: string): void {
+    if (text !== '') {
+      this.top.children.push(text);
+    }
+  }
+
+  startScope(scope: string): void {
+    const node: TokenNode = { scope, children: [] };
+    this.top.children.push(node);
+    this.stack.push(node);
+  }
+
+  endScope(): void {
+    if (this.stack.length > 1) {
+      this.stack.pop();
+    }
+  }
+
+  __addSublanguage(emitter: Emitter, language: string): void {
+    if (emitter instanceof TreeEmitter) {
+      emitter.root.scope = `language:${language}`;
+      this.top.children.push(emitter.root);
+    }
+  }
+
+  finalize(): void {
+    this.stack.length = 1;
+  }
+
+  toHTML(): string {
+    return '';
+  }
+}
+
+hljs.configure({ __emitter: TreeEmitter });
+mailbox().engine = {
+  registerLanguage: (name, grammar) => hljs.registerLanguage(name, grammar),
+  highlight: (code, language) => {
+    const emitter = hljs.highlight(code, { language, ignoreIllegals: true })._emitter;
+    return emitter instanceof TreeEmitter ? emitter.root : { children: [code] };
+  },
+};
