@@ -35,6 +35,15 @@ class TreeEmitter implements Emitter {
     }
   }
 
+  // highlight.js 11 also calls these two (the interface's older names for a mode's scope).
+  openNode(scope: string): void {
+    this.startScope(scope);
+  }
+
+  closeNode(): void {
+    this.endScope();
+  }
+
   __addSublanguage(emitter: Emitter, language: string): void {
     if (emitter instanceof TreeEmitter) {
       emitter.root.scope = `language:${language}`;

@@ -16,7 +16,7 @@ export type ScriptLoader = (file: string) => Promise<void> | undefined;
 
 /** Grammar name → the other fence names it answers to, space-separated (highlight.js's aliases and a few more). */
 const grammars: Readonly<Record<string, string>> = languages.grammars;
-/** Grammar name → grammars it embeds (highlight.js `subLanguage`), loaded with it. */
+/** Grammar name → grammars it embeds (highlight.js `subLanguage`: `<script>` in HTML, JSX in TypeScript), loaded with it. */
 const requires: Readonly<Record<string, string>> = languages.requires;
 
 /** Code longer than this is shown plain: highlighting is linear but not free, and runs in one task. */
@@ -68,8 +68,7 @@ export function prepareGrammar(grammar: string): boolean | Promise<boolean> {
   if (isReady(grammar)) {
     return true;
   }
-  const embedded = requires[grammar]?.split(' ') ?? [];
-  const loads = ['core', ...embedded, grammar].map(load);
+  const loads = ['core', ...embeddedIn(grammar)].map(load);
   if (loads.every((l) => typeof l === 'boolean')) {
     absorb();
     return isReady(grammar);
@@ -96,6 +95,17 @@ export function highlightTokens(code: string, grammar: string): TokenNode | unde
 /** Whether code this long is highlighted at all (longer code stays plain). */
 export function isHighlightable(code: string): boolean {
   return code.length <= maxHighlightChars;
+}
+
+/** The grammar and every grammar it embeds, transitively (`xml` embeds `javascript`, which embeds `xml`). */
+function embeddedIn(grammar: string): Set<string> {
+  const all = new Set([grammar]);
+  for (const name of all) {
+    for (const embedded of requires[name]?.split(' ') ?? []) {
+      all.add(embedded);
+    }
+  }
+  return all;
 }
 
 function isReady(grammar: string): boolean {
