@@ -1,6 +1,7 @@
 import { reduceSession } from '../src/session/sessionReducer';
 import type { SessionState } from '../src/session/sessionState';
 import { ViewProjector } from '../src/session/viewProjection';
+import { textPatchIntervalMs } from '../src/views/webviewChannel';
 import { benchViewContext, entriesPerTurn, longSessionState } from './longSession';
 import { agentAnswer, chunked } from './streamText';
 import { benchHeader, mainThreadDelta, streamInPage, WebviewBrowser, type WebviewPage } from './webviewPage';
@@ -107,6 +108,7 @@ async function webviewPerChunk(browser: WebviewBrowser, state: SessionState, chu
       chunks,
       chunksPerSecond: options.chunksPerSecond,
       windowMs: options.windowMs,
+      textIntervalMs: textPatchIntervalMs,
       index: view.entries.length,
       entryId: 'live',
       firstSeq: page.lastSeq + 1,

@@ -238,6 +238,11 @@ export interface StreamPlan {
   readonly chunksPerSecond: number;
   /** The host's coalescing window: at most one patch per window, carrying every chunk since the last. */
   readonly windowMs: number;
+  /**
+   * After the first patch, text-only patches wait until this long after the previous one
+   * (`textPatchIntervalMs` of the channel); undefined: every window.
+   */
+  readonly textIntervalMs?: number;
   /** The message's entry index; the first patch inserts it, the others append to its text part. */
   readonly index: number;
   readonly entryId: string;
@@ -252,9 +257,10 @@ export interface StreamOutcome {
 
 /**
  * Runs IN THE PAGE (passed to `page.evaluate`; self-contained). Plays an agent producing
- * `chunksPerSecond` chunks through a host that posts at most one patch per `windowMs` with every
- * chunk since the last one: one `session/patch` (an `insert`, then one `appendText` op each) per
- * window. Each patch arrives in a task of its own, as a posted message does: a timer task that
+ * `chunksPerSecond` chunks through a host that looks every `windowMs` and posts every chunk since
+ * the last patch as one `session/patch` (an `insert`, then one `appendText` op each) — the first at
+ * once, later ones only `textIntervalMs` after the previous (as `WebviewChannel` holds text-only
+ * patches). Each patch arrives in a task of its own, as a posted message does: a timer task that
  * dispatches the `message` event (so the fake host adds no second task per patch).
  */
 export function streamInPage(plan: StreamPlan): Promise<StreamOutcome> {
@@ -264,10 +270,14 @@ export function streamInPage(plan: StreamPlan): Promise<StreamOutcome> {
   let patches = 0;
   const total = plan.chunks.length;
   const t0 = w.performance.now();
+  let postedAt = -Infinity;
   return new Promise<StreamOutcome>((resolve) => {
     const tick = (): void => {
-      const due = Math.min(total, Math.floor(((w.performance.now() - t0) * plan.chunksPerSecond) / 1000));
-      if (due > sent) {
+      const now = w.performance.now();
+      const due = Math.min(total, Math.floor(((now - t0) * plan.chunksPerSecond) / 1000));
+      const held = sent > 0 && due < total && now - postedAt < (plan.textIntervalMs ?? 0);
+      if (due > sent && !held) {
+        postedAt = now;
         const text = plan.chunks.slice(sent, due).join('');
         const op: EntryOp =
           sent === 0
