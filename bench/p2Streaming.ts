@@ -74,15 +74,6 @@ export const defaultP2: P2Options = {
   frames: true,
 };
 
-/** Runs the marked lexer, the DOM builder, DOMPurify and highlight.js once, then empties the view. */
-async function warmUp(page: WebviewPage): Promise<void> {
-  await page.snapshot(benchHeader('idle'), [{ kind: 'assistant', id: 'warm', parts: [{ kind: 'text', text: agentAnswer(8_000) }] }]);
-  await page.settle(300);
-  await page.snapshot(benchHeader('running', Date.now()), []);
-  await page.settle(300);
-  await page.collectGarbage();
-}
-
 /**
  * Streams the message; with `sampleMs`, also samples the main thread's CPU time that often while
  * it streams (the cost of each slice of the stream: flat if rendering stays linear).
@@ -133,7 +124,7 @@ export async function runP2(options: P2Options = defaultP2): Promise<P2Result> {
     let onceShown = -1;
     for (let i = 0; i < options.onceRuns; i++) {
       const page = await browser.open();
-      await warmUp(page);
+      await page.warmUp();
       const m0 = await page.metrics();
       await page.snapshot(benchHeader('idle'), [final]);
       await page.settle();
@@ -150,7 +141,7 @@ export async function runP2(options: P2Options = defaultP2): Promise<P2Result> {
 
     // Streamed: the same message as chunks, coalesced per window, then the turn ends.
     const page = await browser.open();
-    await warmUp(page);
+    await page.warmUp();
     const m0 = await page.metrics();
     const outcome = await stream(page, chunks, options, 1_000);
     const m1 = await page.metrics();
@@ -165,7 +156,7 @@ export async function runP2(options: P2Options = defaultP2): Promise<P2Result> {
     let frames: Partial<P2Result> = {};
     if (options.frames) {
       const traced = await browser.open();
-      await warmUp(traced);
+      await traced.warmUp();
       const trace = await browser.traced(traced, frameTraceCategories, async () => {
         await stream(traced, chunks, options);
       });

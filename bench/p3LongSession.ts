@@ -4,7 +4,7 @@ import { ViewProjector } from '../src/session/viewProjection';
 import { textPatchIntervalMs } from '../src/views/webviewChannel';
 import { benchViewContext, entriesPerTurn, longSessionState } from './longSession';
 import { agentAnswer, chunked } from './streamText';
-import { benchHeader, mainThreadDelta, streamInPage, WebviewBrowser, type WebviewPage } from './webviewPage';
+import { benchHeader, mainThreadDelta, streamInPage, WebviewBrowser } from './webviewPage';
 
 /**
  * P3 — long sessions: what one streamed chunk costs in a short session versus a long one (mixed
@@ -63,7 +63,7 @@ export interface P3Result {
   readonly webviewRatio: number;
 }
 
-function hostPerChunkUs(base: SessionState, chunks: readonly string[], perPatch: number): number {
+export function hostPerChunkUs(base: SessionState, chunks: readonly string[], perPatch: number): number {
   const projector = new ViewProjector();
   projector.snapshot(base, benchViewContext);
   let posted = base;
@@ -96,7 +96,7 @@ async function webviewPerChunk(browser: WebviewBrowser, state: SessionState, chu
   const view = new ViewProjector().snapshot(state, benchViewContext);
   const page = await browser.open();
   try {
-    await warmUp(page);
+    await page.warmUp(true);
     const s0 = await page.metrics();
     await page.snapshot(benchHeader('running', Date.now()), view.entries);
     await page.settle();
@@ -132,11 +132,6 @@ async function webviewPerChunk(browser: WebviewBrowser, state: SessionState, chu
   } finally {
     await page.close();
   }
-}
-
-async function warmUp(page: WebviewPage): Promise<void> {
-  await page.snapshot(benchHeader('idle'), [{ kind: 'assistant', id: 'warm', parts: [{ kind: 'text', text: agentAnswer(8_000) }] }]);
-  await page.settle(300);
 }
 
 export async function runP3(options: P3Options = defaultP3): Promise<P3Result> {

@@ -2,11 +2,13 @@ import { runP1 } from './p1Pipeline';
 import { defaultP2, runP2 } from './p2Streaming';
 import { defaultP3, runP3 } from './p3LongSession';
 import { runP4 } from './p4Footprint';
+import { defaultP5, runP5 } from './p5LongReply';
+import { defaultP6, runP6 } from './p6BigSession';
 
 /**
  * One benchmark per process (so one cannot warm up or pollute another); prints its result as one
  * JSON line. `scripts/bench.mjs` runs them all and prints the table.
- *   node out/bench/runBench.js p1|p2|p3
+ *   node out/bench/runBench.js p1|p2|p3|p5|p6
  *   node out/bench/runBench.js p4 <production extension dir> <its dist/sizes.json>
  */
 async function main(): Promise<void> {
@@ -28,6 +30,12 @@ async function main(): Promise<void> {
       break;
     case 'p3':
       result = await runP3(defaultP3);
+      break;
+    case 'p5':
+      result = await runP5({ ...defaultP5, chunks: num('BENCH_P5_CHUNKS', defaultP5.chunks) });
+      break;
+    case 'p6':
+      result = await runP6({ ...defaultP6, turns: num('BENCH_P6_TURNS', defaultP6.turns) });
       break;
     case 'p4': {
       const [extensionDir, sizesFile] = process.argv.slice(3);

@@ -126,7 +126,8 @@ function load(file: string): boolean | Promise<boolean> {
   }
   scripts.set(file, state);
   if (typeof state !== 'boolean') {
-    void state.then((done) => scripts.set(file, done));
+    // A script that failed (a transient resource error) is tried again by the next fence that needs it.
+    void state.then((done) => (done ? scripts.set(file, true) : scripts.delete(file)));
   }
   return state;
 }

@@ -11,16 +11,17 @@ const maxLexMs = 250;
 /**
  * Pacing of the tail while text streams: patches only append to the source, and the tail is
  * rendered on a timer, at most once per refresh interval. A refresh costs little script (the
- * tail is one block) but a frame (style, layout, paint, compositing: ~1 ms on a fast machine,
- * 5–7 ms in software-rendered Chromium on a loaded 2-core VM). The interval is `minRefreshMs`
- * (10 refreshes a second) while text arrives at up to 800 characters a second — several times
- * faster than a fast model writes — and grows with the rate beyond (`refreshMsPerChar` per
- * character a second, at most `maxRefreshMs`): text that scrolls by faster than anyone reads is
- * shown in larger steps, and a stream at any rate costs a bounded number of frames.
+ * tail is one block) but a frame or two (style, layout, paint, compositing, the scroll that keeps
+ * the view at the bottom: ~1–2 ms on a fast machine, 10–20 ms in software-rendered Chromium on a
+ * loaded 2-core VM). The interval is `minRefreshMs` (10 refreshes a second) while text arrives at
+ * up to 400 characters a second — what fast models write — and grows with the rate beyond
+ * (`refreshMsPerChar` per character a second: 4 refreshes a second at 1,000, 1 at 4,000 and
+ * more): text that arrives faster than anyone reads is shown in larger steps, and a stream at
+ * any rate costs a bounded number of frames.
  */
 const minRefreshMs = 100;
-const maxRefreshMs = 500;
-const refreshMsPerChar = 0.125;
+const maxRefreshMs = 1_000;
+const refreshMsPerChar = 0.25;
 /**
  * A tail larger than `smallTailChars` also waits until it grew by a quarter (or `maxTailWaitMs`
  * passed), so a huge last block (a long table) costs a bounded multiple of its size, not
