@@ -62,6 +62,8 @@ const builds = [
     format: 'iife',
     target: 'chrome120',
     minify: true,
+    // UI text keeps its characters (…, →, ⟨⟩) instead of \uXXXX escapes; the page is UTF-8.
+    charset: 'utf8',
     loader: { '.ttf': 'file', '.css': 'css' },
   },
 ];

@@ -2,6 +2,7 @@
 // block with a known language appears (not part of the initial webview bundle).
 import type { Emitter } from 'highlight.js';
 import hljs from 'highlight.js/lib/core';
+import languages from './languages.json';
 import { mailbox, type TokenNode } from './mailbox';
 
 /**
@@ -60,8 +61,33 @@ class TreeEmitter implements Emitter {
   }
 }
 
+/** Fence name → grammar, from languages.json (grammar → its other names, space-separated). */
+const grammarByName = new Map<string, string>();
+for (const [name, aliases] of Object.entries<string>(languages.grammars)) {
+  for (const label of [name, ...aliases.split(' ')]) {
+    grammarByName.set(label, name);
+  }
+}
+const requires: Readonly<Record<string, string>> = languages.requires;
+
+/** The grammars `name` embeds, transitively (`xml` embeds `javascript`, which embeds `xml`). */
+function embedded(name: string): string[] {
+  const all = new Set([name]);
+  for (const n of all) {
+    for (const e of requires[n]?.split(' ') ?? []) {
+      all.add(e);
+    }
+  }
+  all.delete(name);
+  return [...all];
+}
+
 hljs.configure({ __emitter: TreeEmitter });
 mailbox().engine = {
+  grammarOf: (label) => {
+    const name = grammarByName.get(label);
+    return name !== undefined ? { name, embeds: embedded(name) } : undefined;
+  },
   registerLanguage: (name, grammar) => hljs.registerLanguage(name, grammar),
   highlight: (code, language) => {
     const emitter = hljs.highlight(code, { language, ignoreIllegals: true })._emitter;

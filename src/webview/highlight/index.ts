@@ -1,29 +1,22 @@
-import languages from './languages.json';
 import { mailbox, type TokenNode } from './mailbox';
 
 export type { TokenNode } from './mailbox';
 
 /**
  * Syntax highlighting with highlight.js's official grammars, loaded when first needed: the engine
- * (`hljs/core.js`) and each grammar (`hljs/<name>.js`) are scripts of their own next to the
- * webview bundle, fetched the first time a fenced block of that language closes (scripts/build.mjs
- * builds them; `languages.json` lists the grammars and the fence names that select them). No
- * auto-detection: a fence without a known language stays plain.
+ * (`hljs/core.js`, which also knows which fence names select which grammar: languages.json) and
+ * each grammar (`hljs/<name>.js`) are scripts of their own next to the webview bundle, fetched the
+ * first time a fenced block with a language name closes (scripts/build.mjs builds them). No
+ * auto-detection: a fence without a language, or with one no grammar covers, stays plain.
  */
 
 /** Loads `hljs/<file>.js` (`core` or a grammar); `undefined` when it has run synchronously (tests). */
 export type ScriptLoader = (file: string) => Promise<void> | undefined;
 
-/** Grammar name → the other fence names it answers to, space-separated (highlight.js's aliases and a few more). */
-const grammars: Readonly<Record<string, string>> = languages.grammars;
-/** Grammar name → grammars it embeds (highlight.js `subLanguage`: `<script>` in HTML, JSX in TypeScript), loaded with it. */
-const requires: Readonly<Record<string, string>> = languages.requires;
-
 /** Code longer than this is shown plain: highlighting is linear but not free, and runs in one task. */
 const maxHighlightChars = 100_000;
 
 let loader: ScriptLoader | undefined;
-let aliasIndex: Map<string, string> | undefined;
 /** Per script: loaded (true), failed (false) or on its way. */
 const scripts = new Map<string, boolean | Promise<boolean>>();
 const registered = new Set<string>();
@@ -34,49 +27,36 @@ export function setScriptLoader(next: ScriptLoader | undefined): void {
   scripts.clear();
 }
 
-export interface CodeLanguage {
-  /** The fence's language name as written (lower case): `language-<label>` on the code element. */
-  readonly label: string;
-  /** The grammar that highlights it. */
-  readonly grammar: string;
-}
-
-/** The language of a fence info string, when one of the grammars covers it. */
-export function codeLanguage(info: string | undefined): CodeLanguage | undefined {
+/** A fence's language name (lower case), when it looks like one: `language-<label>` on the code element. */
+export function fenceLabel(info: string | undefined): string | undefined {
   const label = info?.trim().split(/\s+/)[0]?.toLowerCase();
-  if (label === undefined || label === '') {
-    return undefined;
-  }
-  if (aliasIndex === undefined) {
-    aliasIndex = new Map();
-    for (const [name, aliases] of Object.entries(grammars)) {
-      aliasIndex.set(name, name);
-      for (const alias of aliases.split(' ')) {
-        aliasIndex.set(alias, name);
-      }
-    }
-  }
-  const grammar = aliasIndex.get(label);
-  return grammar !== undefined ? { label, grammar } : undefined;
+  return label !== undefined && /^[a-z0-9][\w+#.-]{0,31}$/.test(label) ? label : undefined;
 }
 
 /**
- * Makes `grammar` usable: true when it is, false when it cannot be (no loader, a script failed),
- * or a promise while its scripts load.
+ * Makes the grammar of a fence name usable: its name when it is, false when there is none or it
+ * cannot be loaded, or a promise of either while scripts load.
  */
-export function prepareGrammar(grammar: string): boolean | Promise<boolean> {
-  if (isReady(grammar)) {
-    return true;
+export function prepareLanguage(label: string): string | false | Promise<string | false> {
+  const core = load('core');
+  if (core === false) {
+    return false;
   }
-  const loads = ['core', ...embeddedIn(grammar)].map(load);
-  if (loads.every((l) => typeof l === 'boolean')) {
-    absorb();
-    return isReady(grammar);
+  return core === true ? prepareGrammar(label) : core.then((loaded) => (loaded ? prepareGrammar(label) : false));
+}
+
+function prepareGrammar(label: string): string | false | Promise<string | false> {
+  const engine = mailbox().engine;
+  const grammar = engine?.grammarOf(label);
+  if (engine === undefined || grammar === undefined) {
+    return false;
   }
-  return Promise.all(loads.map(async (l) => l)).then(() => {
+  const loads = [grammar.name, ...grammar.embeds].filter((name) => !registered.has(name)).map(load);
+  const ready = (): string | false => {
     absorb();
-    return isReady(grammar);
-  });
+    return registered.has(grammar.name) ? grammar.name : false;
+  };
+  return loads.every((l) => typeof l === 'boolean') ? ready() : Promise.all(loads.map(async (l) => l)).then(ready);
 }
 
 /** The tokens of `code`, or undefined (grammar not loaded, code too long, or a grammar error). */
@@ -95,21 +75,6 @@ export function highlightTokens(code: string, grammar: string): TokenNode | unde
 /** Whether code this long is highlighted at all (longer code stays plain). */
 export function isHighlightable(code: string): boolean {
   return code.length <= maxHighlightChars;
-}
-
-/** The grammar and every grammar it embeds, transitively (`xml` embeds `javascript`, which embeds `xml`). */
-function embeddedIn(grammar: string): Set<string> {
-  const all = new Set([grammar]);
-  for (const name of all) {
-    for (const embedded of requires[name]?.split(' ') ?? []) {
-      all.add(embedded);
-    }
-  }
-  return all;
-}
-
-function isReady(grammar: string): boolean {
-  return mailbox().engine !== undefined && registered.has(grammar);
 }
 
 function load(file: string): boolean | Promise<boolean> {

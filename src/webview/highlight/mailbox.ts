@@ -14,6 +14,12 @@ export interface TokenNode {
 }
 
 export interface Engine {
+  /**
+   * The grammar a fence's language name selects (highlight.js's names and aliases, and a few
+   * more; languages.json), with every grammar it embeds (`subLanguage`: CSS and JavaScript in
+   * HTML, JSX in TypeScript), transitively.
+   */
+  grammarOf(label: string): { readonly name: string; readonly embeds: readonly string[] } | undefined;
   registerLanguage(name: string, grammar: LanguageFn): void;
   /** The tokens of `code` (no HTML: the webview builds the spans itself). */
   highlight(code: string, language: string): TokenNode;

@@ -1,37 +1,35 @@
 import { doc } from '../dom';
-import { codeLanguage, highlightTokens, isHighlightable, prepareGrammar, type TokenNode } from '../highlight';
+import { fenceLabel, highlightTokens, isHighlightable, prepareLanguage, type TokenNode } from '../highlight';
 import { sanitizeInPlace } from './sanitizer';
 
 /** Highlighted code nests no deeper than this (grammars nest a few levels). */
 const maxTokenDepth = 32;
 
 /**
- * The `<code>` of a fenced block: highlighted when its language has a grammar. The first block of
- * a language shows as plain text while the grammar's script loads, then is highlighted in place
- * (the element, its class and its text stay the same; only spans are added, so nothing moves).
+ * The `<code>` of a fenced block: `hljs language-<name>` when the fence names a language,
+ * highlighted when a grammar covers it. The first block of a language shows as plain text while
+ * the grammar's script loads, then is highlighted in place (the element, its class and its text
+ * stay the same; only spans are added, so nothing moves).
  */
 export function codeElement(text: string, info: string | undefined): HTMLElement {
   const code = doc().createElement('code');
-  const language = codeLanguage(info);
-  if (language === undefined) {
-    code.textContent = text;
-    return code;
-  }
-  code.className = `hljs language-${language.label}`;
-  const ready = isHighlightable(text) ? prepareGrammar(language.grammar) : false;
-  if (ready === true) {
-    fill(code, text, language.grammar);
-    return code;
-  }
   code.textContent = text;
-  if (ready !== false) {
-    void ready.then((loaded) => {
-      if (!loaded) {
+  const label = fenceLabel(info);
+  if (label === undefined) {
+    return code;
+  }
+  code.className = `hljs language-${label}`;
+  const ready = isHighlightable(text) ? prepareLanguage(label) : false;
+  if (typeof ready === 'string') {
+    fill(code, text, ready);
+  } else if (ready !== false) {
+    void ready.then((grammar) => {
+      if (grammar === false) {
         return;
       }
       // The block is on the page already: sanitize what replaces its text before it goes in.
       const box = doc().createElement('div');
-      fill(box, text, language.grammar);
+      fill(box, text, grammar);
       sanitizeInPlace(box);
       code.replaceChildren(...Array.from(box.childNodes));
     });
@@ -42,12 +40,12 @@ export function codeElement(text: string, info: string | undefined): HTMLElement
 /** Fills `parent` with `text` as highlight.js's spans (elements and text nodes, no HTML parsed). */
 function fill(parent: HTMLElement, text: string, grammar: string): void {
   const tokens = highlightTokens(text, grammar);
-  if (tokens === undefined) {
+  if (tokens !== undefined) {
+    parent.replaceChildren();
+    appendTokens(parent, tokens, 0);
+  } else if (parent.textContent !== text) {
     parent.textContent = text;
-    return;
   }
-  parent.replaceChildren();
-  appendTokens(parent, tokens, 0);
 }
 
 function appendTokens(parent: Node, node: TokenNode, depth: number): void {

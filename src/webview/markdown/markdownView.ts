@@ -8,6 +8,8 @@ import type { MarkdownScheduler } from './scheduler';
 /** Past these sizes (or a slow lex), the rest of a message is shown as plain text. */
 const maxSourceChars = 1_000_000;
 const maxLexMs = 250;
+/** Unrendered text past this is lexed in pieces of this size (see renderTail). */
+const pieceChars = 32_768;
 /**
  * Pacing of the tail while text streams: patches only append to the source, and the tail is
  * rendered on a timer, at most once per refresh interval. A refresh costs little script (the
@@ -205,30 +207,52 @@ export class MarkdownView {
   }
 
   private renderTail(pass: Pass): void {
-    const tailText = this.source.slice(this.stableEnd);
+    // A long text shown at once (a snapshot, a turn's end after a paced stream) is lexed a piece
+    // at a time: no lex covers more than a piece (plus the block open at its end), so the
+    // `maxLexMs` guard keeps meaning "hostile input", not "long message".
+    let piece = pieceChars;
+    while (this.source.length - this.stableEnd > piece) {
+      const before = this.stableEnd;
+      if (!this.lexAndPlace(pass, this.stableEnd + piece, false)) {
+        return;
+      }
+      piece = this.stableEnd === before ? piece * 2 : pieceChars;
+    }
+    this.lexAndPlace(pass, this.source.length, true);
+  }
+
+  /**
+   * Lexes the source from the start of the open tail to `end`, places the blocks a later one
+   * proved finished, and (`withTail`) shows the rest as the open tail. False when it stopped:
+   * the text went plain, or a late link definition re-rendered everything.
+   */
+  private lexAndPlace(pass: Pass, end: number, withTail: boolean): boolean {
+    const tailText = this.source.slice(this.stableEnd, end);
     const lexed = this.lexTail(tailText);
     if (lexed === undefined) {
       this.enterPlain();
-      return;
+      return false;
     }
     const split = splitTail(lexed.tokens, tailText);
     // A link reference definition can change blocks rendered before it. The tail resolves its own
     // references; rendered blocks are redone once a definition is final (or the text is).
-    const defsFinal = pass === 'final' || split.finished.some((tk) => tk.type === 'def');
+    const defsFinal = (withTail && pass === 'final') || split.finished.some((tk) => tk.type === 'def');
     if (defsFinal) {
       if (this.stableEnd > 0 && linksChanged(this.links, lexed.links)) {
         this.links = { ...lexed.links };
         this.rebuild();
-        return;
+        return false;
       }
       this.links = { ...lexed.links };
     }
     const open = split.open[0];
     const fenceNext = pass !== 'final' && open?.type === 'code' && (open as Tokens.Code).codeBlockStyle !== 'indented';
-    if (split.finished.length === 0 && !fenceNext && this.patchTail(split.open)) {
-      return;
+    if (withTail && split.finished.length === 0 && !fenceNext && this.patchTail(split.open)) {
+      return true;
     }
-    this.removeTail();
+    if (withTail || split.finished.length > 0) {
+      this.removeTail();
+    }
     if (split.finished.length > 0) {
       for (const { node, ordinal } of renderBlocks(split.finished)) {
         this.place(node, this.placed + ordinal);
@@ -236,14 +260,15 @@ export class MarkdownView {
       this.placed += split.finished.filter(isRendered).length;
       this.stableEnd += split.consumed;
     }
-    if (fenceNext && this.openFence()) {
-      return;
+    if (!withTail || (fenceNext && this.openFence())) {
+      return true;
     }
     for (const { node, ordinal } of renderBlocks(split.open)) {
       this.place(node, this.placed + ordinal);
       this.tail.push(node);
     }
     this.rendered();
+    return true;
   }
 
   private lexTail(tailText: string): Lexed | undefined {

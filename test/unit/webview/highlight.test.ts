@@ -3,8 +3,8 @@ import * as fs from 'node:fs';
 import { createRequire } from 'node:module';
 import * as path from 'node:path';
 import type { HLJSApi, LanguageFn } from 'highlight.js';
-import { codeLanguage, setScriptLoader } from '../../../src/webview/highlight';
-import { publishGrammar } from '../../../src/webview/highlight/mailbox';
+import { fenceLabel, prepareLanguage, setScriptLoader } from '../../../src/webview/highlight';
+import { mailbox, publishGrammar } from '../../../src/webview/highlight/mailbox';
 import { renderMarkdown } from '../../../src/webview/markdown';
 import { repoRoot } from '../../support/paths';
 import { loadGrammarsSynchronously } from './grammars';
@@ -48,16 +48,20 @@ suite('webview: highlighting with highlight.js grammars loaded on demand', () =>
   test('at least 30 official grammars, each answering to every alias highlight.js gives it', () => {
     const names = Object.keys(languages.grammars);
     assert.ok(names.length >= 30, `${names.length} grammars`);
+    assert.equal(prepareLanguage('ts'), 'typescript');
+    const grammarOf = (label: string): string | undefined => mailbox().engine?.grammarOf(label)?.name;
     const hljs = stock();
     for (const name of names) {
       const ours = new Set([name, ...languages.grammars[name]?.split(' ').filter((a) => a !== '') ?? []]);
       for (const alias of hljs.getLanguage(name)?.aliases ?? []) {
         assert.ok(ours.has(alias.toLowerCase()), `${name}: alias ${alias}`);
-        assert.equal(codeLanguage(alias)?.grammar, name);
+        assert.equal(grammarOf(alias.toLowerCase()), name);
       }
     }
-    assert.equal(codeLanguage('text'), undefined);
-    assert.equal(codeLanguage('javascript:alert(1)'), undefined);
+    assert.equal(grammarOf('text'), undefined);
+    assert.equal(fenceLabel('javascript:alert(1)'), undefined);
+    assert.equal(fenceLabel('<img'), undefined);
+    assert.equal(fenceLabel(' C++ {.numberLines}'), 'c++');
   });
 
   for (const [language, code] of Object.entries(samples)) {
@@ -65,7 +69,7 @@ suite('webview: highlighting with highlight.js grammars loaded on demand', () =>
       const fence = '````'; // longer than any backtick run of the samples
       const element = renderMarkdown(`${fence}${language}\n${code}\n${fence}\n`, timers).querySelector('pre code');
       assert.ok(element);
-      const grammar = codeLanguage(language)?.grammar ?? '';
+      const grammar = mailbox().engine?.grammarOf(language)?.name ?? '';
       const expected = win.document.createElement('code');
       expected.innerHTML = stock().highlight(code, { language: grammar, ignoreIllegals: true }).value;
       assert.equal(element.innerHTML, expected.innerHTML);
@@ -96,12 +100,14 @@ suite('webview: highlighting with highlight.js grammars loaded on demand', () =>
       assert.ok(code);
       assert.equal(code.className, 'hljs language-elixir');
       assert.equal(code.querySelector('span'), null, 'plain while the grammar loads');
-      assert.deepEqual(requested.sort(), ['core', 'elixir']);
-      assert.equal(codeLanguage('tsx')?.grammar, 'typescript');
-      for (const run of pending.splice(0)) {
-        run();
+      assert.deepEqual(requested, ['core'], 'the engine first: it knows which grammar a name selects');
+      while (pending.length > 0) {
+        for (const run of pending.splice(0)) {
+          run();
+        }
+        await new Promise((r) => setImmediate(r));
       }
-      await new Promise((r) => setImmediate(r));
+      assert.deepEqual(requested, ['core', 'elixir']);
       assert.equal(root.querySelector('pre code'), code, 'the same element');
       assert.ok(code.querySelector('span.hljs-keyword'), 'highlighted once loaded');
       assert.equal(code.textContent, 'defmodule M do\n  def f, do: :ok\nend');
@@ -110,7 +116,7 @@ suite('webview: highlighting with highlight.js grammars loaded on demand', () =>
     }
   });
 
-  test('a grammar that fails to load leaves the code plain, and nothing is fetched for unknown languages', async () => {
+  test('a script that fails to load leaves the code plain; no grammar is fetched for unknown languages', async () => {
     const requested: string[] = [];
     setScriptLoader((file) => {
       requested.push(file);
@@ -120,7 +126,7 @@ suite('webview: highlighting with highlight.js grammars loaded on demand', () =>
       const root = renderMarkdown('```haskell\nmain = print 1\n```\n\n```nosuchlanguage\nx\n```\n', timers);
       await new Promise((r) => setImmediate(r));
       assert.deepEqual(root.querySelectorAll('pre code span').length, 0);
-      assert.equal(root.querySelectorAll('pre code')[1]?.className, '');
+      assert.equal(root.querySelectorAll('pre code')[1]?.className, 'hljs language-nosuchlanguage');
       assert.ok(!requested.includes('nosuchlanguage'));
     } finally {
       loadGrammarsSynchronously();
