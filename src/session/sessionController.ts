@@ -50,6 +50,8 @@ export interface SessionControllerDeps {
 
 interface PendingRequest {
   readonly deferred: Deferred<acp.RequestPermissionResponse>;
+  /** See {@link SessionController.holdAnswer}. */
+  readonly holds: Promise<unknown>[];
   readonly request: acp.RequestPermissionRequest;
   readonly toolCallId: string;
   readonly turnId: number | undefined;
@@ -236,7 +238,7 @@ export class SessionController implements Disposable {
     const requestId = `permission-${++this.permissionCounter}`;
     const deferred = new Deferred<acp.RequestPermissionResponse>();
     // Registered before the state changes, so listeners of the change already see it pending.
-    this.pending.set(requestId, { deferred, request, toolCallId: request.toolCall.toolCallId, turnId: this.stateValue.turn?.id });
+    this.pending.set(requestId, { deferred, holds: [], request, toolCallId: request.toolCall.toolCallId, turnId: this.stateValue.turn?.id });
     this.dispatch({
       type: 'permissionRequested',
       id: this.deps.newId(),
@@ -258,6 +260,15 @@ export class SessionController implements Disposable {
     }
     this.onPermissionRequestedEmitter.fire({ requestId, sessionId: this.stateValue.sessionId ?? request.sessionId, request });
     return deferred.promise;
+  }
+
+  /**
+   * Work that must be done before the answer to a pending request reaches the agent (the
+   * Changes view snapshots the files a permission names: an agent may write them the moment it
+   * is allowed, and a rule answers at once). The answer is recorded at once either way.
+   */
+  holdAnswer(requestId: string, until: Promise<unknown>): void {
+    this.pending.get(requestId)?.holds.push(until);
   }
 
   /**
@@ -433,9 +444,16 @@ export class SessionController implements Disposable {
     }
     this.pending.delete(requestId);
     this.dispatch({ type: 'permissionResolved', requestId, at: this.deps.now(), outcome, answeredBy });
-    p.deferred.resolve(
-      outcome.kind === 'selected' ? { outcome: { outcome: 'selected', optionId: outcome.optionId } } : { outcome: { outcome: 'cancelled' } },
-    );
+    const response: acp.RequestPermissionResponse =
+      outcome.kind === 'selected' ? { outcome: { outcome: 'selected', optionId: outcome.optionId } } : { outcome: { outcome: 'cancelled' } };
+    if (p.holds.length === 0 || outcome.kind !== 'selected') {
+      p.deferred.resolve(response);
+    } else {
+      const release = (): void => {
+        p.deferred.resolve(response);
+      };
+      void Promise.all(p.holds).then(release, release);
+    }
     this.onPermissionSettledEmitter.fire(requestId);
   }
 }
