@@ -80,40 +80,6 @@ const p95max = (p95, max) => `p95 ${ms(p95)}, max ${ms(max)}`;
 // it), then the normal build plus out/ (the benchmark programs), which also puts dist/ back.
 let productionDir;
 if (!values['no-build']) {
-  if (selected.has('p5')) {
-    const r = (results.p5 = await bench('p5'));
-    row(
-      'P5 100,000-chunk reply (~400 KB of Markdown) at 1,000 chunks/s',
-      `${x(r.ratio)} of rendering it once (CPU ${ms(r.streamCpuMs)} vs ${ms(r.onceCpuMs)}, typing and scrolling probes included); linearity ${x(r.growth)}; ${n(r.longTasksCpu)} tasks over 50 ms of CPU (longest ${ms(r.longestTaskCpuMs)}); frames ${p95max(r.frameP95CpuMs, r.frameMaxCpuMs)} CPU; ${r.heapMB.toFixed(1)} MB heap, ${n(r.nodes)} DOM nodes at the end`,
-      'linear (≤ 1.2×)',
-      r.growth <= 1.2,
-      false,
-    );
-    row(
-      'P5 interactive while it streams (wall clock)',
-      `typing: key → frame ${p95max(r.typingP95Ms, r.typingMaxMs)} (${n(r.typingSamples)} keys); scrolling: frame gaps ${p95max(r.scrollGapP95Ms, r.scrollGapMaxMs)} (${n(r.scrollFrames)} frames)`,
-      '< 50 ms per frame',
-      r.typingP95Ms < 50 && r.scrollGapP95Ms < 50,
-      false,
-    );
-  }
-  if (selected.has('p6')) {
-    const r = (results.p6 = await bench('p6'));
-    row(
-      'P6 one chunk in a session of 5,000 entries with 50 MB of tool output',
-      `${x(r.ratio)}: ${n(r.big.entries)} entries ${(r.big.hostUs + r.big.webviewUs).toFixed(0)} µs vs ${n(r.small.entries)} entries ${(r.small.hostUs + r.small.webviewUs).toFixed(0)} µs per chunk (host ${x(r.hostRatio)}, webview ${x(r.webviewRatio)}); ${(r.toolOutputBytes / 1048576).toFixed(1)} MB of tool output; snapshot ${(r.big.snapshotBytes / 1048576).toFixed(1)} MB projected in ${ms(r.big.snapshotProjectMs)}, rendered in ${ms(r.big.snapshotRenderCpuMs)} CPU; ${r.big.heapMB.toFixed(1)} MB heap, ${n(r.big.nodes)} DOM nodes`,
-      'linear (≤ 1.2×)',
-      r.ratio <= 1.2,
-      false,
-    );
-    row(
-      'P6 interactive at 5,000 entries while a reply streams (wall clock)',
-      `typing: key → frame ${p95max(r.typingP95Ms, r.typingMaxMs)}; scrolling: frame gaps ${p95max(r.scrollGapP95Ms, r.scrollGapMaxMs)}`,
-      '< 50 ms per frame',
-      r.typingP95Ms < 50 && r.scrollGapP95Ms < 50,
-      false,
-    );
-  }
   if (selected.has('p4')) {
     console.log('[bench] node scripts/build.mjs --production');
     await run(process.execPath, ['scripts/build.mjs', '--production'], { capture: false });
