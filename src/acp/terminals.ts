@@ -6,7 +6,8 @@ import type { TerminalPort } from './clientPorts';
 import { ClientRequestError, RpcCode } from './errors';
 import { resolveTerminalCwd } from './terminalCwd';
 import { TerminalOutputBuffer } from './terminalOutput';
-import { groupHasLiveMembers, signalGroup, trackGroup, untrackGroup, usesProcessGroups } from './terminalProcessGroup';
+import { Deferred } from '../util/deferred';
+import { groupMembers, signalGroup, stillRunning, trackGroup, untrackGroup, usesProcessGroups } from './terminalProcessGroup';
 
 /**
  * Client-side ACP terminals (`terminal/create|output|wait_for_exit|kill|release`, ACP terminals.mdx).
@@ -92,6 +93,8 @@ interface Terminal {
    */
   groupGone: boolean;
   readonly waiters: Set<ExitWaiter>;
+  /** Settles when {@link exit} is set: what termination waits on (events, not polling). */
+  readonly exited: Deferred<void>;
   killing: Promise<void> | undefined;
   changeTimer: NodeJS.Timeout | undefined;
   changePending: boolean;
@@ -100,7 +103,8 @@ interface Terminal {
 const MiB = 1024 * 1024;
 /** After SIGKILL, how long to wait for the kernel to take the processes down before giving up. */
 const KILL_WAIT_MS = 3000;
-const POLL_MS = 20;
+/** Between looks at the members left behind by a leader that exited: growing from the first to the last. */
+const MEMBER_LOOK_MS = [10, 20, 50, 100, 250] as const;
 
 export class TerminalManager implements TerminalPort {
   private readonly live = new Map<string, Terminal>();
@@ -168,6 +172,7 @@ export class TerminalManager implements TerminalPort {
       released: false,
       groupGone: false,
       waiters: new Set(),
+      exited: new Deferred<void>(),
       killing: undefined,
       changeTimer: undefined,
       changePending: false,
@@ -411,15 +416,16 @@ export class TerminalManager implements TerminalPort {
       return;
     }
     t.exit = status;
+    t.exited.resolve();
     for (const w of t.waiters) {
       w.resolve(status);
     }
     t.waiters.clear();
     const pid = t.pid;
-    if (pid !== undefined && t.killing === undefined) {
+    if (pid !== undefined && t.killing === undefined && usesProcessGroups) {
       // Exited on its own: stop tracking the group unless a background child is still in it.
-      void groupHasLiveMembers(pid).then((alive) => {
-        if (!alive && t.killing === undefined) {
+      void groupMembers(pid).then((members) => {
+        if (members?.length === 0 && t.killing === undefined) {
           t.groupGone = true;
           untrackGroup(pid);
         }
@@ -493,23 +499,39 @@ export class TerminalManager implements TerminalPort {
 
   /** The command has exited (output drained) and no process of its group runs any more. */
   private async gone(t: Terminal): Promise<boolean> {
-    if (t.exit === undefined) {
-      return false;
-    }
-    return t.pid === undefined || !usesProcessGroups || !(await groupHasLiveMembers(t.pid));
+    return t.exit !== undefined && (t.pid === undefined || !usesProcessGroups || (await groupMembers(t.pid))?.length === 0);
   }
 
+  /**
+   * Waits up to `ms` for the command and its whole group to be gone: the leader's exit event
+   * first (no polling while it runs), then — only if it left members behind — a look at those
+   * members alone, at growing intervals (a background child of a shell outlives it).
+   */
   private async waitGone(t: Terminal, ms: number): Promise<boolean> {
     const deadline = Date.now() + ms;
-    for (;;) {
-      if (await this.gone(t)) {
-        return true;
-      }
-      if (Date.now() >= deadline) {
+    let timer: NodeJS.Timeout | undefined;
+    const exited = await Promise.race([t.exited.promise.then(() => true), new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), ms)))]);
+    clearTimeout(timer);
+    if (!exited) {
+      return false;
+    }
+    const pid = t.pid;
+    if (pid === undefined || !usesProcessGroups) {
+      return true;
+    }
+    let members = await groupMembers(pid);
+    for (let look = 0; members === undefined || members.length > 0; look++) {
+      const left = deadline - Date.now();
+      if (left <= 0) {
         return false;
       }
-      await delay(Math.min(POLL_MS, Math.max(1, deadline - Date.now())));
+      await delay(Math.min(left, MEMBER_LOOK_MS[Math.min(look, MEMBER_LOOK_MS.length - 1)] ?? 250));
+      members = members === undefined ? await groupMembers(pid) : await stillRunning(pid, members);
+      if (members?.length === 0) {
+        members = await groupMembers(pid); // one full look: a member may have started another before it died
+      }
     }
+    return true;
   }
 
   /** Throttled change event: the first change fires at once, later ones at most every interval. */
