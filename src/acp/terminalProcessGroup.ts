@@ -48,8 +48,8 @@ export function signalGroup(pgid: number, signal: NodeJS.Signals): boolean {
  * `kill(-pgid, 0)` also succeeds for zombies, which linger until whoever inherited them reaps
  * them (in containers PID 1 may take seconds), so on Linux the members' states are read from
  * /proc and zombies count as gone: they run no code and hold no resources but a process-table
- * slot. Called once when a command's leader has exited, not in a loop: {@link stillRunning}
- * then looks at these pids only.
+ * slot. Called once when a command's leader has exited, not in a loop: {@link groupEnded} then
+ * looks at these pids only.
  */
 export async function groupMembers(pgid: number): Promise<number[] | undefined> {
   if (!groupExists(pgid)) {
@@ -68,7 +68,7 @@ export async function groupMembers(pgid: number): Promise<number[] | undefined> 
 }
 
 /** Those of `pids` still running in the group (zombies count as gone). */
-export async function stillRunning(pgid: number, pids: readonly number[]): Promise<number[]> {
+async function stillRunning(pgid: number, pids: readonly number[]): Promise<number[]> {
   const states = await Promise.all(pids.map((pid) => fs.readFile(`/proc/${pid}/stat`, 'utf8').then((stat) => ({ pid, stat }), () => undefined)));
   return states.flatMap((s) => {
     if (s === undefined) {
@@ -89,4 +89,28 @@ function groupExists(pgid: number): boolean {
     // EPERM: a member exists but is not ours to signal (setuid); still a member.
     return (e as NodeJS.ErrnoException).code === 'EPERM';
   }
+}
+
+/** Between looks at the members a leader left behind: growing from the first to the last. */
+const memberLookMs = [10, 20, 50, 100, 250] as const;
+
+/**
+ * After the group's leader exited: waits until no member runs (or `deadline`, false). One full
+ * look, then only the members found (their stat files), at growing intervals, and one full look
+ * again before saying yes (a member may have started another before it died).
+ */
+export async function groupEnded(pgid: number, deadline: number): Promise<boolean> {
+  let members = await groupMembers(pgid);
+  for (let look = 0; members === undefined || members.length > 0; look++) {
+    const left = deadline - Date.now();
+    if (left <= 0) {
+      return false;
+    }
+    await new Promise((resolve) => setTimeout(resolve, Math.min(left, memberLookMs[Math.min(look, memberLookMs.length - 1)] ?? 250)));
+    members = members === undefined ? await groupMembers(pgid) : await stillRunning(pgid, members);
+    if (members?.length === 0) {
+      members = await groupMembers(pgid);
+    }
+  }
+  return true;
 }

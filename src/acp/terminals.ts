@@ -7,7 +7,7 @@ import { ClientRequestError, RpcCode } from './errors';
 import { resolveTerminalCwd } from './terminalCwd';
 import { TerminalOutputBuffer } from './terminalOutput';
 import { Deferred } from '../util/deferred';
-import { groupMembers, signalGroup, stillRunning, trackGroup, untrackGroup, usesProcessGroups } from './terminalProcessGroup';
+import { groupEnded, groupMembers, signalGroup, trackGroup, untrackGroup, usesProcessGroups } from './terminalProcessGroup';
 
 /**
  * Client-side ACP terminals (`terminal/create|output|wait_for_exit|kill|release`, ACP terminals.mdx).
@@ -103,8 +103,6 @@ interface Terminal {
 const MiB = 1024 * 1024;
 /** After SIGKILL, how long to wait for the kernel to take the processes down before giving up. */
 const KILL_WAIT_MS = 3000;
-/** Between looks at the members left behind by a leader that exited: growing from the first to the last. */
-const MEMBER_LOOK_MS = [10, 20, 50, 100, 250] as const;
 
 export class TerminalManager implements TerminalPort {
   private readonly live = new Map<string, Terminal>();
@@ -502,36 +500,13 @@ export class TerminalManager implements TerminalPort {
     return t.exit !== undefined && (t.pid === undefined || !usesProcessGroups || (await groupMembers(t.pid))?.length === 0);
   }
 
-  /**
-   * Waits up to `ms` for the command and its whole group to be gone: the leader's exit event
-   * first (no polling while it runs), then — only if it left members behind — a look at those
-   * members alone, at growing intervals (a background child of a shell outlives it).
-   */
+  /** Waits up to `ms` for the command and its whole group to be gone: its exit event, then {@link groupEnded}. */
   private async waitGone(t: Terminal, ms: number): Promise<boolean> {
     const deadline = Date.now() + ms;
     let timer: NodeJS.Timeout | undefined;
     const exited = await Promise.race([t.exited.promise.then(() => true), new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), ms)))]);
     clearTimeout(timer);
-    if (!exited) {
-      return false;
-    }
-    const pid = t.pid;
-    if (pid === undefined || !usesProcessGroups) {
-      return true;
-    }
-    let members = await groupMembers(pid);
-    for (let look = 0; members === undefined || members.length > 0; look++) {
-      const left = deadline - Date.now();
-      if (left <= 0) {
-        return false;
-      }
-      await delay(Math.min(left, MEMBER_LOOK_MS[Math.min(look, MEMBER_LOOK_MS.length - 1)] ?? 250));
-      members = members === undefined ? await groupMembers(pid) : await stillRunning(pid, members);
-      if (members?.length === 0) {
-        members = await groupMembers(pid); // one full look: a member may have started another before it died
-      }
-    }
-    return true;
+    return exited && (t.pid === undefined || !usesProcessGroups || (await groupEnded(t.pid, deadline)));
   }
 
   /** Throttled change event: the first change fires at once, later ones at most every interval. */
@@ -574,9 +549,6 @@ function asError(e: unknown): Error {
   return e instanceof Error ? e : new Error(String(e));
 }
 
-function delay(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
 
 /** `command arg …` with POSIX-shell quoting where needed, for display only. */
 export function formatCommand(command: string, args: readonly string[]): string {
