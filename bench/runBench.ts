@@ -4,11 +4,12 @@ import { defaultP3, runP3 } from './p3LongSession';
 import { runP4 } from './p4Footprint';
 import { defaultP5, runP5 } from './p5LongReply';
 import { defaultP6, runP6 } from './p6BigSession';
+import { defaultP7, runP7 } from './p7Workbench';
 
 /**
  * One benchmark per process (so one cannot warm up or pollute another); prints its result as one
  * JSON line. `scripts/bench.mjs` runs them all and prints the table.
- *   node out/bench/runBench.js p1|p2|p3|p5|p6
+ *   node out/bench/runBench.js p1|p2|p3|p5|p6|p7
  *   node out/bench/runBench.js p4 <production extension dir> <its dist/sizes.json>
  */
 async function main(): Promise<void> {
@@ -36,6 +37,9 @@ async function main(): Promise<void> {
       break;
     case 'p6':
       result = await runP6({ ...defaultP6, turns: num('BENCH_P6_TURNS', defaultP6.turns) });
+      break;
+    case 'p7':
+      result = await runP7({ ...defaultP7, chunks: num('BENCH_P7_CHUNKS', defaultP7.chunks) });
       break;
     case 'p4': {
       const [extensionDir, sizesFile] = process.argv.slice(3);
