@@ -1,4 +1,4 @@
-import type { WebviewPage } from './webviewPage';
+import { percentile, type WebviewPage } from './webviewPage';
 
 /**
  * Is the webview still interactive while it works? Two probes, driven through Chromium's input
@@ -110,4 +110,21 @@ export async function interactionFigures(page: WebviewPage): Promise<Interaction
     const w = globalThis as unknown as ProbeWindow;
     return { typingMs: w.__typingMs ?? [], scrollFrameGapsMs: w.__frameGaps ?? [] };
   });
+}
+
+/** Typing latency and scrolling frame gaps: p95 and max (ms). */
+export interface InteractionSummary {
+  readonly typingP95Ms: number;
+  readonly typingMaxMs: number;
+  readonly scrollGapP95Ms: number;
+  readonly scrollGapMaxMs: number;
+}
+
+export function summarize(figures: InteractionFigures): InteractionSummary {
+  return {
+    typingP95Ms: percentile(figures.typingMs, 95),
+    typingMaxMs: Math.max(0, ...figures.typingMs),
+    scrollGapP95Ms: percentile(figures.scrollFrameGapsMs, 95),
+    scrollGapMaxMs: Math.max(0, ...figures.scrollFrameGapsMs),
+  };
 }

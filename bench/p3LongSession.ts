@@ -3,8 +3,8 @@ import type { SessionState } from '../src/session/sessionState';
 import { ViewProjector } from '../src/session/viewProjection';
 import { textPatchIntervalMs } from '../src/views/webviewChannel';
 import { benchViewContext, entriesPerTurn, longSessionState } from './longSession';
-import { agentAnswer, chunked } from './streamText';
-import { benchHeader, mainThreadDelta, streamInPage, WebviewBrowser } from './webviewPage';
+import { chunkSets } from './streamText';
+import { mainThreadDelta, streamInPage, WebviewBrowser } from './webviewPage';
 
 /**
  * P3 — long sessions: what one streamed chunk costs in a short session versus a long one (mixed
@@ -97,13 +97,8 @@ async function webviewPerChunk(browser: WebviewBrowser, state: SessionState, chu
   const page = await browser.open();
   try {
     await page.warmUp(true);
-    const s0 = await page.metrics();
-    await page.snapshot(benchHeader('running', Date.now()), view.entries);
-    await page.settle();
-    const s1 = await page.metrics();
-    await page.collectGarbage();
-    const loaded = await page.metrics();
-    const m0 = await page.metrics();
+    const { renderCpuMs, loaded } = await page.loadSession(view.entries);
+    const m0 = loaded;
     const outcome = await page.page.evaluate(streamInPage, {
       chunks,
       chunksPerSecond: options.chunksPerSecond,
@@ -127,7 +122,7 @@ async function webviewPerChunk(browser: WebviewBrowser, state: SessionState, chu
       perChunkUs: (mainThreadDelta(m0, m1).cpuMs * 1000) / chunks.length,
       heapMB: loaded.heapBytes / (1024 * 1024),
       nodes: loaded.nodes,
-      snapshotRenderMs: s1.cpuMs - s0.cpuMs,
+      snapshotRenderMs: renderCpuMs,
     };
   } finally {
     await page.close();
@@ -135,9 +130,7 @@ async function webviewPerChunk(browser: WebviewBrowser, state: SessionState, chu
 }
 
 export async function runP3(options: P3Options = defaultP3): Promise<P3Result> {
-  const text = agentAnswer(options.hostChunks * 4);
-  const hostChunks = chunked(text, options.hostChunks);
-  const webChunks = chunked(text.slice(0, options.webviewChunks * 4), options.webviewChunks);
+  const { hostChunks, webChunks } = chunkSets(options.hostChunks, options.webviewChunks);
   const sizes = [options.shortTurns, options.longTurns].map((turns) => {
     const state = longSessionState(turns);
     return { turns, state, snapshotBytes: JSON.stringify(new ViewProjector().snapshot(state, benchViewContext)).length };

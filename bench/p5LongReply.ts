@@ -1,6 +1,6 @@
 import type { EntryView } from '../src/protocol/sessionView';
 import { patchWindowMs, textPatchIntervalMs } from '../src/views/webviewChannel';
-import { installProbes, interactionFigures, probeScrolling, probeTyping } from './interaction';
+import { installProbes, interactionFigures, probeScrolling, probeTyping, summarize, type InteractionSummary } from './interaction';
 import { agentAnswer, chunked } from './streamText';
 import { frameTimes, longTasks } from './traceFrames';
 import { benchHeader, mainThreadDelta, percentile, streamInPage, WebviewBrowser } from './webviewPage';
@@ -22,7 +22,7 @@ export interface P5Options {
 
 export const defaultP5: P5Options = { chunks: 100_000, chunksPerSecond: 1_000, charsPerChunk: 4, probeEveryMs: 10_000 };
 
-export interface P5Result {
+export interface P5Result extends InteractionSummary {
   readonly chunks: number;
   readonly chars: number;
   readonly streamWallMs: number;
@@ -39,11 +39,7 @@ export interface P5Result {
   readonly longestTaskWallMs: number;
   readonly frameP95CpuMs: number;
   readonly frameMaxCpuMs: number;
-  readonly typingP95Ms: number;
-  readonly typingMaxMs: number;
   readonly typingSamples: number;
-  readonly scrollGapP95Ms: number;
-  readonly scrollGapMaxMs: number;
   readonly scrollFrames: number;
   readonly heapMB: number;
   readonly nodes: number;
@@ -139,11 +135,8 @@ export async function runP5(options: P5Options = defaultP5): Promise<P5Result> {
       longestTaskWallMs: tasks.maxWallMs,
       frameP95CpuMs: percentile(frames.cpuMs, 95),
       frameMaxCpuMs: Math.max(0, ...frames.cpuMs),
-      typingP95Ms: percentile(figures.typingMs, 95),
-      typingMaxMs: Math.max(0, ...figures.typingMs),
+      ...summarize(figures),
       typingSamples: figures.typingMs.length,
-      scrollGapP95Ms: percentile(figures.scrollFrameGapsMs, 95),
-      scrollGapMaxMs: Math.max(0, ...figures.scrollFrameGapsMs),
       scrollFrames: figures.scrollFrameGapsMs.length,
       heapMB: end.heapBytes / (1024 * 1024),
       nodes: end.nodes,

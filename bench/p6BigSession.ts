@@ -1,11 +1,11 @@
 import type { SessionState } from '../src/session/sessionState';
 import { ViewProjector } from '../src/session/viewProjection';
 import { patchWindowMs, textPatchIntervalMs } from '../src/views/webviewChannel';
-import { installProbes, interactionFigures, probeScrolling, probeTyping } from './interaction';
+import { installProbes, interactionFigures, probeScrolling, probeTyping, summarize, type InteractionSummary } from './interaction';
 import { benchViewContext, longSessionState } from './longSession';
 import { hostPerChunkUs } from './p3LongSession';
-import { agentAnswer, chunked } from './streamText';
-import { benchHeader, mainThreadDelta, percentile, streamInPage, WebviewBrowser } from './webviewPage';
+import { chunkSets } from './streamText';
+import { mainThreadDelta, streamInPage, WebviewBrowser } from './webviewPage';
 
 /**
  * P6 — a big session: 1,000 turns (5,001 entries) whose shell tool calls printed 50 KB each (50 MB
@@ -40,7 +40,7 @@ export interface P6Side {
   readonly scrollFrameGapsMs: readonly number[];
 }
 
-export interface P6Result {
+export interface P6Result extends InteractionSummary {
   readonly small: P6Side;
   readonly big: P6Side;
   readonly toolOutputBytes: number;
@@ -49,10 +49,6 @@ export interface P6Result {
   readonly ratio: number;
   readonly hostRatio: number;
   readonly webviewRatio: number;
-  readonly typingP95Ms: number;
-  readonly typingMaxMs: number;
-  readonly scrollGapP95Ms: number;
-  readonly scrollGapMaxMs: number;
 }
 
 type WebviewSide = Omit<P6Side, 'entries' | 'hostUs' | 'snapshotBytes' | 'snapshotProjectMs'>;
@@ -62,12 +58,7 @@ async function webviewSide(browser: WebviewBrowser, state: SessionState, chunks:
   const page = await browser.open();
   try {
     await page.warmUp(true);
-    const s0 = await page.metrics();
-    await page.snapshot(benchHeader('running', Date.now()), view.entries);
-    await page.settle();
-    const s1 = await page.metrics();
-    await page.collectGarbage();
-    const loaded = await page.metrics();
+    const { renderCpuMs, loaded } = await page.loadSession(view.entries);
     await installProbes(page);
     const streamed = page.page.evaluate(streamInPage, {
       chunks,
@@ -91,7 +82,7 @@ async function webviewSide(browser: WebviewBrowser, state: SessionState, chunks:
     const figures = await interactionFigures(page);
     return {
       webviewUs: (mainThreadDelta(loaded, m1).cpuMs * 1000) / chunks.length,
-      snapshotRenderCpuMs: s1.cpuMs - s0.cpuMs,
+      snapshotRenderCpuMs: renderCpuMs,
       heapMB: loaded.heapBytes / (1024 * 1024),
       nodes: loaded.nodes,
       typingMs: figures.typingMs,
@@ -103,9 +94,7 @@ async function webviewSide(browser: WebviewBrowser, state: SessionState, chunks:
 }
 
 export async function runP6(options: P6Options = defaultP6): Promise<P6Result> {
-  const text = agentAnswer(options.hostChunks * 4);
-  const hostChunks = chunked(text, options.hostChunks);
-  const webChunks = chunked(text.slice(0, options.webviewChunks * 4), options.webviewChunks);
+  const { hostChunks, webChunks } = chunkSets(options.hostChunks, options.webviewChunks);
   const started = performance.now();
   const states = [longSessionState(options.shortTurns, options.toolOutputChars), longSessionState(options.turns, options.toolOutputChars)];
   const buildMs = performance.now() - started;
@@ -156,9 +145,6 @@ export async function runP6(options: P6Options = defaultP6): Promise<P6Result> {
     ratio: (big.hostUs + big.webviewUs) / (small.hostUs + small.webviewUs),
     hostRatio: big.hostUs / small.hostUs,
     webviewRatio: big.webviewUs / small.webviewUs,
-    typingP95Ms: percentile(big.typingMs, 95),
-    typingMaxMs: Math.max(0, ...big.typingMs),
-    scrollGapP95Ms: percentile(big.scrollFrameGapsMs, 95),
-    scrollGapMaxMs: Math.max(0, ...big.scrollFrameGapsMs),
+    ...summarize({ typingMs: big.typingMs, scrollFrameGapsMs: big.scrollFrameGapsMs }),
   };
 }

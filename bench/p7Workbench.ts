@@ -2,6 +2,7 @@ import type { CDPSession, Page } from 'playwright-core';
 import { openVsCode } from '../test/ui/support';
 import { send, waitUntil, footers } from '../test/ui/uiHelpers';
 import { agentAnswer, chunked } from './streamText';
+import type { TraceEvent } from './traceFrames';
 
 /**
  * P7 — the whole stack: code-server (VS Code's real workbench and extension host) in Chromium,
@@ -49,17 +50,6 @@ interface TimerWindow {
   setInterval(callback: () => void, ms: number): number;
   clearInterval(handle: number): void;
   readonly performance: { now(): number };
-}
-
-interface TraceEvent {
-  readonly name: string;
-  readonly ph: string;
-  readonly pid: number;
-  readonly tid: number;
-  readonly ts: number;
-  readonly dur?: number;
-  readonly tdur?: number;
-  readonly args?: { readonly name?: string; readonly data?: { readonly url?: string; readonly functionName?: string } };
 }
 
 async function startTrace(cdp: CDPSession): Promise<void> {

@@ -6,7 +6,7 @@
  */
 export const frameTraceCategories = ['toplevel', 'cc', 'devtools.timeline'];
 
-interface TraceEvent {
+export interface TraceEvent {
   readonly name: string;
   readonly ph: string;
   readonly pid: number;
@@ -15,7 +15,7 @@ interface TraceEvent {
   readonly dur?: number;
   /** Thread (CPU) time of a complete event, µs. */
   readonly tdur?: number;
-  readonly args?: { readonly name?: string };
+  readonly args?: { readonly name?: string; readonly data?: { readonly url?: string; readonly functionName?: string } };
 }
 
 export interface FrameTimes {

@@ -246,6 +246,19 @@ export class WebviewPage {
     await this.collectGarbage();
   }
 
+  /**
+   * Renders a session from its snapshot (the turn running) and collects garbage: the render's
+   * main-thread CPU time, then the page as loaded (heap, nodes, the CPU clock to measure from).
+   */
+  async loadSession(entries: readonly EntryView[]): Promise<{ readonly renderCpuMs: number; readonly loaded: MainThread & { readonly heapBytes: number; readonly nodes: number } }> {
+    const before = await this.metrics();
+    await this.snapshot(benchHeader('running', Date.now()), entries);
+    await this.settle();
+    const rendered = await this.metrics();
+    await this.collectGarbage();
+    return { renderCpuMs: rendered.cpuMs - before.cpuMs, loaded: await this.metrics() };
+  }
+
   /** Text length of the rendered entry (a check that every variant shows the same thing). */
   async shownChars(entryId: string): Promise<number> {
     return this.page.evaluate((id) => (globalThis as unknown as BenchWindow).document.querySelector(`[data-entry-id="${id}"]`)?.textContent?.length ?? -1, entryId);

@@ -148,6 +148,29 @@ export function createHarness(options: HarnessOptions = {}): Harness {
   };
 }
 
+/** A bare window and fake timers, fresh for each test of the suite that calls this (closed after it). */
+export function bareWindowEachTest(): { readonly win: TestWindow; readonly timers: FakeTimers } {
+  let current: { win: TestWindow; timers: FakeTimers } | undefined;
+  setup(() => {
+    current = { win: bareWindow(), timers: new FakeTimers() };
+  });
+  teardown(() => current?.win.close());
+  const now = (): { win: TestWindow; timers: FakeTimers } => {
+    if (current === undefined) {
+      throw new Error('bareWindowEachTest: used outside a test');
+    }
+    return current;
+  };
+  return {
+    get win() {
+      return now().win;
+    },
+    get timers() {
+      return now().timers;
+    },
+  };
+}
+
 /** Binds the DOM helpers to a bare jsdom window (for renderer-level tests without the app). */
 export function bareWindow(): TestWindow {
   const dom = new JSDOM('<!DOCTYPE html><html><body></body></html>', { url: 'https://webview.test/' });

@@ -8,7 +8,7 @@ import { mailbox, publishGrammar } from '../../../src/webview/highlight/mailbox'
 import { renderMarkdown } from '../../../src/webview/markdown';
 import { repoRoot } from '../../support/paths';
 import { loadGrammarsSynchronously } from './grammars';
-import { bareWindow, FakeTimers, type TestWindow } from './harness';
+import { bareWindowEachTest } from './harness';
 
 const load = createRequire(__filename);
 const languages = JSON.parse(fs.readFileSync(path.join(repoRoot, 'src', 'webview', 'highlight', 'languages.json'), 'utf8')) as { grammars: Record<string, string> };
@@ -37,13 +37,7 @@ const samples: Readonly<Record<string, string>> = {
 };
 
 suite('webview: highlighting with highlight.js grammars loaded on demand', () => {
-  let win: TestWindow;
-  let timers: FakeTimers;
-  setup(() => {
-    win = bareWindow();
-    timers = new FakeTimers();
-  });
-  teardown(() => win.close());
+  const fx = bareWindowEachTest();
 
   test('at least 30 official grammars, each answering to every alias highlight.js gives it', () => {
     const names = Object.keys(languages.grammars);
@@ -67,10 +61,10 @@ suite('webview: highlighting with highlight.js grammars loaded on demand', () =>
   for (const [language, code] of Object.entries(samples)) {
     test(`${language}: the spans built from the token tree are highlight.js's own HTML`, () => {
       const fence = '````'; // longer than any backtick run of the samples
-      const element = renderMarkdown(`${fence}${language}\n${code}\n${fence}\n`, timers).querySelector('pre code');
+      const element = renderMarkdown(`${fence}${language}\n${code}\n${fence}\n`, fx.timers).querySelector('pre code');
       assert.ok(element);
       const grammar = mailbox().engine?.grammarOf(language)?.name ?? '';
-      const expected = win.document.createElement('code');
+      const expected = fx.win.document.createElement('code');
       expected.innerHTML = stock().highlight(code, { language: grammar, ignoreIllegals: true }).value;
       assert.equal(element.innerHTML, expected.innerHTML);
       assert.ok(element.querySelector('span'), 'highlighted');
@@ -95,7 +89,7 @@ suite('webview: highlighting with highlight.js grammars loaded on demand', () =>
       });
     });
     try {
-      const root = renderMarkdown('```elixir\ndefmodule M do\n  def f, do: :ok\nend\n```\n', timers);
+      const root = renderMarkdown('```elixir\ndefmodule M do\n  def f, do: :ok\nend\n```\n', fx.timers);
       const code = root.querySelector('pre code');
       assert.ok(code);
       assert.equal(code.className, 'hljs language-elixir');
@@ -123,7 +117,7 @@ suite('webview: highlighting with highlight.js grammars loaded on demand', () =>
       return Promise.reject(new Error('offline'));
     });
     try {
-      const root = renderMarkdown('```haskell\nmain = print 1\n```\n\n```nosuchlanguage\nx\n```\n', timers);
+      const root = renderMarkdown('```haskell\nmain = print 1\n```\n\n```nosuchlanguage\nx\n```\n', fx.timers);
       await new Promise((r) => setImmediate(r));
       assert.deepEqual(root.querySelectorAll('pre code span').length, 0);
       assert.equal(root.querySelectorAll('pre code')[1]?.className, 'hljs language-nosuchlanguage');

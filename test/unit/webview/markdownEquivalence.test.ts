@@ -5,7 +5,7 @@ import { agentAnswer, chunked } from '../../../bench/streamText';
 import { MarkdownView, renderMarkdown } from '../../../src/webview/markdown';
 import { fixturesDir } from '../../support/paths';
 import { rng } from '../../support/random';
-import { bareWindow, FakeTimers, type TestWindow } from './harness';
+import { bareWindowEachTest } from './harness';
 
 /**
  * Incremental rendering must give the DOM the whole text gives rendered at once: every streamed
@@ -81,28 +81,22 @@ const adversarial: readonly string[] = [
 ];
 
 suite('webview: incremental Markdown equals one-shot rendering', () => {
-  let win: TestWindow;
-  let timers: FakeTimers;
-  setup(() => {
-    win = bareWindow();
-    timers = new FakeTimers();
-  });
-  teardown(() => win.close());
+  const fx = bareWindowEachTest();
 
   /** Streams `chunks` (rendering after each), ends the turn, and returns the DOM. */
   function streamed(chunks: readonly string[]): string {
-    const view = new MarkdownView(timers);
+    const view = new MarkdownView(fx.timers);
     let text = '';
     for (const chunk of chunks) {
       text += chunk;
       view.set(text, true);
-      timers.advance(renderEachChunkMs);
+      fx.timers.advance(renderEachChunkMs);
     }
     view.flush();
     return view.element.innerHTML;
   }
 
-  const once = (text: string): string => renderMarkdown(text, timers).innerHTML;
+  const once = (text: string): string => renderMarkdown(text, fx.timers).innerHTML;
 
   test('every streamed message of the recorded transcripts, in its recorded chunks', () => {
     const messages = recordedMessages();
@@ -138,12 +132,12 @@ suite('webview: incremental Markdown equals one-shot rendering', () => {
 
   test('the benchmark answer in 4-character chunks, rendered as a paced stream would be', () => {
     const text = agentAnswer(12_000);
-    const view = new MarkdownView(timers);
+    const view = new MarkdownView(fx.timers);
     let shown = '';
     for (const chunk of chunked(text, 3_000)) {
       shown += chunk;
       view.set(shown, true);
-      timers.advance(4); // 250 chunks a second: the view renders on its own schedule
+      fx.timers.advance(4); // 250 chunks a second: the view renders on its own schedule
     }
     view.flush();
     assert.equal(view.element.innerHTML, once(text));
