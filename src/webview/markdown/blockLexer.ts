@@ -101,3 +101,15 @@ export function splitTail(tokens: readonly Token[], source: string): TailSplit {
   }
   return { finished: tokens.slice(0, count), consumed, open: tokens.slice(count) };
 }
+
+/** The first of `tokens` spanning at most `maxChars` of source (at least one), or all of them. */
+export function firstBlocksWithin(tokens: Token[], maxChars: number): Token[] {
+  let chars = 0;
+  for (let i = 0; i < tokens.length; i++) {
+    chars += tokens[i]?.raw.length ?? 0;
+    if (chars > maxChars && i > 0) {
+      return tokens.slice(0, i);
+    }
+  }
+  return tokens;
+}

@@ -1,6 +1,6 @@
 import type { Links, Tokens } from 'marked';
 import { doc, domWindow } from '../dom';
-import { isRendered, lex, type Lexed, linksChanged, looksHostile, splitTail } from './blockLexer';
+import { firstBlocksWithin, isRendered, lex, type Lexed, linksChanged, looksHostile, splitTail } from './blockLexer';
 import { OpenFence } from './openFence';
 import { renderBlocks, sameShell } from './renderBlocks';
 import type { MarkdownScheduler } from './scheduler';
@@ -10,6 +10,8 @@ const maxSourceChars = 1_000_000;
 const maxLexMs = 250;
 /** Unrendered text past this is lexed in pieces of this size (see renderTail). */
 const pieceChars = 32_768;
+/** Finished blocks one streaming task renders at most (source characters; at least one block). */
+const finishedCharsPerTask = 8_192;
 /**
  * Pacing of the tail while text streams: patches only append to the source, and the tail is
  * rendered on a timer, at most once per refresh interval. A refresh costs little script (the
@@ -254,11 +256,22 @@ export class MarkdownView {
       this.removeTail();
     }
     if (split.finished.length > 0) {
-      for (const { node, ordinal } of renderBlocks(split.finished)) {
+      // While streaming, one task renders at most `finishedCharsPerTask` of finished blocks (a
+      // refresh after a busy second, a running reply shown from a snapshot); the rest follows in
+      // the next task, so none holds the page (or, in code-server, the workbench) for long.
+      const finished = pass === 'stream' ? firstBlocksWithin(split.finished, finishedCharsPerTask) : split.finished;
+      for (const { node, ordinal } of renderBlocks(finished)) {
         this.place(node, this.placed + ordinal);
       }
-      this.placed += split.finished.filter(isRendered).length;
-      this.stableEnd += split.consumed;
+      this.placed += finished.filter(isRendered).length;
+      this.stableEnd += finished === split.finished ? split.consumed : finished.reduce((n, tk) => n + tk.raw.length, 0);
+      if (finished !== split.finished) {
+        this.timer = this.scheduler.setTimeout(() => {
+          this.timer = undefined;
+          this.render('stream');
+        }, 0);
+        return false;
+      }
     }
     if (!withTail || (fenceNext && this.openFence())) {
       return true;
