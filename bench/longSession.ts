@@ -8,7 +8,8 @@ import { agentAnswer } from './streamText';
 /**
  * A long session, built through the real reducer: turns of five entries each — the prompt, an
  * answer in Markdown (~1.5 KB, a code block every other turn), a shell tool call with 10 KB of
- * output (plain test output, or ANSI-coloured), a file edit with a diff (80 lines), the turn's end.
+ * output by default (plain test output, or ANSI-coloured), a file edit with a diff (80 lines), the
+ * turn's end.
  * The last turn is running: its prompt is in, the answer is about to stream.
  */
 export const entriesPerTurn = 5;
@@ -46,8 +47,8 @@ function sourceFile(turn: number, changed: boolean): string {
   return `${lines.join('\n')}\n`;
 }
 
-/** The state after `turns` finished turns plus one running turn (its prompt only). */
-export function longSessionState(turns: number): SessionState {
+/** The state after `turns` finished turns plus one running turn (its prompt only); each turn's shell output has `toolOutputChars`. */
+export function longSessionState(turns: number, toolOutputChars = 10_000): SessionState {
   let state = initialSessionState();
   let ids = 0;
   let at = 1_000;
@@ -64,7 +65,7 @@ export function longSessionState(turns: number): SessionState {
     update({ sessionUpdate: 'agent_message_chunk', messageId: `m${turn}`, content: { type: 'text', text: answer.slice(start, start + 1_500) } });
     const shell = `shell-${turn}`;
     update({ sessionUpdate: 'tool_call', toolCallId: shell, title: 'npm test', kind: 'execute', status: 'in_progress', rawInput: { command: 'npm test' } });
-    update({ sessionUpdate: 'tool_call_update', toolCallId: shell, status: 'completed', content: [{ type: 'content', content: { type: 'text', text: toolOutput(turn, 10_000) } }] });
+    update({ sessionUpdate: 'tool_call_update', toolCallId: shell, status: 'completed', content: [{ type: 'content', content: { type: 'text', text: toolOutput(turn, toolOutputChars) } }] });
     const edit = `edit-${turn}`;
     const file = `/work/project/src/module${turn}.ts`;
     update({

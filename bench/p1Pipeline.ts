@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
 import { AcpClient } from '../src/acp/acpConnection';
 import { AgentProcess } from '../src/acp/agentProcess';
 import { TrafficLog } from '../src/acp/trafficLog';
@@ -33,6 +34,14 @@ export interface P1Result {
   readonly framesPerSecond: number;
   readonly cpuUsPerFrame: number;
   readonly patches: number;
+  /**
+   * The host's event loop while the pipeline runs (`monitorEventLoopDelay`, 1 ms resolution): how
+   * long a timer waited beyond its time, p50/p99/max in ms. A task that blocks for N ms shows as
+   * a delay of up to N ms.
+   */
+  readonly loopDelayP50Ms: number;
+  readonly loopDelayP99Ms: number;
+  readonly loopDelayMaxMs: number;
 }
 
 export function generateFrames(n: number, file: string): number {
@@ -117,7 +126,14 @@ async function baseline(cwd: string, file: string, frames: number): Promise<{ ms
   return { ms: end - start, cpuMs: (cpu.user + cpu.system) / 1000 };
 }
 
-async function pipeline(cwd: string, file: string, frames: number): Promise<{ ms: number; cpuMs: number; patches: number }> {
+interface PipelineRun {
+  readonly ms: number;
+  readonly cpuMs: number;
+  readonly patches: number;
+  readonly loopDelay: IntervalHistogram;
+}
+
+async function pipeline(cwd: string, file: string, frames: number): Promise<PipelineRun> {
   const proc = await AgentProcess.start({ command: process.execPath, args: [scriptedAgentPath], cwd });
   const client = new AcpClient(proc, {
     clientInfo: { name: 'bench', version: '0' },
@@ -136,6 +152,7 @@ async function pipeline(cwd: string, file: string, frames: number): Promise<{ ms
   let start = 0;
   let cpuStart = process.cpuUsage();
   let timer: NodeJS.Timeout | undefined;
+  const loopDelay = monitorEventLoopDelay({ resolution: 1 });
   const flush = (): void => {
     timer = undefined;
     const next = controller.state;
@@ -151,6 +168,7 @@ async function pipeline(cwd: string, file: string, frames: number): Promise<{ ms
       if (seen === 0) {
         start = performance.now();
         cpuStart = process.cpuUsage();
+        loopDelay.enable();
       }
       seen += n;
     }
@@ -163,12 +181,13 @@ async function pipeline(cwd: string, file: string, frames: number): Promise<{ ms
   }
   const end = performance.now();
   const cpu = process.cpuUsage(cpuStart);
+  loopDelay.disable();
   controller.dispose();
   await proc.dispose();
   if (seen < frames) {
     throw new Error(`pipeline saw ${seen} of ${frames} frames`);
   }
-  return { ms: end - start, cpuMs: (cpu.user + cpu.system) / 1000, patches };
+  return { ms: end - start, cpuMs: (cpu.user + cpu.system) / 1000, patches, loopDelay };
 }
 
 export async function runP1(frames = 50_000): Promise<P1Result> {
@@ -177,7 +196,7 @@ export async function runP1(frames = 50_000): Promise<P1Result> {
   const bytes = generateFrames(frames, file);
   // Warm both paths once (JIT, file cache), then measure.
   let b: { ms: number; cpuMs: number };
-  let p: { ms: number; cpuMs: number; patches: number };
+  let p: PipelineRun;
   try {
     await baseline(cwd, file, frames);
     await pipeline(cwd, file, frames);
@@ -198,5 +217,8 @@ export async function runP1(frames = 50_000): Promise<P1Result> {
     framesPerSecond: frames / (p.ms / 1000),
     cpuUsPerFrame: (p.cpuMs * 1000) / frames,
     patches: p.patches,
+    loopDelayP50Ms: p.loopDelay.percentile(50) / 1e6,
+    loopDelayP99Ms: p.loopDelay.percentile(99) / 1e6,
+    loopDelayMaxMs: p.loopDelay.max / 1e6,
   };
 }

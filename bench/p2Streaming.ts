@@ -1,18 +1,22 @@
 import type { EntryView } from '../src/protocol/sessionView';
+import { patchWindowMs, textPatchIntervalMs } from '../src/views/webviewChannel';
 import { agentAnswer, chunked } from './streamText';
-import { frameTimes, frameTraceCategories } from './traceFrames';
+import { frameTimes, frameTraceCategories, longTasks } from './traceFrames';
 import { benchHeader, mainThreadDelta, percentile, streamInPage, WebviewBrowser, type MainThread, type StreamOutcome, type WebviewPage } from './webviewPage';
 
 /**
  * P2 — streaming render: the real webview bundle in headless Chromium receives one agent message
  * as N chunks at the rate the host would post them (an agent producing `chunksPerSecond` chunks;
- * the host coalesces every chunk of a 16 ms window into one patch, posted as its own task). Total
- * main-thread time of the whole stream versus rendering the final message once.
+ * the host coalesces them as `WebviewChannel` does: the first patch within 16 ms, text-only
+ * patches at most every 100 ms, each posted as its own task). Total main-thread time of the
+ * whole stream versus rendering the final message once; long tasks while it streams.
  */
 export interface P2Options {
   readonly chunks: number;
   readonly chunksPerSecond: number;
   readonly windowMs: number;
+  /** Text-only patches at most this often (the channel's `textPatchIntervalMs`). */
+  readonly textIntervalMs: number;
   /** Characters per chunk (about one LLM token). */
   readonly charsPerChunk: number;
   readonly onceRuns: number;
@@ -52,18 +56,23 @@ export interface P2Result {
   readonly frames?: number;
   /** Frames over 16.7 ms of main-thread CPU time. */
   readonly framesOverBudget?: number;
+  /** Main-thread tasks of the traced stream (turn end included) over 50 ms of CPU time, and over 50 ms of wall time. */
+  readonly longTasksCpu?: number;
+  readonly longTasksWall?: number;
+  readonly longestTaskCpuMs?: number;
+  readonly longestTaskWallMs?: number;
+  readonly tasks?: number;
 }
 
-export const defaultP2: P2Options = { chunks: 20_000, chunksPerSecond: 1_000, windowMs: 16, charsPerChunk: 4, onceRuns: 3, frames: true };
-
-/** Runs the marked lexer, the DOM builder, DOMPurify and highlight.js once, then empties the view. */
-async function warmUp(page: WebviewPage): Promise<void> {
-  await page.snapshot(benchHeader('idle'), [{ kind: 'assistant', id: 'warm', parts: [{ kind: 'text', text: agentAnswer(8_000) }] }]);
-  await page.settle(300);
-  await page.snapshot(benchHeader('running', Date.now()), []);
-  await page.settle(300);
-  await page.collectGarbage();
-}
+export const defaultP2: P2Options = {
+  chunks: 20_000,
+  chunksPerSecond: 1_000,
+  windowMs: patchWindowMs,
+  textIntervalMs: textPatchIntervalMs,
+  charsPerChunk: 4,
+  onceRuns: 3,
+  frames: true,
+};
 
 /**
  * Streams the message; with `sampleMs`, also samples the main thread's CPU time that often while
@@ -76,6 +85,7 @@ async function stream(page: WebviewPage, chunks: readonly string[], options: P2O
       chunks,
       chunksPerSecond: options.chunksPerSecond,
       windowMs: options.windowMs,
+      textIntervalMs: options.textIntervalMs,
       index: 0,
       entryId: 'a',
       firstSeq: page.lastSeq + 1,
@@ -114,7 +124,7 @@ export async function runP2(options: P2Options = defaultP2): Promise<P2Result> {
     let onceShown = -1;
     for (let i = 0; i < options.onceRuns; i++) {
       const page = await browser.open();
-      await warmUp(page);
+      await page.warmUp();
       const m0 = await page.metrics();
       await page.snapshot(benchHeader('idle'), [final]);
       await page.settle();
@@ -131,7 +141,7 @@ export async function runP2(options: P2Options = defaultP2): Promise<P2Result> {
 
     // Streamed: the same message as chunks, coalesced per window, then the turn ends.
     const page = await browser.open();
-    await warmUp(page);
+    await page.warmUp();
     const m0 = await page.metrics();
     const outcome = await stream(page, chunks, options, 1_000);
     const m1 = await page.metrics();
@@ -146,19 +156,25 @@ export async function runP2(options: P2Options = defaultP2): Promise<P2Result> {
     let frames: Partial<P2Result> = {};
     if (options.frames) {
       const traced = await browser.open();
-      await warmUp(traced);
+      await traced.warmUp();
       const trace = await browser.traced(traced, frameTraceCategories, async () => {
         await stream(traced, chunks, options);
       });
       failOnErrors(traced);
       await traced.close();
       const f = frameTimes(trace);
+      const long = longTasks(trace, 50);
       frames = {
         frameP95Ms: percentile(f.cpuMs, 95),
         frameP95WallMs: percentile(f.wallMs, 95),
         frameMaxMs: Math.max(...f.cpuMs),
         frames: f.count,
         framesOverBudget: f.cpuMs.filter((ms) => ms > 1000 / 60).length,
+        longTasksCpu: long.overCpuMs.length,
+        longTasksWall: long.overWallMs.length,
+        longestTaskCpuMs: long.maxCpuMs,
+        longestTaskWallMs: long.maxWallMs,
+        tasks: long.tasks,
       };
     }
     // Linearity: the main thread's CPU time in the last quarter of the stream versus the first

@@ -1,9 +1,10 @@
 import { reduceSession } from '../src/session/sessionReducer';
 import type { SessionState } from '../src/session/sessionState';
 import { ViewProjector } from '../src/session/viewProjection';
+import { textPatchIntervalMs } from '../src/views/webviewChannel';
 import { benchViewContext, entriesPerTurn, longSessionState } from './longSession';
-import { agentAnswer, chunked } from './streamText';
-import { benchHeader, mainThreadDelta, streamInPage, WebviewBrowser, type WebviewPage } from './webviewPage';
+import { chunkSets } from './streamText';
+import { mainThreadDelta, streamInPage, WebviewBrowser } from './webviewPage';
 
 /**
  * P3 — long sessions: what one streamed chunk costs in a short session versus a long one (mixed
@@ -62,7 +63,7 @@ export interface P3Result {
   readonly webviewRatio: number;
 }
 
-function hostPerChunkUs(base: SessionState, chunks: readonly string[], perPatch: number): number {
+export function hostPerChunkUs(base: SessionState, chunks: readonly string[], perPatch: number): number {
   const projector = new ViewProjector();
   projector.snapshot(base, benchViewContext);
   let posted = base;
@@ -95,18 +96,14 @@ async function webviewPerChunk(browser: WebviewBrowser, state: SessionState, chu
   const view = new ViewProjector().snapshot(state, benchViewContext);
   const page = await browser.open();
   try {
-    await warmUp(page);
-    const s0 = await page.metrics();
-    await page.snapshot(benchHeader('running', Date.now()), view.entries);
-    await page.settle();
-    const s1 = await page.metrics();
-    await page.collectGarbage();
-    const loaded = await page.metrics();
-    const m0 = await page.metrics();
+    await page.warmUp(true);
+    const { renderCpuMs, loaded } = await page.loadSession(view.entries);
+    const m0 = loaded;
     const outcome = await page.page.evaluate(streamInPage, {
       chunks,
       chunksPerSecond: options.chunksPerSecond,
       windowMs: options.windowMs,
+      textIntervalMs: textPatchIntervalMs,
       index: view.entries.length,
       entryId: 'live',
       firstSeq: page.lastSeq + 1,
@@ -125,22 +122,15 @@ async function webviewPerChunk(browser: WebviewBrowser, state: SessionState, chu
       perChunkUs: (mainThreadDelta(m0, m1).cpuMs * 1000) / chunks.length,
       heapMB: loaded.heapBytes / (1024 * 1024),
       nodes: loaded.nodes,
-      snapshotRenderMs: s1.cpuMs - s0.cpuMs,
+      snapshotRenderMs: renderCpuMs,
     };
   } finally {
     await page.close();
   }
 }
 
-async function warmUp(page: WebviewPage): Promise<void> {
-  await page.snapshot(benchHeader('idle'), [{ kind: 'assistant', id: 'warm', parts: [{ kind: 'text', text: agentAnswer(8_000) }] }]);
-  await page.settle(300);
-}
-
 export async function runP3(options: P3Options = defaultP3): Promise<P3Result> {
-  const text = agentAnswer(options.hostChunks * 4);
-  const hostChunks = chunked(text, options.hostChunks);
-  const webChunks = chunked(text.slice(0, options.webviewChunks * 4), options.webviewChunks);
+  const { hostChunks, webChunks } = chunkSets(options.hostChunks, options.webviewChunks);
   const sizes = [options.shortTurns, options.longTurns].map((turns) => {
     const state = longSessionState(turns);
     return { turns, state, snapshotBytes: JSON.stringify(new ViewProjector().snapshot(state, benchViewContext)).length };

@@ -26,8 +26,12 @@ export interface P4Result {
   readonly activateCallMs: number;
   readonly runsActivationMs: readonly number[];
   readonly extensionBytes: number;
+  /** The initial webview bundle (main.js), its stylesheet, and the scripts loaded on demand (dist/webview/hljs/). */
   readonly webviewJsBytes: number;
   readonly webviewCssBytes: number;
+  readonly lazyScripts: number;
+  readonly lazyBytes: number;
+  readonly lazyCoreBytes: number;
 }
 
 interface HarnessResult {
@@ -69,6 +73,7 @@ function sizeOf(sizes: Record<string, number>, file: string): number {
 
 export async function runP4(options: P4Options): Promise<P4Result> {
   const sizes = JSON.parse(fs.readFileSync(options.sizesFile, 'utf8')) as Record<string, number>;
+  const lazy = Object.entries(sizes).filter(([file]) => file.startsWith('dist/webview/hljs/') && file.endsWith('.js'));
   const harness = path.join(repoRoot, 'test', 'harness');
   const { ensureHarness } = (await import(pathToFileURL(path.join(harness, 'install.mjs')).href)) as InstallModule;
   await ensureHarness({ quiet: true });
@@ -109,5 +114,8 @@ export async function runP4(options: P4Options): Promise<P4Result> {
     extensionBytes: sizeOf(sizes, 'dist/extension.js'),
     webviewJsBytes: sizeOf(sizes, 'dist/webview/main.js'),
     webviewCssBytes: sizeOf(sizes, 'dist/webview/main.css'),
+    lazyScripts: lazy.length,
+    lazyBytes: lazy.reduce((sum, [, bytes]) => sum + bytes, 0),
+    lazyCoreBytes: sizeOf(sizes, 'dist/webview/hljs/core.js'),
   };
 }

@@ -2,11 +2,14 @@ import { runP1 } from './p1Pipeline';
 import { defaultP2, runP2 } from './p2Streaming';
 import { defaultP3, runP3 } from './p3LongSession';
 import { runP4 } from './p4Footprint';
+import { defaultP5, runP5 } from './p5LongReply';
+import { defaultP6, runP6 } from './p6BigSession';
+import { defaultP7, runP7 } from './p7Workbench';
 
 /**
  * One benchmark per process (so one cannot warm up or pollute another); prints its result as one
  * JSON line. `scripts/bench.mjs` runs them all and prints the table.
- *   node out/bench/runBench.js p1|p2|p3
+ *   node out/bench/runBench.js p1|p2|p3|p5|p6|p7
  *   node out/bench/runBench.js p4 <production extension dir> <its dist/sizes.json>
  */
 async function main(): Promise<void> {
@@ -18,11 +21,25 @@ async function main(): Promise<void> {
       result = await runP1(num('BENCH_FRAMES', 50_000));
       break;
     case 'p2':
-      // BENCH_P2_WINDOW_MS: the host's coalescing window to model (WebviewChannel posts at most one patch per 16 ms).
-      result = await runP2({ ...defaultP2, chunks: num('BENCH_CHUNKS', defaultP2.chunks), windowMs: num('BENCH_P2_WINDOW_MS', defaultP2.windowMs) });
+      // BENCH_P2_WINDOW_MS / BENCH_P2_TEXT_MS: the host's coalescing window and text-only interval to model (WebviewChannel: 16 / 100).
+      result = await runP2({
+        ...defaultP2,
+        chunks: num('BENCH_CHUNKS', defaultP2.chunks),
+        windowMs: num('BENCH_P2_WINDOW_MS', defaultP2.windowMs),
+        textIntervalMs: num('BENCH_P2_TEXT_MS', defaultP2.textIntervalMs),
+      });
       break;
     case 'p3':
       result = await runP3(defaultP3);
+      break;
+    case 'p5':
+      result = await runP5({ ...defaultP5, chunks: num('BENCH_P5_CHUNKS', defaultP5.chunks) });
+      break;
+    case 'p6':
+      result = await runP6({ ...defaultP6, turns: num('BENCH_P6_TURNS', defaultP6.turns) });
+      break;
+    case 'p7':
+      result = await runP7({ ...defaultP7, chunks: num('BENCH_P7_CHUNKS', defaultP7.chunks) });
       break;
     case 'p4': {
       const [extensionDir, sizesFile] = process.argv.slice(3);

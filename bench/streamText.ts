@@ -47,3 +47,9 @@ export function chunked(text: string, count: number): string[] {
   }
   return chunks;
 }
+
+/** The benchmark answer cut for the host (`host` chunks) and, its start, for the webview (`webview` chunks): 4 characters each. */
+export function chunkSets(host: number, webview: number): { readonly hostChunks: string[]; readonly webChunks: string[] } {
+  const text = agentAnswer(host * 4);
+  return { hostChunks: chunked(text, host), webChunks: chunked(text.slice(0, webview * 4), webview) };
+}

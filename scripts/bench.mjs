@@ -21,7 +21,7 @@ const { values } = parseArgs({
     'no-build': { type: 'boolean', default: false },
   },
 });
-const selected = new Set((values.only ?? 'p1,p2,p3,p4').split(',').map((s) => s.trim().toLowerCase()));
+const selected = new Set((values.only ?? 'p1,p2,p3,p4,p5,p6,p7').split(',').map((s) => s.trim().toLowerCase()));
 const maxLoad = values['wait-load'] !== undefined ? Number(values['wait-load']) : undefined;
 
 /** Runs a command; resolves with its stdout (stderr goes through). */
@@ -67,10 +67,14 @@ const n = (v) => Math.round(v).toLocaleString('en-US');
 
 const results = {};
 const rows = [];
-/** A table row; `ok` undefined = reported only, no target. */
-function row(bench, measured, target, ok) {
-  rows.push({ bench, measured, target, ok });
+/**
+ * A table row; `ok` undefined = reported only, no target. `gate` false: the target is shown with
+ * ✓/✗ but does not fail `--check` (figures the issue asks to report, not to gate).
+ */
+function row(bench, measured, target, ok, gate = true) {
+  rows.push({ bench, measured, target, ok, gate });
 }
+const p95max = (p95, max) => `p95 ${ms(p95)}, max ${ms(max)}`;
 
 // Builds: the production build first (P4 measures what ships: sizes, and activate() of a copy of
 // it), then the normal build plus out/ (the benchmark programs), which also puts dist/ back.
@@ -99,6 +103,12 @@ try {
       '≥ 0.5×',
       r.ratio >= 0.5,
     );
+    row(
+      'P1 host event-loop delay while the pipeline runs',
+      `p99 ${ms(r.loopDelayP99Ms)} (p50 ${ms(r.loopDelayP50Ms)}, max ${ms(r.loopDelayMaxMs)}; monitorEventLoopDelay, 1 ms resolution)`,
+      'p99 < 20 ms',
+      r.loopDelayP99Ms < 20,
+    );
   }
   if (selected.has('p2')) {
     const r = (results.p2 = await bench('p2'));
@@ -111,9 +121,17 @@ try {
     row(
       'P2 linearity: last quarter of the stream vs the first',
       `${x(r.growth)}: main-thread CPU ${ms(r.lastQuarterCpuMs)} vs ${ms(r.firstQuarterCpuMs)} for the same number of chunks, the message 4× longer by then`,
-      'report (≈ 1: linear)',
-      undefined,
+      '≤ 1.2×',
+      r.growth <= 1.2,
     );
+    if (r.longTasksCpu !== undefined) {
+      row(
+        'P2 webview long tasks while streaming (renderer main thread, CDP trace)',
+        `${n(r.longTasksCpu)} of ${n(r.tasks)} tasks over 50 ms of CPU (longest ${ms(r.longestTaskCpuMs)} CPU, ${ms(r.longestTaskWallMs)} wall; ${n(r.longTasksWall)} over 50 ms wall-clock, which a busy machine inflates)`,
+        '0 over 50 ms',
+        r.longTasksCpu === 0,
+      );
+    }
     if (r.frameP95Ms !== undefined) {
       row(
         'P2 frame time while streaming 1,000 chunks/s',
@@ -138,6 +156,51 @@ try {
       undefined,
     );
   }
+  if (selected.has('p5')) {
+    const r = (results.p5 = await bench('p5'));
+    row(
+      'P5 100,000-chunk reply (~400 KB of Markdown) at 1,000 chunks/s',
+      `${x(r.ratio)} of rendering it once (CPU ${ms(r.streamCpuMs)} vs ${ms(r.onceCpuMs)}, typing and scrolling probes included); linearity ${x(r.growth)}; ${n(r.longTasksCpu)} tasks over 50 ms of CPU (longest ${ms(r.longestTaskCpuMs)}); frames ${p95max(r.frameP95CpuMs, r.frameMaxCpuMs)} CPU; ${r.heapMB.toFixed(1)} MB heap, ${n(r.nodes)} DOM nodes at the end`,
+      'linear (≤ 1.2×)',
+      r.growth <= 1.2,
+      false,
+    );
+    row(
+      'P5 interactive while it streams (wall clock)',
+      `typing: key → frame ${p95max(r.typingP95Ms, r.typingMaxMs)} (${n(r.typingSamples)} keys); scrolling: frame gaps ${p95max(r.scrollGapP95Ms, r.scrollGapMaxMs)} (${n(r.scrollFrames)} frames)`,
+      '< 50 ms per frame',
+      r.typingP95Ms < 50 && r.scrollGapP95Ms < 50,
+      false,
+    );
+  }
+  if (selected.has('p6')) {
+    const r = (results.p6 = await bench('p6'));
+    row(
+      'P6 one chunk in a session of 5,000 entries with 50 MB of tool output',
+      `${x(r.ratio)}: ${n(r.big.entries)} entries ${(r.big.hostUs + r.big.webviewUs).toFixed(0)} µs vs ${n(r.small.entries)} entries ${(r.small.hostUs + r.small.webviewUs).toFixed(0)} µs per chunk (host ${x(r.hostRatio)}, webview ${x(r.webviewRatio)}); ${(r.toolOutputBytes / 1048576).toFixed(1)} MB of tool output; snapshot ${(r.big.snapshotBytes / 1048576).toFixed(1)} MB projected in ${ms(r.big.snapshotProjectMs)}, rendered in ${ms(r.big.snapshotRenderCpuMs)} CPU; ${r.big.heapMB.toFixed(1)} MB heap, ${n(r.big.nodes)} DOM nodes`,
+      'linear (≤ 1.2×)',
+      r.ratio <= 1.2,
+      false,
+    );
+    row(
+      'P6 interactive at 5,000 entries while a reply streams (wall clock)',
+      `typing: key → frame ${p95max(r.typingP95Ms, r.typingMaxMs)}; scrolling: frame gaps ${p95max(r.scrollGapP95Ms, r.scrollGapMaxMs)}`,
+      '< 50 ms per frame',
+      r.typingP95Ms < 50 && r.scrollGapP95Ms < 50,
+      false,
+    );
+  }
+  if (selected.has('p7')) {
+    const r = (results.p7 = await bench('p7'));
+    const worst = r.longTasks.slice(0, 3).map((t) => `${ms(t.cpuMs)} CPU / ${ms(t.ms)} wall (${t.parts.slice(0, 2).join(', ')})`).join('; ');
+    row(
+      'P7 code-server: workbench timers while a 20,000-chunk reply streams at 1,000/s',
+      `longest gap between 10 ms ticks ${ms(r.timerMaxGapMs)}, ${n(r.timerGapsOver50)} of ${n(r.timerTicks)} over 50 ms; renderer tasks over 50 ms: ${n(r.longTaskCount)} by wall clock, ${n(r.longTaskCpuCount)} by CPU time${worst !== '' ? `; longest by CPU: ${worst}` : ''}; reply done ${ms(r.streamWallMs)} after sending`,
+      'no gap over 50 ms',
+      r.timerGapsOver50 === 0,
+      false,
+    );
+  }
   if (selected.has('p4')) {
     if (productionDir === undefined) {
       throw new Error('P4 needs the production build: run without --no-build');
@@ -150,7 +213,12 @@ try {
       r.activationMs < 50,
     );
     row('P4 extension bundle (production)', kb(r.extensionBytes), '≤ 500 KB', r.extensionBytes <= 500 * 1024);
-    row('P4 webview bundle (production, minified)', `${kb(r.webviewJsBytes)} JS (+ ${kb(r.webviewCssBytes)} CSS)`, '≤ 200 KB', r.webviewJsBytes <= 200 * 1024);
+    row(
+      'P4 webview bundle (production, minified)',
+      `${kb(r.webviewJsBytes)} JS initially (+ ${kb(r.webviewCssBytes)} CSS); highlight.js loaded on demand: ${n(r.lazyScripts)} scripts, ${kb(r.lazyBytes)} in all, engine ${kb(r.lazyCoreBytes)}`,
+      '≤ 150 KB',
+      r.webviewJsBytes <= 150 * 1024,
+    );
   }
 } finally {
   if (productionDir !== undefined) {
@@ -158,8 +226,9 @@ try {
   }
 }
 
-const checked = rows.filter((r) => r.ok !== undefined);
+const checked = rows.filter((r) => r.ok !== undefined && r.gate);
 const missed = checked.filter((r) => r.ok === false);
+const missedReported = rows.filter((r) => r.ok === false && !r.gate);
 const table = [
   '| bench | measured | target | ok |',
   '| --- | --- | --- | --- |',
@@ -167,6 +236,9 @@ const table = [
 ].join('\n');
 console.log(`\n${table}\n`);
 console.log(`${checked.length - missed.length} of ${checked.length} targets met${missed.length > 0 ? `; missed: ${missed.map((r) => r.bench).join(', ')}` : ''}`);
+if (missedReported.length > 0) {
+  console.log(`reported (not gated), over their target: ${missedReported.map((r) => r.bench).join(', ')}`);
+}
 
 let commit = '';
 try {

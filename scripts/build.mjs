@@ -4,7 +4,7 @@
 //   node scripts/build.mjs --tests       also transpiles src/ and test/ to out/ for mocha
 //   node scripts/build.mjs --watch       rebuilds on change
 import * as esbuild from 'esbuild';
-import { mkdirSync, writeFileSync, existsSync, cpSync } from 'node:fs';
+import { mkdirSync, writeFileSync, existsSync, cpSync, readFileSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -71,13 +71,59 @@ const builds = [
     format: 'iife',
     target: 'chrome120',
     minify: true,
+    // UI text keeps its characters (…, →, ⟨⟩) instead of \uXXXX escapes; the page is UTF-8.
+    charset: 'utf8',
     loader: { '.ttf': 'file', '.css': 'css' },
   },
 ];
 
-const present = builds.filter((b) => Object.values(b.entryPoints).every((p) => existsSync(join(root, p))));
+// The webview: highlight.js's engine and each grammar of src/webview/highlight/languages.json are
+// scripts of their own (dist/webview/hljs/), loaded when a fence first needs them.
+const grammars = Object.keys(JSON.parse(readFileSync(join(root, 'src/webview/highlight/languages.json'), 'utf8')).grammars);
+/** `grammar:<name>` entries: the official grammar, handed to the webview through its mailbox. */
+const grammarEntries = {
+  name: 'grammar-entries',
+  setup(b) {
+    b.onResolve({ filter: /^grammar:/ }, (a) => ({ path: a.path.slice('grammar:'.length), namespace: 'grammar' }));
+    b.onLoad({ filter: /.*/, namespace: 'grammar' }, (a) => ({
+      contents: `import grammar from 'highlight.js/lib/languages/${a.path}';\nimport { publishGrammar } from './src/webview/highlight/mailbox';\npublishGrammar(${JSON.stringify(a.path)}, grammar);\n`,
+      resolveDir: root,
+      loader: 'ts',
+    }));
+  },
+};
+/**
+ * The webview uses marked's Lexer only. marked ships one pre-bundled module whose default
+ * instance (`new Marked()`, set up at load) keeps its parser and renderers alive; exporting just
+ * the Lexer lets esbuild drop them (−11 KB). Fails the build if marked's layout changes.
+ */
+const markedLexerOnly = {
+  name: 'marked-lexer-only',
+  setup(b) {
+    b.onLoad({ filter: /[\\/]marked[\\/]lib[\\/]marked\.esm\.js$/ }, (a) => {
+      const text = readFileSync(a.path, 'utf8');
+      const instance = text.indexOf('var v=new ne;');
+      const exports = /export\{[^}]*\bw as Lexer\b[^}]*\};/.exec(text.slice(instance));
+      if (instance < 0 || exports === null) {
+        throw new Error('marked.esm.js has changed: update the marked-lexer-only plugin in scripts/build.mjs');
+      }
+      return { contents: `${text.slice(0, instance)}export{w as Lexer};${text.slice(instance + exports.index + exports[0].length)}`, loader: 'js' };
+    });
+  },
+};
+builds.find((b) => b.entryPoints.main !== undefined).plugins = [markedLexerOnly];
+const webviewScripts = { platform: 'browser', format: 'iife', target: 'chrome120', minify: true, outdir: 'dist/webview/hljs' };
+builds.push(
+  { ...common, ...webviewScripts, entryPoints: { core: 'src/webview/highlight/coreEntry.ts' } },
+  { ...common, ...webviewScripts, entryPoints: Object.fromEntries(grammars.map((g) => [g, `grammar:${g}`])), plugins: [grammarEntries] },
+);
+
+const present = builds.filter((b) => Object.values(b.entryPoints).every((p) => p.startsWith('grammar:') || existsSync(join(root, p))));
 
 if (withTests) {
+  // Start from an empty out/: a module that became a folder (src/webview/markdown.ts →
+  // markdown/index.ts) would otherwise be shadowed by its stale transpiled file.
+  rmSync(join(root, 'out'), { recursive: true, force: true });
   present.push({
     absWorkingDir: root,
     entryPoints: ['src', 'test', 'bench'].filter((d) => existsSync(join(root, d))).map((d) => `${d}/**/*.ts`),
@@ -113,11 +159,20 @@ if (watch) {
   });
   mkdirSync(join(root, 'dist'), { recursive: true });
   writeFileSync(join(root, 'dist', 'sizes.json'), JSON.stringify(metas, null, 2) + '\n');
+  const lazy = Object.entries(metas).filter(([f]) => f.startsWith('dist/webview/hljs/') && f.endsWith('.js'));
   const shown = Object.entries(metas)
-    .filter(([f]) => !f.startsWith('out/'))
+    .filter(([f]) => !f.startsWith('out/') && !f.startsWith('dist/webview/hljs/'))
     .map(([f, b]) => `${f} ${(b / 1024).toFixed(1)} KB`);
+  if (lazy.length > 0) {
+    const largest = Math.max(...lazy.map(([, b]) => b));
+    shown.push(`dist/webview/hljs/*.js ${lazy.length} files (largest ${(largest / 1024).toFixed(1)} KB)`);
+  }
   if (shown.length > 0) {
     console.log(`[build] ${shown.join(', ')}`);
+  }
+  if (withTests) {
+    // out/ holds transpiled files only; JSON the sources import is copied next to them.
+    cpSync(join(root, 'src/webview/highlight/languages.json'), join(root, 'out/src/webview/highlight/languages.json'));
   }
   if (existsSync(join(root, 'node_modules/@vscode/codicons/dist'))) {
     cpSync(join(root, 'node_modules/@vscode/codicons/dist/codicon.css'), join(root, 'dist/webview/codicon.css'));

@@ -6,6 +6,7 @@ import { isObject } from '../util/json';
 import type { ClientPorts } from './clientPorts';
 import { AgentProtocolError, AgentTimeoutError, ClientRequestError, type AgentExitedError } from './errors';
 import { decodeLine, LineReader } from './lineReader';
+import { SlicedFeed } from './slicedFeed';
 import { parseSessionNotification } from './sessionUpdateGuard';
 import type { TrafficLog } from './trafficLog';
 
@@ -133,14 +134,17 @@ export class AcpClient implements Disposable {
       },
       this.maxLineBytes,
     );
+    const feed = new SlicedFeed(transport.stdout, reader);
     const stdoutEnded = new Promise<void>((resolve) => {
       transport.stdout.on('data', (chunk: Uint8Array) => {
         transport.markStdoutActivity?.();
-        reader.push(chunk);
+        feed.push(chunk);
       });
       transport.stdout.once('end', () => {
-        reader.end();
-        resolve();
+        void feed.drained().then(() => {
+          reader.end();
+          resolve();
+        });
       });
       transport.stdout.once('error', () => resolve());
     });

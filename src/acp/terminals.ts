@@ -6,7 +6,8 @@ import type { TerminalPort } from './clientPorts';
 import { ClientRequestError, RpcCode } from './errors';
 import { resolveTerminalCwd } from './terminalCwd';
 import { TerminalOutputBuffer } from './terminalOutput';
-import { groupHasLiveMembers, signalGroup, trackGroup, untrackGroup, usesProcessGroups } from './terminalProcessGroup';
+import { Deferred } from '../util/deferred';
+import { groupEnded, groupMembers, signalGroup, trackGroup, untrackGroup, usesProcessGroups } from './terminalProcessGroup';
 
 /**
  * Client-side ACP terminals (`terminal/create|output|wait_for_exit|kill|release`, ACP terminals.mdx).
@@ -92,6 +93,8 @@ interface Terminal {
    */
   groupGone: boolean;
   readonly waiters: Set<ExitWaiter>;
+  /** Settles when {@link exit} is set: what termination waits on (events, not polling). */
+  readonly exited: Deferred<void>;
   killing: Promise<void> | undefined;
   changeTimer: NodeJS.Timeout | undefined;
   changePending: boolean;
@@ -100,7 +103,6 @@ interface Terminal {
 const MiB = 1024 * 1024;
 /** After SIGKILL, how long to wait for the kernel to take the processes down before giving up. */
 const KILL_WAIT_MS = 3000;
-const POLL_MS = 20;
 
 export class TerminalManager implements TerminalPort {
   private readonly live = new Map<string, Terminal>();
@@ -168,6 +170,7 @@ export class TerminalManager implements TerminalPort {
       released: false,
       groupGone: false,
       waiters: new Set(),
+      exited: new Deferred<void>(),
       killing: undefined,
       changeTimer: undefined,
       changePending: false,
@@ -411,15 +414,16 @@ export class TerminalManager implements TerminalPort {
       return;
     }
     t.exit = status;
+    t.exited.resolve();
     for (const w of t.waiters) {
       w.resolve(status);
     }
     t.waiters.clear();
     const pid = t.pid;
-    if (pid !== undefined && t.killing === undefined) {
+    if (pid !== undefined && t.killing === undefined && usesProcessGroups) {
       // Exited on its own: stop tracking the group unless a background child is still in it.
-      void groupHasLiveMembers(pid).then((alive) => {
-        if (!alive && t.killing === undefined) {
+      void groupMembers(pid).then((members) => {
+        if (members?.length === 0 && t.killing === undefined) {
           t.groupGone = true;
           untrackGroup(pid);
         }
@@ -493,23 +497,16 @@ export class TerminalManager implements TerminalPort {
 
   /** The command has exited (output drained) and no process of its group runs any more. */
   private async gone(t: Terminal): Promise<boolean> {
-    if (t.exit === undefined) {
-      return false;
-    }
-    return t.pid === undefined || !usesProcessGroups || !(await groupHasLiveMembers(t.pid));
+    return t.exit !== undefined && (t.pid === undefined || !usesProcessGroups || (await groupMembers(t.pid))?.length === 0);
   }
 
+  /** Waits up to `ms` for the command and its whole group to be gone: its exit event, then {@link groupEnded}. */
   private async waitGone(t: Terminal, ms: number): Promise<boolean> {
     const deadline = Date.now() + ms;
-    for (;;) {
-      if (await this.gone(t)) {
-        return true;
-      }
-      if (Date.now() >= deadline) {
-        return false;
-      }
-      await delay(Math.min(POLL_MS, Math.max(1, deadline - Date.now())));
-    }
+    let timer: NodeJS.Timeout | undefined;
+    const exited = await Promise.race([t.exited.promise.then(() => true), new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), ms)))]);
+    clearTimeout(timer);
+    return exited && (t.pid === undefined || !usesProcessGroups || (await groupEnded(t.pid, deadline)));
   }
 
   /** Throttled change event: the first change fires at once, later ones at most every interval. */
@@ -552,9 +549,6 @@ function asError(e: unknown): Error {
   return e instanceof Error ? e : new Error(String(e));
 }
 
-function delay(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
 
 /** `command arg …` with POSIX-shell quoting where needed, for display only. */
 export function formatCommand(command: string, args: readonly string[]): string {

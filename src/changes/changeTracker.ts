@@ -367,6 +367,25 @@ export class ChangeTracker implements Disposable {
     return rec?.baseRef !== undefined ? this.options.store.get(rec.baseRef) : rec?.baseExists === false ? undefined : rec !== undefined ? '' : undefined;
   }
 
+  /**
+   * The snapshots of the records matching (a turn, a file, or both; everything by default): what
+   * the caller loads from the store (`SnapshotStore.load`) before an operation that reads them.
+   */
+  baseRefs(filter: { readonly turnId?: number; readonly path?: string }): SnapshotRef[] {
+    const refs: SnapshotRef[] = [];
+    for (const t of this.turnList) {
+      if (filter.turnId !== undefined && t.turnId !== filter.turnId) {
+        continue;
+      }
+      for (const rec of t.files.values()) {
+        if (rec.baseRef !== undefined && (filter.path === undefined || rec.path === filter.path)) {
+          refs.push(rec.baseRef);
+        }
+      }
+    }
+    return refs;
+  }
+
   /** The earliest turn (from `fromTurnId` on) that touched the file: its snapshot is the file before all of them. */
   firstTurnWith(path: string, fromTurnId = 0): number | undefined {
     return this.turnList.find((t) => t.turnId >= fromTurnId && t.files.has(path))?.turnId;

@@ -29,8 +29,12 @@ export interface SnapshotStoreOptions {
 interface Entry {
   readonly bytes: number;
   refs: number;
-  /** In memory, or undefined when spilled to disk. */
+  /** The text while it is in memory. */
   text: string | undefined;
+  /** Its file in the spill directory is written (a text read back stays there: evicting it again costs no write). */
+  onDisk: boolean;
+  /** Being written right now. */
+  writing: boolean;
 }
 
 export const defaultMemoryCapBytes = 64 * 1024 * 1024;
@@ -40,16 +44,20 @@ export const defaultDiskCapBytes = 1024 * 1024 * 1024;
  * Holds the "before" texts of files the agent touched — only those, never a copy of the
  * workspace. Content-addressed (the same text is kept once, however many turns or chats
  * snapshot it) and reference-counted. Memory is bounded: past `memoryCapBytes` the oldest texts
- * are written to `spillDir` and read back (synchronously — they are single files) when a diff or
- * a revert needs them; disk is bounded by `diskCapBytes`.
+ * are written to `spillDir` in the background (the extension host never waits for the disk while
+ * a turn runs) and dropped from memory once written; {@link load} brings spilled texts back
+ * before a diff, a revert or a turn's end needs them. Disk is bounded by `diskCapBytes`.
  */
 export class SnapshotStore {
   private readonly entries = new Map<string, Entry>();
-  /** Ids of texts in memory, oldest first (Map keeps insertion order). */
+  /** Ids of texts in memory, least recently used first (Map keeps insertion order). */
   private readonly inMemory = new Map<string, true>();
   private memoryBytes = 0;
   private diskBytes = 0;
-  private dirReady = false;
+  private dirReady: Promise<void> | undefined;
+  private spilling: Promise<void> | undefined;
+  /** Texts {@link get} had to read from disk synchronously because nobody loaded them first. */
+  private syncReads = 0;
   private readonly memoryCap: number;
   private readonly diskCap: number;
 
@@ -65,6 +73,9 @@ export class SnapshotStore {
     const existing = this.entries.get(id);
     if (existing !== undefined) {
       existing.refs++;
+      if (existing.text === undefined) {
+        this.remember(id, existing, text);
+      }
       return { id, bytes };
     }
     const room =
@@ -72,10 +83,7 @@ export class SnapshotStore {
     if (bytes > room) {
       return undefined;
     }
-    this.entries.set(id, { bytes, refs: 1, text: ownString(text) });
-    this.inMemory.set(id, true);
-    this.memoryBytes += bytes;
-    this.spillOverflow();
+    this.remember(id, { bytes, refs: 1, text: undefined, onDisk: false, writing: false }, text);
     return { id, bytes };
   }
 
@@ -87,15 +95,37 @@ export class SnapshotStore {
     }
   }
 
+  /**
+   * The text. In memory unless it spilled and nobody {@link load}ed it: then it is read from disk
+   * synchronously (counted in {@link usage}; the Changes service loads what a turn needs first).
+   */
   get(ref: SnapshotRef): string {
     const e = this.entries.get(ref.id);
     if (e === undefined) {
       throw new Error('This snapshot was released.');
     }
     if (e.text !== undefined) {
+      this.touch(ref.id);
       return e.text;
     }
+    this.syncReads++;
     return fs.readFileSync(this.fileFor(ref.id), 'utf8');
+  }
+
+  /** Brings spilled texts back into memory (one read per text, all at once), so {@link get} needs no disk. */
+  async load(refs: readonly SnapshotRef[]): Promise<void> {
+    await Promise.all(
+      [...new Set(refs.map((r) => r.id))].map(async (id) => {
+        const e = this.entries.get(id);
+        if (e === undefined || e.text !== undefined) {
+          return;
+        }
+        const text = await fs.promises.readFile(this.fileFor(id), 'utf8');
+        if (e.text === undefined && this.entries.get(id) === e) {
+          this.remember(id, e, text);
+        }
+      }),
+    );
   }
 
   release(ref: SnapshotRef): void {
@@ -107,14 +137,28 @@ export class SnapshotStore {
     if (e.text !== undefined) {
       this.inMemory.delete(ref.id);
       this.memoryBytes -= e.bytes;
-    } else {
-      this.diskBytes -= e.bytes;
-      fs.rmSync(this.fileFor(ref.id), { force: true });
     }
+    if (e.onDisk) {
+      this.diskBytes -= e.bytes;
+      void fs.promises.rm(this.fileFor(ref.id), { force: true }).catch(() => undefined);
+    }
+    // A text released while being written is removed once the write is done (see spillOne).
   }
 
   usage(): SnapshotUsage {
     return { snapshots: this.entries.size, bytesInMemory: this.memoryBytes, bytesOnDisk: this.diskBytes };
+  }
+
+  /** Reads from disk that {@link get} had to do synchronously (none while the service loads first). */
+  get synchronousReads(): number {
+    return this.syncReads;
+  }
+
+  /** Resolves when no text is being written (tests; and before disposing). */
+  async settled(): Promise<void> {
+    while (this.spilling !== undefined) {
+      await this.spilling;
+    }
   }
 
   /** Forgets everything and removes the spill directory. */
@@ -123,35 +167,96 @@ export class SnapshotStore {
     this.inMemory.clear();
     this.memoryBytes = 0;
     this.diskBytes = 0;
-    if (this.options.spillDir !== undefined && this.dirReady) {
+    if (this.options.spillDir !== undefined && this.dirReady !== undefined) {
+      // At deactivation, not during a turn: the folder must be gone when the host exits.
       fs.rmSync(this.options.spillDir, { recursive: true, force: true });
-      this.dirReady = false;
+      this.dirReady = undefined;
     }
   }
 
+  private remember(id: string, e: Entry, text: string): void {
+    e.text = ownString(text);
+    this.entries.set(id, e);
+    this.inMemory.set(id, true);
+    this.memoryBytes += e.bytes;
+    this.spillOverflow();
+  }
+
+  private touch(id: string): void {
+    this.inMemory.delete(id);
+    this.inMemory.set(id, true);
+  }
+
+  /** Past the memory cap: drop texts already on disk, write the oldest others in the background. */
   private spillOverflow(): void {
-    const dir = this.options.spillDir;
-    if (dir === undefined) {
+    if (this.options.spillDir === undefined || this.memoryBytes <= this.memoryCap || this.spilling !== undefined) {
       return;
     }
+    this.spilling = this.spill().finally(() => {
+      this.spilling = undefined;
+      if (this.memoryBytes > this.memoryCap && this.pendingWrites() > 0) {
+        this.spillOverflow();
+      }
+    });
+  }
+
+  private pendingWrites(): number {
+    let n = 0;
     for (const id of this.inMemory.keys()) {
+      const e = this.entries.get(id);
+      if (e !== undefined && !e.onDisk && this.diskBytes + e.bytes <= this.diskCap) {
+        n++;
+      }
+    }
+    return n;
+  }
+
+  /** One text at a time, oldest first, until memory is under the cap. */
+  private async spill(): Promise<void> {
+    for (const id of [...this.inMemory.keys()]) {
       if (this.memoryBytes <= this.memoryCap) {
-        break;
+        return;
       }
       const e = this.entries.get(id);
-      if (e?.text === undefined || this.diskBytes + e.bytes > this.diskCap) {
+      if (e?.text === undefined || e.writing) {
         continue;
       }
-      if (!this.dirReady) {
-        fs.mkdirSync(dir, { recursive: true });
-        this.dirReady = true;
+      if (!e.onDisk) {
+        if (this.diskBytes + e.bytes > this.diskCap) {
+          continue;
+        }
+        if (!(await this.write(id, e))) {
+          return;
+        }
       }
-      fs.writeFileSync(this.fileFor(id), e.text, 'utf8');
-      e.text = undefined;
-      this.inMemory.delete(id);
-      this.memoryBytes -= e.bytes;
-      this.diskBytes += e.bytes;
+      if (this.entries.get(id) === e && e.text !== undefined) {
+        e.text = undefined;
+        this.inMemory.delete(id);
+        this.memoryBytes -= e.bytes;
+      }
     }
+  }
+
+  private async write(id: string, e: Entry): Promise<boolean> {
+    const dir = this.options.spillDir ?? '';
+    e.writing = true;
+    try {
+      this.dirReady ??= fs.promises.mkdir(dir, { recursive: true }).then(() => undefined);
+      await this.dirReady;
+      await fs.promises.writeFile(this.fileFor(id), e.text ?? '', 'utf8');
+    } catch {
+      this.dirReady = undefined;
+      return false; // the disk refused: the text stays in memory
+    } finally {
+      e.writing = false;
+    }
+    if (this.entries.get(id) !== e) {
+      await fs.promises.rm(this.fileFor(id), { force: true }).catch(() => undefined); // released meanwhile
+      return true;
+    }
+    e.onDisk = true;
+    this.diskBytes += e.bytes;
+    return true;
   }
 
   private fileFor(id: string): string {
@@ -163,20 +268,17 @@ export class SnapshotStore {
  * Removes spill directories left by extension hosts that are gone (a crash or kill skips
  * dispose). Directories are named `<pid>-<anything>`; ones whose process still runs are kept.
  */
-export function removeStaleSpillDirs(root: string, isAlive: (pid: number) => boolean): number {
-  let removed = 0;
+export async function removeStaleSpillDirs(root: string, isAlive: (pid: number) => boolean): Promise<number> {
   let names: string[];
   try {
-    names = fs.readdirSync(root);
+    names = await fs.promises.readdir(root);
   } catch {
     return 0;
   }
-  for (const name of names) {
+  const stale = names.filter((name) => {
     const pid = Number(/^(\d+)-/.exec(name)?.[1]);
-    if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && !isAlive(pid)) {
-      fs.rmSync(path.join(root, name), { recursive: true, force: true });
-      removed++;
-    }
-  }
-  return removed;
+    return Number.isInteger(pid) && pid > 0 && pid !== process.pid && !isAlive(pid);
+  });
+  await Promise.all(stale.map((name) => fs.promises.rm(path.join(root, name), { recursive: true, force: true })));
+  return stale.length;
 }

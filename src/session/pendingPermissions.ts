@@ -18,6 +18,8 @@ export interface PendingPermissionsDeps {
 
 interface PendingRequest {
   readonly deferred: Deferred<acp.RequestPermissionResponse>;
+  /** See {@link PendingPermissions.holdAnswer}. */
+  readonly holds: Promise<unknown>[];
   readonly request: acp.RequestPermissionRequest;
   readonly toolCallId: string;
   readonly turnId: number | undefined;
@@ -60,7 +62,7 @@ export class PendingPermissions {
     const deferred = new Deferred<acp.RequestPermissionResponse>();
     const verdict = decideSafely(this.deps.decider, request);
     // Registered before the state changes, so listeners of the change already see it pending.
-    this.pending.set(requestId, { deferred, request, toolCallId: request.toolCall.toolCallId, turnId: this.deps.state().turn?.id });
+    this.pending.set(requestId, { deferred, holds: [], request, toolCallId: request.toolCall.toolCallId, turnId: this.deps.state().turn?.id });
     this.deps.dispatch({
       type: 'permissionRequested',
       id: this.deps.newId(),
@@ -111,6 +113,15 @@ export class PendingPermissions {
     return true;
   }
 
+  /**
+   * Work that must be done before the answer to a pending request reaches the agent (the
+   * Changes view snapshots the files a permission names: an agent may write them the moment it
+   * is allowed, and a rule answers at once). The answer is recorded at once either way.
+   */
+  holdAnswer(requestId: string, until: Promise<unknown>): void {
+    this.pending.get(requestId)?.holds.push(until);
+  }
+
   /** Answers every pending request `cancelled` (the agent is about to be restarted, …). */
   cancelAll(reason: string): void {
     for (const requestId of [...this.pending.keys()]) {
@@ -152,9 +163,16 @@ export class PendingPermissions {
     }
     this.pending.delete(requestId);
     this.deps.dispatch({ type: 'permissionResolved', requestId, at: this.deps.now(), outcome, answeredBy, ...(remembered !== undefined ? { remembered } : {}) });
-    p.deferred.resolve(
-      outcome.kind === 'selected' ? { outcome: { outcome: 'selected', optionId: outcome.optionId } } : { outcome: { outcome: 'cancelled' } },
-    );
+    const response: acp.RequestPermissionResponse =
+      outcome.kind === 'selected' ? { outcome: { outcome: 'selected', optionId: outcome.optionId } } : { outcome: { outcome: 'cancelled' } };
+    if (p.holds.length === 0 || outcome.kind !== 'selected') {
+      p.deferred.resolve(response);
+    } else {
+      const release = (): void => {
+        p.deferred.resolve(response);
+      };
+      void Promise.all(p.holds).then(release, release);
+    }
     this.onSettledEmitter.fire(requestId);
   }
 

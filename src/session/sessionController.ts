@@ -234,6 +234,15 @@ export class SessionController implements Disposable {
   }
 
   /**
+   * Work that must be done before the answer to a pending request reaches the agent (the
+   * Changes view snapshots the files a permission names: an agent may write them the moment it
+   * is allowed, and a rule answers at once). The answer is recorded at once either way.
+   */
+  holdAnswer(requestId: string, until: Promise<unknown>): void {
+    this.permissions.holdAnswer(requestId, until);
+  }
+
+  /**
    * Answers a pending request with an option the agent offered. Returns false (and answers
    * nothing) when the request is no longer pending or the option was not offered.
    */

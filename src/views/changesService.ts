@@ -73,6 +73,8 @@ interface ChatState {
   noteSent: boolean;
   readonly subscriptions: vscode.Disposable[];
   readonly work: Map<number, TurnWork>;
+  /** Snapshots and writes of the running turn, in the order they happened (each batch reads the disk asynchronously). */
+  queue: Promise<void>;
 }
 
 const maxWatchersPerTurn = 500;
@@ -102,7 +104,7 @@ export class ChangesService implements vscode.Disposable {
     let spillDir: string | undefined;
     if (options.storageDir !== undefined) {
       const root = path.join(options.storageDir, 'change-snapshots');
-      removeStaleSpillDirs(root, isAlive);
+      void removeStaleSpillDirs(root, isAlive);
       spillDir = path.join(root, `${process.pid}-${randomBytes(4).toString('hex')}`);
     }
     this.store = new SnapshotStore({
@@ -266,7 +268,9 @@ export class ChangesService implements vscode.Disposable {
       return hit.edited;
     }
     const f = tracker.file(turnId, filePath);
-    const analysis = tracker.analyze(turnId, filePath, await this.readCurrent(filePath));
+    const current = await this.readCurrent(filePath);
+    await this.store.load(tracker.baseRefs({ turnId, path: filePath }));
+    const analysis = tracker.analyze(turnId, filePath, current);
     const edited = analysis?.hunks.some((h) => h.status === 'modified' && f?.kept.has(h.hunk.key) !== true && f?.reverted.has(h.hunk.key) !== true) === true;
     this.editedCache.set(id, { key, edited });
     return edited;
@@ -327,7 +331,7 @@ export class ChangesService implements vscode.Disposable {
 
   private attach(chat: ChatSession): void {
     const tracker = new ChangeTracker({ store: this.store, maxFileBytes: this.maxFileBytes });
-    const s: ChatState = { chat, tracker, closed: false, noteSent: false, subscriptions: [], work: new Map() };
+    const s: ChatState = { chat, tracker, closed: false, noteSent: false, subscriptions: [], work: new Map(), queue: Promise.resolve() };
     const sessionSub = chat.controller.onDidChange((change) => this.onSessionChange(s, change));
     const trackerSub = tracker.onDidChange(() => this.fireChanged());
     s.subscriptions.push({ dispose: () => sessionSub.dispose() }, { dispose: () => trackerSub.dispose() });
@@ -368,18 +372,25 @@ export class ChangesService implements vscode.Disposable {
         if (!s.tracker.running) {
           return;
         }
-        for (const u of sessionUpdatesOf(a)) {
-          if (u.sessionUpdate === 'tool_call' || u.sessionUpdate === 'tool_call_update') {
-            const entry = change.next.entries.find((e) => e.kind === 'tool' && e.toolCallId === u.toolCallId);
-            const kind = entry?.kind === 'tool' ? entry.toolKind : undefined;
-            this.onMentions(s, fileMentions(u, kind));
+        // Every file a batch of updates names is snapshotted in one go (see onMentions).
+        const mentions = sessionUpdatesOf(a).flatMap((u) => {
+          if (u.sessionUpdate !== 'tool_call' && u.sessionUpdate !== 'tool_call_update') {
+            return [];
           }
-        }
+          const entry = change.next.entries.find((e) => e.kind === 'tool' && e.toolCallId === u.toolCallId);
+          return fileMentions(u, entry?.kind === 'tool' ? entry.toolKind : undefined);
+        });
+        void this.onMentions(s, mentions);
         return;
       }
       case 'permissionRequested':
         if (s.tracker.running) {
-          this.onMentions(s, fileMentions(a.toolCall), 'permission');
+          // The agent may write as soon as it is allowed (a rule answers at once): the answer
+          // waits until the files it names are snapshotted.
+          const snapshotted = this.onMentions(s, fileMentions(a.toolCall), 'permission');
+          if (snapshotted !== undefined) {
+            s.chat.controller.holdAnswer(a.requestId, snapshotted);
+          }
         }
         return;
       case 'turnEnded':
@@ -401,44 +412,61 @@ export class ChangesService implements vscode.Disposable {
   /**
    * A running turn names files it changes: snapshot each one (disk, or the diff's old side when
    * the agent already wrote it), and watch it so direct disk writes are seen; the after text is
-   * confirmed from disk when the turn ends. The snapshot is read synchronously, right as the
-   * tool call is seen: an agent writing the file itself (after an instantly answered permission)
-   * cannot have started yet, whereas an async read could interleave with its write and see a
-   * truncated file.
+   * confirmed from disk when the turn ends. The files of one batch of updates are resolved and
+   * read together, asynchronously (the extension host never waits for the disk during a turn);
+   * batches apply in order. An agent that writes only once allowed cannot race the read: the
+   * permission's answer waits for it (`holdAnswer`). Resolves when the batch is recorded.
    */
-  private onMentions(s: ChatState, mentions: readonly FileMention[], source?: 'permission'): void {
+  private onMentions(s: ChatState, mentions: readonly FileMention[], source?: 'permission'): Promise<void> | undefined {
     const turnId = s.tracker.runningTurnId;
     const work = turnId !== undefined ? s.work.get(turnId) : undefined;
-    if (turnId === undefined || work === undefined) {
+    if (turnId === undefined || work === undefined || mentions.length === 0) {
+      return undefined;
+    }
+    return this.enqueue(s, async () => {
+      const resolved = await Promise.all(mentions.map(async (m) => ({ m, p: await this.resolve(m.path) })));
+      const unseen = [...new Set(resolved.flatMap(({ p }) => (p !== undefined && !s.tracker.hasFile(p, turnId) ? [p] : [])))];
+      const disks = new Map(await Promise.all(unseen.map(async (p) => [p, await this.readDisk(p)] as const)));
+      await this.store.load(s.tracker.baseRefs({ turnId }));
+      for (const { m, p } of resolved) {
+        if (p !== undefined && s.tracker.isOpen(turnId)) {
+          this.recordMention(s, work, turnId, p, m, source, disks.get(p));
+        }
+      }
+    });
+  }
+
+  private recordMention(s: ChatState, work: TurnWork, turnId: number, p: string, m: FileMention, source: 'permission' | undefined, disk: DiskText | undefined): void {
+    const src = source ?? (m.diff !== undefined ? 'toolDiff' : 'location');
+    const diff = m.diff;
+    if (s.tracker.hasFile(p, turnId) || disk === undefined) {
+      s.tracker.recordBefore(p, undefined, { turnId, source: src, needsConfirm: true });
+      if (diff !== undefined) {
+        // The file was named before (without a diff) after the agent had already written it.
+        s.tracker.reviseBefore(p, (base) => textBefore(base, diff), turnId);
+      }
       return;
     }
-    for (const m of mentions) {
-      const p = this.resolve(m.path);
-      if (p === undefined) {
-        continue;
-      }
-      const src = source ?? (m.diff !== undefined ? 'toolDiff' : 'location');
-      const diff = m.diff;
-      if (s.tracker.hasFile(p, turnId)) {
-        s.tracker.recordBefore(p, undefined, { turnId, source: src, needsConfirm: true });
-        if (diff !== undefined) {
-          // The file was named before (without a diff) after the agent had already written it.
-          s.tracker.reviseBefore(p, (base) => textBefore(base, diff), turnId);
-        }
-        continue;
-      }
-      const disk = this.readDiskSync(p);
-      if (disk.kind === 'notFile') {
-        continue;
-      }
-      this.watch(s, work, p);
-      if (disk.kind === 'untracked') {
-        s.tracker.recordBefore(p, undefined, { turnId, source: src, needsConfirm: true, untracked: disk.why });
-        continue;
-      }
-      const before = textBefore(disk.kind === 'text' ? disk.text : undefined, diff);
-      s.tracker.recordBefore(p, before.text, { turnId, source: src, needsConfirm: true, uncertain: !before.certain });
+    if (disk.kind === 'notFile') {
+      return;
     }
+    this.watch(s, work, p);
+    if (disk.kind === 'untracked') {
+      s.tracker.recordBefore(p, undefined, { turnId, source: src, needsConfirm: true, untracked: disk.why });
+      return;
+    }
+    const before = textBefore(disk.kind === 'text' ? disk.text : undefined, diff);
+    s.tracker.recordBefore(p, before.text, { turnId, source: src, needsConfirm: true, uncertain: !before.certain });
+  }
+
+  /**
+   * Runs `job` after the chat's earlier snapshot work. Disk failures are outcomes (`readDisk`),
+   * not errors; anything else thrown must not stop the queue (or hold a permission answer).
+   */
+  private enqueue(s: ChatState, job: () => Promise<void>): Promise<void> {
+    const next = s.queue.then(job).catch(() => undefined);
+    s.queue = next;
+    return next;
   }
 
   private onWrite(record: WriteRecord): void {
@@ -448,14 +476,17 @@ export class ChangesService implements vscode.Disposable {
     if (s === undefined || turnId === undefined) {
       return;
     }
-    const p = this.resolve(record.path);
-    if (p === undefined) {
-      return;
-    }
-    // Confirmed from disk at the end of the turn too: the document may have normalised the
-    // written text's line endings, and the file is what later reverts compare against.
-    s.tracker.recordBefore(p, record.before, { turnId, source: 'write', authoritative: true, needsConfirm: true });
-    s.tracker.recordAfter(p, record.after, { turnId, source: 'write' });
+    void this.enqueue(s, async () => {
+      const p = await this.resolve(record.path);
+      if (p === undefined || !s.tracker.isOpen(turnId)) {
+        return;
+      }
+      // Confirmed from disk at the end of the turn too: the document may have normalised the
+      // written text's line endings, and the file is what later reverts compare against.
+      s.tracker.recordBefore(p, record.before, { turnId, source: 'write', authoritative: true, needsConfirm: true });
+      await this.store.load(s.tracker.baseRefs({ turnId, path: p }));
+      s.tracker.recordAfter(p, record.after, { turnId, source: 'write' });
+    });
   }
 
   private watch(s: ChatState, work: TurnWork, p: string): void {
@@ -481,7 +512,9 @@ export class ChangesService implements vscode.Disposable {
         if (s.tracker.runningTurnId !== work.turnId) {
           return;
         }
-        void this.readDisk(p).then((disk) => {
+        void this.enqueue(s, async () => {
+          const disk = await this.readDisk(p);
+          await this.store.load(s.tracker.baseRefs({ turnId: work.turnId, path: p }));
           // What is seen mid-turn may be a write in progress; the turn end reads it again.
           if ((disk.kind === 'text' || disk.kind === 'absent') && s.tracker.runningTurnId === work.turnId && s.tracker.hasFile(p, work.turnId)) {
             s.tracker.recordAfter(p, disk.kind === 'text' ? disk.text : undefined, { turnId: work.turnId });
@@ -510,12 +543,16 @@ export class ChangesService implements vscode.Disposable {
     }
     s.work.delete(turnId);
     try {
-      for (const p of s.tracker.pathsToConfirm(turnId)) {
-        const disk = await this.readDisk(p);
-        if (disk.kind === 'text' || disk.kind === 'absent') {
+      await s.queue; // the turn's last snapshots first
+      const paths = s.tracker.pathsToConfirm(turnId);
+      const disks = await Promise.all(paths.map((p) => this.readDisk(p)));
+      await this.store.load(s.tracker.baseRefs({ turnId }));
+      paths.forEach((p, i) => {
+        const disk = disks[i];
+        if (disk?.kind === 'text' || disk?.kind === 'absent') {
           s.tracker.recordAfter(p, disk.kind === 'text' ? disk.text : undefined, { turnId });
         }
-      }
+      });
     } finally {
       this.stopWatching(work);
       s.tracker.endTurn(turnId);
@@ -534,8 +571,9 @@ export class ChangesService implements vscode.Disposable {
       filePath,
       setTimeout(() => {
         this.reconcileTimers.delete(filePath);
-        void this.readCurrent(filePath).then((current) => {
+        void this.readCurrent(filePath).then(async (current) => {
           for (const s of this.states.values()) {
+            await this.store.load(s.tracker.baseRefs({ path: filePath }));
             s.tracker.reconcile(filePath, current);
           }
           // Regions edited since change how the file shows even when no hunk flipped.
@@ -563,6 +601,7 @@ export class ChangesService implements vscode.Disposable {
         'restoreFrom' in what ? s.tracker.planRestore(what.restoreFrom, read, { force }) : s.tracker.planRevert(what, read, { force });
       const paths = 'restoreFrom' in what ? restorePaths(s.tracker, what.restoreFrom) : [...new Set(what.map((t) => t.path))];
       const missing = 'restoreFrom' in what ? 0 : countMissing(s.tracker, what);
+      await this.store.load(s.tracker.baseRefs({}));
       // The user may type between reading and applying: read again and re-plan (a few times).
       for (let attempt = 0; attempt < 3; attempt++) {
         const currents = new Map<string, string | undefined>();
@@ -683,29 +722,15 @@ export class ChangesService implements vscode.Disposable {
   // ---- helpers -------------------------------------------------------------------------------
 
   /** An absolute, normalised path (symlinked folders resolved, so write records and tool paths agree). */
-  private resolve(p: string): string | undefined {
+  private async resolve(p: string): Promise<string | undefined> {
     if (p === '') {
       return undefined;
     }
     const abs = path.isAbsolute(p) ? path.normalize(p) : path.resolve(this.options.manager.workspaceRoot, p);
     try {
-      return path.join(fs.realpathSync.native(path.dirname(abs)), path.basename(abs));
+      return path.join(await fs.promises.realpath(path.dirname(abs)), path.basename(abs));
     } catch {
       return abs;
-    }
-  }
-
-  private readDiskSync(p: string): DiskText {
-    let stat: fs.Stats;
-    try {
-      stat = fs.statSync(p);
-    } catch {
-      return { kind: 'absent' };
-    }
-    try {
-      return this.unreadable(stat) ?? decode(fs.readFileSync(p));
-    } catch (e) {
-      return readFailure(e);
     }
   }
 

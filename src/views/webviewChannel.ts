@@ -19,12 +19,25 @@ export type WebviewMessageHandler = (
   reply: (message: HostMessage) => void,
 ) => void;
 
+/** Coalescing window of the channel: a change is posted at most this long after it happened. */
+export const patchWindowMs = 16;
+/**
+ * While text streams, a patch that only appends text waits until this long after the previous
+ * post (the first one after a pause goes out within `patchWindowMs`). The webview paces what
+ * reaches its DOM to a few refreshes a second anyway, and each message costs a task on both
+ * sides (in code-server also on the workbench's thread, which relays it): 60 a second for
+ * nothing visible was most of a stream's cost in the webview (issue 20).
+ */
+export const textPatchIntervalMs = 100;
+
 export interface ChannelOptions {
   /** The view context for the bound chat (agent name, capabilities, path labels, …). */
   readonly context: (chat: ChatSession) => ViewContext;
   readonly onMessage: WebviewMessageHandler;
-  /** Coalescing window: at most one patch per window (~one per frame). */
+  /** Coalescing window: at most one patch per window (~one per frame); default `patchWindowMs`. */
   readonly flushMs?: number;
+  /** See `textPatchIntervalMs` (the default); 0 posts text-only patches like any other. */
+  readonly textIntervalMs?: number;
   readonly log?: (message: string) => void;
 }
 
@@ -50,6 +63,9 @@ export class WebviewChannel implements Disposable {
   /** Entry indices to re-send even though the entry object did not change. */
   private readonly forced = new Set<number>();
   private disposed = false;
+  private lastPostAt = -Infinity;
+  /** The timer holds back a text-only patch (any other change must not wait for it). */
+  private holdingText = false;
   /** Patches and snapshots posted (for tests and benchmarks). */
   readonly stats = { patches: 0, snapshots: 0, ops: 0 };
 
@@ -114,6 +130,10 @@ export class WebviewChannel implements Disposable {
 
   /** Sends pending changes now (tests; and before the chat is torn down). */
   flush(): void {
+    this.send(true);
+  }
+
+  private send(now: boolean): void {
     if (this.timer !== undefined) {
       clearTimeout(this.timer);
       this.timer = undefined;
@@ -142,12 +162,20 @@ export class WebviewChannel implements Disposable {
         this.posted = state;
         return;
       }
+      const wait = now || header !== undefined || !ops.every((o) => o.op === 'appendText') ? 0 : this.lastPostAt + (this.options.textIntervalMs ?? textPatchIntervalMs) - Date.now();
+      if (wait > 0) {
+        // Text only: keep diffing from what was posted, so the next patch carries all of it.
+        this.arm(wait);
+        this.holdingText = true;
+        return;
+      }
       message = { type: 'session/patch', seq: ++this.seq, ops, ...(header !== undefined ? { header } : {}) };
       this.stats.patches++;
       this.stats.ops += ops.length;
     }
     this.posted = state;
     this.forced.clear();
+    this.lastPostAt = Date.now();
     void this.webview.postMessage(message).then(
       (delivered) => {
         if (!delivered) {
@@ -168,13 +196,22 @@ export class WebviewChannel implements Disposable {
   }
 
   private schedule(): void {
+    if (this.holdingText && this.timer !== undefined) {
+      clearTimeout(this.timer); // the new change may be more than text: look within the usual window
+      this.timer = undefined;
+    }
     if (this.timer !== undefined || this.disposed || !this.ready) {
       return;
     }
+    this.arm(this.options.flushMs ?? patchWindowMs);
+  }
+
+  private arm(ms: number): void {
+    this.holdingText = false;
     this.timer = setTimeout(() => {
       this.timer = undefined;
-      this.flush();
-    }, this.options.flushMs ?? 16);
+      this.send(false);
+    }, ms);
   }
 
   private receive(raw: unknown): void {

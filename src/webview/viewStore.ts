@@ -9,6 +9,12 @@ export interface EntryComponent {
   readonly element: HTMLElement;
   readonly kind: EntryView['kind'];
   update(entry: EntryView, change: SlotChange): void;
+  /**
+   * Streaming: `entry` is the rendered entry with text appended to its part `part`. True when the
+   * component took it as it is (its Markdown view paces what reaches the DOM), so no frame is
+   * needed; false to have it rendered in the next frame as usual.
+   */
+  streamText?(entry: EntryView, part: number): boolean;
   /** The header changed (phase, agent name): for components that show it. */
   headerChanged?(): void;
   dispose?(): void;
@@ -52,7 +58,10 @@ const resyncRetryMs = 2_000;
 
 /**
  * Applies host snapshots and patches to the entry list, tracks `seq`, and turns any number of
- * messages into ONE render per animation frame with the set of entries that changed.
+ * messages into ONE render per animation frame with the set of entries that changed. Text
+ * appended to a part already on screen goes straight to its component instead (streaming: the
+ * component's Markdown view paces its own rendering, and a frame per patch would make the browser
+ * run its frame pipeline ~60 times a second for nothing).
  */
 export class ViewStore {
   header: SessionHeaderView | undefined;
@@ -177,7 +186,9 @@ export class ViewStore {
     if (header !== undefined) {
       this.setHeader(header);
     }
-    this.schedule();
+    if (this.snapshotPending || this.structurePending || this.headerPending || this.dirty.size > 0 || this.removed.length > 0) {
+      this.schedule();
+    }
   }
 
   private requestResync(): void {
@@ -243,6 +254,9 @@ export class ViewStore {
           return false;
         }
         slot.entry = { ...slot.entry, parts };
+        if (slot.change === 'none' && slot.component?.streamText?.(slot.entry, op.part) === true) {
+          return true;
+        }
         if (slot.change === 'none') {
           slot.change = 'append';
         }

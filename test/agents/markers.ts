@@ -48,7 +48,7 @@ export const markerKeys = {
   error: ['code', 'message'],
   ratelimit: [],
   'ratelimit-text': [],
-  'replay-file': ['path', 'raw'],
+  'replay-file': ['path', 'raw', 'rate'],
 } as const satisfies Record<string, readonly string[]>;
 
 export type MarkerName = keyof typeof markerKeys;

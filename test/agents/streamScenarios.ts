@@ -164,9 +164,17 @@ export async function replayFile(turn: Turn, marker: Marker): Promise<void> {
     log(`replay-file ${path} (raw): ${frames.length} updates sent, ${skipped} lines skipped, ${Date.now() - started} ms`);
     return;
   }
+  // rate=N: N updates a second, as a model streams (each millisecond sends what is due by then).
+  const rate = intArg(marker, 'rate', 0, 0);
   for (const update of updates) {
     if (turn.cancelled) {
       throw new TurnCancelled();
+    }
+    if (rate > 0) {
+      const due = started + (sent * 1000) / rate;
+      if (due > Date.now()) {
+        await turn.sleep(due - Date.now());
+      }
     }
     await turn.client.notify('session/update', { sessionId: turn.sessionId, update });
     sent += 1;

@@ -13,7 +13,9 @@ export function run(): Promise<void> {
   Mocha.reporters.Base.consoleLog = (...a: unknown[]) => console.log(util.format(...a));
   const mocha = new Mocha({ ui: 'tdd', timeout: 60_000, color: false, reporter: 'spec' });
   const dir = __dirname;
-  for (const f of fs.readdirSync(dir).filter((n) => n.endsWith('.test.js')).sort()) {
+  // HERMES_TEST_FILES=changes,sessions runs only those files (one suite while working on it).
+  const only = process.env.HERMES_TEST_FILES?.split(',').map((f) => `${f.trim()}.test.js`);
+  for (const f of fs.readdirSync(dir).filter((n) => n.endsWith('.test.js') && (only === undefined || only.includes(n))).sort()) {
     mocha.addFile(path.join(dir, f));
   }
   return new Promise((resolve, reject) => {

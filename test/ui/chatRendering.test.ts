@@ -62,6 +62,8 @@ suite('chat rendering in code-server + Chromium', function () {
     assert.equal(await code.count(), 1, 'one code block');
     assert.equal((await code.textContent())?.trimEnd(), 'export function greet(name: string): string {\n  return `Hello, ${name}!`;\n}');
     assert.match((await code.getAttribute('class')) ?? '', /\blanguage-(ts|typescript)\b/);
+    // The TypeScript grammar is a script of its own, loaded when the first such fence closes.
+    await code.locator('span.hljs-keyword').first().waitFor({ timeout: 10_000 });
     const tokens = code.locator('span[class^="hljs-"]');
     assert.ok((await tokens.count()) >= 4, `highlighted: ${await tokens.count()} token spans`);
     const keywords = await code.locator('span.hljs-keyword').allTextContents();

@@ -18,7 +18,8 @@ interface PartComponent {
 
 /**
  * An agent message: text parts (streamed Markdown), thoughts (collapsible) and content blocks.
- * Streaming costs only the growing part: `appendText` ops reach the MarkdownView as new characters.
+ * Streaming costs only the growing part: `appendText` ops reach its MarkdownView as they arrive
+ * (`streamText`, outside animation frames), and the view paces what reaches the DOM.
  */
 export class AssistantMessageView implements EntryComponent {
   readonly kind = 'assistant';
@@ -66,6 +67,18 @@ export class AssistantMessageView implements EntryComponent {
       extra.dispose?.();
       extra.element.remove();
     }
+  }
+
+  streamText(entry: EntryView, index: number): boolean {
+    const part = entry.kind === 'assistant' ? entry.parts[index] : undefined;
+    const component = this.parts[index];
+    // Only the last part grows in place; a new part changes the structure (and ends a thought).
+    if (entry.kind !== 'assistant' || part === undefined || component?.kind !== part.kind || index !== entry.parts.length - 1) {
+      return false;
+    }
+    this.entry = entry;
+    component.update(part, true, false);
+    return true;
   }
 
   headerChanged(): void {

@@ -29,26 +29,36 @@ suite('changes: SnapshotStore', () => {
     assert.throws(() => s.get(b), /released/);
   });
 
-  test('past the memory cap the oldest texts spill to disk and read back exactly', () => {
+  test('past the memory cap the oldest texts spill to disk in the background and read back exactly', async () => {
     const dir = path.join(root, `${process.pid}-spill`);
     const s = new SnapshotStore({ spillDir: dir, memoryCapBytes: 2500 });
     const texts = Array.from({ length: 5 }, (_, i) => `${String(i).repeat(999)}é`);
     const refs = texts.map((t) => s.put(t));
+    assert.equal(s.usage().bytesOnDisk, 0, 'put never waits for the disk');
+    await s.settled();
     const u = s.usage();
     assert.equal(u.snapshots, 5);
     assert.ok(u.bytesInMemory <= 2500, `memory ${u.bytesInMemory}`);
     assert.equal(u.bytesInMemory + u.bytesOnDisk, 5 * 1001);
     assert.equal(fs.readdirSync(dir).length, 3);
+    const present = refs.filter((r) => r !== undefined);
+    await s.load(present);
+    assert.equal(s.usage().bytesInMemory, 5 * 1001, 'loaded back');
     refs.forEach((r, i) => assert.equal(r !== undefined ? s.get(r) : undefined, texts[i]));
+    assert.equal(s.synchronousReads, 0);
+    await s.settled();
+    assert.ok(s.usage().bytesInMemory <= 2500, 'evicted again, without writing twice');
+    const files = fs.readdirSync(dir).length;
     const first = refs[0];
     assert.ok(first !== undefined);
     s.release(first);
-    assert.equal(fs.readdirSync(dir).length, 2, 'a released spilled text is deleted');
+    await new Promise((r) => setTimeout(r, 50));
+    assert.equal(fs.readdirSync(dir).length, files - 1, 'a released spilled text is deleted');
     s.dispose();
     assert.equal(fs.existsSync(dir), false);
   });
 
-  test('without a spill directory memory is the limit; with one, memory + disk', () => {
+  test('without a spill directory memory is the limit; with one, memory + disk', async () => {
     const s = new SnapshotStore({ memoryCapBytes: 10 });
     assert.ok(s.put('12345') !== undefined);
     assert.equal(s.put('1234567890'), undefined);
@@ -56,17 +66,18 @@ suite('changes: SnapshotStore', () => {
     assert.ok(d.put('1234567890') !== undefined);
     assert.ok(d.put('abcdefghij') !== undefined);
     assert.equal(d.put('ABCDEFGHIJ'), undefined);
+    await d.settled();
     assert.deepEqual(d.usage(), { snapshots: 2, bytesInMemory: 10, bytesOnDisk: 10 });
     d.dispose();
   });
 
-  test('stale spill directories of dead hosts are removed, live ones kept', () => {
+  test('stale spill directories of dead hosts are removed, live ones kept', async () => {
     fs.mkdirSync(path.join(root, '999999999-abc'));
     fs.mkdirSync(path.join(root, `${process.pid}-mine`));
     fs.mkdirSync(path.join(root, '4242-alive'));
-    const removed = removeStaleSpillDirs(root, (pid) => pid === 4242);
+    const removed = await removeStaleSpillDirs(root, (pid) => pid === 4242);
     assert.equal(removed, 1);
     assert.deepEqual(fs.readdirSync(root).sort(), [`${process.pid}-mine`, '4242-alive'].sort());
-    assert.equal(removeStaleSpillDirs(path.join(root, 'missing'), () => false), 0);
+    assert.equal(await removeStaleSpillDirs(path.join(root, 'missing'), () => false), 0);
   });
 });

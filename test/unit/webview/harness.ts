@@ -2,6 +2,7 @@ import { JSDOM } from 'jsdom';
 import type { HostMessage, WebviewMessage } from '../../../src/protocol/webviewProtocol';
 import { startApp, type App } from '../../../src/webview/app';
 import { setDomWindow } from '../../../src/webview/dom';
+import { loadGrammarsSynchronously } from './grammars';
 import type { MarkdownScheduler } from '../../../src/webview/markdown';
 
 export type TestWindow = Window & typeof globalThis;
@@ -103,6 +104,7 @@ export function createHarness(options: HarnessOptions = {}): Harness {
   };
   const frames: (() => void)[] = [];
   const timers = new FakeTimers();
+  loadGrammarsSynchronously();
   const app = startApp(win, {
     requestFrame: (cb) => frames.push(cb),
     scheduler: timers,
@@ -146,11 +148,35 @@ export function createHarness(options: HarnessOptions = {}): Harness {
   };
 }
 
+/** A bare window and fake timers, fresh for each test of the suite that calls this (closed after it). */
+export function bareWindowEachTest(): { readonly win: TestWindow; readonly timers: FakeTimers } {
+  let current: { win: TestWindow; timers: FakeTimers } | undefined;
+  setup(() => {
+    current = { win: bareWindow(), timers: new FakeTimers() };
+  });
+  teardown(() => current?.win.close());
+  const now = (): { win: TestWindow; timers: FakeTimers } => {
+    if (current === undefined) {
+      throw new Error('bareWindowEachTest: used outside a test');
+    }
+    return current;
+  };
+  return {
+    get win() {
+      return now().win;
+    },
+    get timers() {
+      return now().timers;
+    },
+  };
+}
+
 /** Binds the DOM helpers to a bare jsdom window (for renderer-level tests without the app). */
 export function bareWindow(): TestWindow {
   const dom = new JSDOM('<!DOCTYPE html><html><body></body></html>', { url: 'https://webview.test/' });
   const win = dom.window as unknown as TestWindow;
   setDomWindow(win);
+  loadGrammarsSynchronously();
   return win;
 }
 

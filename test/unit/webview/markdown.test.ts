@@ -3,7 +3,7 @@ import { classifyHref } from '../../../src/webview/links';
 import { MarkdownView, renderMarkdown } from '../../../src/webview/markdown';
 import { appendAnsi } from '../../../src/webview/ansi';
 import { visibleLabel } from '../../../src/webview/text';
-import { bareWindow, FakeTimers, type TestWindow } from './harness';
+import { bareWindowEachTest, type FakeTimers } from './harness';
 import { rng } from '../../support/random';
 
 const corpus = [
@@ -81,13 +81,7 @@ function streamInto(view: MarkdownView, text: string, timers: FakeTimers, random
 }
 
 suite('webview: markdown', () => {
-  let win: TestWindow;
-  let timers: FakeTimers;
-  setup(() => {
-    win = bareWindow();
-    timers = new FakeTimers();
-  });
-  teardown(() => win.close());
+  const fx = bareWindowEachTest();
 
   for (const [seed, maxChunk, copies] of [
     [1, 3, 1],
@@ -98,9 +92,9 @@ suite('webview: markdown', () => {
   ] as const) {
     test(`streaming in chunks of up to ${maxChunk} characters gives the same DOM as rendering the final text once (seed ${seed}, ${copies}×)`, () => {
       const text = corpus.repeat(copies);
-      const view = new MarkdownView(timers);
-      streamInto(view, text, timers, rng(seed), maxChunk);
-      const once = renderMarkdown(text, timers);
+      const view = new MarkdownView(fx.timers);
+      streamInto(view, text, fx.timers, rng(seed), maxChunk);
+      const once = renderMarkdown(text, fx.timers);
       assert.equal(view.element.innerHTML, once.innerHTML);
       if (copies > 1) {
         assert.ok(once.querySelectorAll(':scope > .md-group').length > 2, 'blocks are grouped');
@@ -109,40 +103,40 @@ suite('webview: markdown', () => {
   }
 
   test('an open fence streams as text and is highlighted once it closes', () => {
-    const view = new MarkdownView(timers);
+    const view = new MarkdownView(fx.timers);
     let text = 'Intro\n\n```ts\n';
     view.set(text, true);
     for (let i = 0; i < 50; i++) {
       text += `const v${i} = ${i};\n`;
       view.set(text, true);
-      timers.advance(30);
+      fx.timers.advance(30);
     }
-    timers.advance(200);
+    fx.timers.advance(200);
     const pre = view.element.querySelector('pre.streaming');
     assert.ok(pre, 'the open fence streams into a plain pre');
     assert.equal(pre.querySelector('[class^="hljs-"]'), null);
     assert.match(pre.textContent ?? '', /const v49 = 49;/);
     text += '```\n\nAfter.';
     view.set(text, true);
-    timers.advance(200);
+    fx.timers.advance(200);
     assert.equal(view.element.querySelector('pre.streaming'), null);
     assert.ok(view.element.querySelector('pre code.language-ts .hljs-keyword'));
     assert.equal(Array.from(view.element.querySelectorAll('p')).at(-1)?.textContent, 'After.');
   });
 
   test('CRLF text streams the same as LF text', () => {
-    const view = new MarkdownView(timers);
+    const view = new MarkdownView(fx.timers);
     const crlf = corpus.replace(/\n/g, '\r\n');
-    streamInto(view, crlf, timers, rng(9), 7);
-    assert.equal(view.element.innerHTML, renderMarkdown(corpus, timers).innerHTML);
+    streamInto(view, crlf, fx.timers, rng(9), 7);
+    assert.equal(view.element.innerHTML, renderMarkdown(corpus, fx.timers).innerHTML);
   });
 
   test('a link reference definition arriving late re-renders the blocks that use it', () => {
-    const view = new MarkdownView(timers);
+    const view = new MarkdownView(fx.timers);
     const text = 'See [the guide][g].\n\nMore text.\n\n[g]: https://example.com/guide\n';
-    streamInto(view, text, timers, rng(5), 4);
+    streamInto(view, text, fx.timers, rng(5), 4);
     assert.equal(view.element.querySelector('a')?.getAttribute('href'), 'https://example.com/guide');
-    assert.equal(view.element.innerHTML, renderMarkdown(text, timers).innerHTML);
+    assert.equal(view.element.innerHTML, renderMarkdown(text, fx.timers).innerHTML);
   });
 
   test('a 20,000-chunk message costs about as much as rendering it once', () => {
@@ -155,19 +149,19 @@ suite('webview: markdown', () => {
       }
     }
     const t0 = performance.now();
-    renderMarkdown(text, timers);
+    renderMarkdown(text, fx.timers);
     const once = performance.now() - t0;
-    const view = new MarkdownView(timers);
+    const view = new MarkdownView(fx.timers);
     const chunk = Math.ceil(text.length / 20_000);
     const t1 = performance.now();
     // A fast stream: a chunk every millisecond (the view paces its own re-rendering).
     for (let i = chunk; i < text.length + chunk; i += chunk) {
       view.set(text.slice(0, i), true);
-      timers.advance(1);
+      fx.timers.advance(1);
     }
     view.flush();
     const streamed = performance.now() - t1;
-    assert.equal(view.element.innerHTML, renderMarkdown(text, timers).innerHTML);
+    assert.equal(view.element.innerHTML, renderMarkdown(text, fx.timers).innerHTML);
     // jsdom is far slower than Chromium per DOM node; this guards against quadratic behaviour.
     assert.ok(streamed < Math.max(once, 40) * 6, `streamed ${streamed.toFixed(0)} ms vs once ${once.toFixed(0)} ms`);
   });
@@ -241,10 +235,10 @@ suite('webview: markdown', () => {
   test('hostile Markdown never produces script, handlers or dangerous links, and never hangs', () => {
     for (const input of hostile) {
       const t0 = performance.now();
-      const once = renderMarkdown(input, timers);
+      const once = renderMarkdown(input, fx.timers);
       assertSafe(once, input);
-      const view = new MarkdownView(timers);
-      streamInto(view, input, timers, rng(input.length), 50);
+      const view = new MarkdownView(fx.timers);
+      streamInto(view, input, fx.timers, rng(input.length), 50);
       assertSafe(view.element, input);
       // A hang guard, not a speed target (speed lives in `npm run bench`): generous enough for a
       // loaded 2-core CI machine, small enough that pathological input cannot stall the suite.
@@ -253,14 +247,14 @@ suite('webview: markdown', () => {
   });
 
   test('raw HTML shows as text', () => {
-    const e = renderMarkdown('Hello <b>bold</b> <img src=x onerror=alert(1)>\n\n<div>\nblock\n</div>', timers);
+    const e = renderMarkdown('Hello <b>bold</b> <img src=x onerror=alert(1)>\n\n<div>\nblock\n</div>', fx.timers);
     assert.equal(e.querySelector('b'), null);
     assert.match(e.textContent ?? '', /<b>bold<\/b> <img src=x onerror=alert\(1\)>/);
     assert.match(e.textContent ?? '', /<div>\nblock\n<\/div>/);
   });
 
   test('dangerous links render as plain text, web links as links, files as file links', () => {
-    const e = renderMarkdown('[a](javascript:alert(1)) [b](command:x) [c](https://ok.example) [d](file:///home/u/x.ts#L7) [e](./src/y.ts:12) [f](#anchor)', timers);
+    const e = renderMarkdown('[a](javascript:alert(1)) [b](command:x) [c](https://ok.example) [d](file:///home/u/x.ts#L7) [e](./src/y.ts:12) [f](#anchor)', fx.timers);
     const anchors = Array.from(e.querySelectorAll('a'));
     assert.deepEqual(
       anchors.map((a) => [a.textContent, a.getAttribute('href'), a.getAttribute('data-path'), a.getAttribute('data-line')]),
@@ -288,7 +282,7 @@ suite('webview: markdown', () => {
   });
 
   test('ANSI colours become classes; other escapes are dropped', () => {
-    const pre = win.document.createElement('pre');
+    const pre = fx.win.document.createElement('pre');
     appendAnsi(pre, '\u001b[1;31mred bold\u001b[0m plain \u001b[38;5;10mbright green\u001b[39m \u001b]0;title\u0007\u001b[2K\ndone 50%\r100%');
     assert.equal(pre.textContent, 'red bold plain bright green \n100%');
     assert.equal(pre.querySelector('.ansi-fg-1.ansi-bold')?.textContent, 'red bold');

@@ -136,6 +136,18 @@ suite('webview: view store and transcript', () => {
   });
 
   test('1,000 patches delivered before a frame render once', () => {
+    h.send(snapshot(1, [assistant('a1', 'first')], { phase: 'running' }));
+    const rendersBefore = h.app.store.renders;
+    for (let i = 0; i < 1000; i++) {
+      h.deliver(patch(2 + i, [{ op: 'replace', index: 0, entry: assistant('a1', `version ${i}`) }]));
+    }
+    assert.equal(h.frame(), 1, 'one frame was requested');
+    assert.equal(h.app.store.renders, rendersBefore + 1);
+    h.timers.advance(1000);
+    assert.equal(entryNode(h, 'a1').textContent?.trim(), 'version 999');
+  });
+
+  test('text appended to a message on screen goes to it without a frame; its view paces the DOM', () => {
     h.send(snapshot(1, [assistant('a1', '')], { phase: 'running' }));
     const rendersBefore = h.app.store.renders;
     let expected = '';
@@ -144,10 +156,14 @@ suite('webview: view store and transcript', () => {
       expected += chunk;
       h.deliver(patch(2 + i, [{ op: 'appendText', index: 0, part: 0, kind: 'text', text: chunk }]));
     }
-    assert.equal(h.frame(), 1, 'one frame was requested');
-    assert.equal(h.app.store.renders, rendersBefore + 1);
+    assert.equal(h.frame(), 0, 'no frame was requested');
+    assert.equal(h.app.store.renders, rendersBefore);
     h.timers.advance(1000);
     assert.equal(entryNode(h, 'a1').textContent?.trim(), expected.trim());
+    // A new part changes the message's structure: that goes through a frame.
+    h.deliver(patch(1002, [{ op: 'appendText', index: 0, part: 1, kind: 'thought', text: 'hmm' }]));
+    assert.equal(h.frame(), 1);
+    assert.ok(entryNode(h, 'a1').querySelector('details.thought'));
   });
 
   test('a new part after a thought ends the thought at the part start', () => {

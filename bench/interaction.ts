@@ -1,0 +1,130 @@
+import { percentile, type WebviewPage } from './webviewPage';
+
+/**
+ * Is the webview still interactive while it works? Two probes, driven through Chromium's input
+ * pipeline (CDP key and wheel events, as a user's would arrive):
+ * - typing: a key pressed in the composer, from the event's timestamp to the end of the first
+ *   frame after the textarea changed (an animation frame, then the next task);
+ * - scrolling: the transcript scrolled up by wheel steps and back to the bottom, with the time
+ *   between consecutive frames meanwhile.
+ * Both are wall-clock times: on a busy machine they include time the renderer sat preempted.
+ */
+
+interface ProbeWindow {
+  __typingMs?: number[];
+  __frameGaps?: number[];
+  __framesOn?: boolean;
+  readonly performance: { now(): number };
+  requestAnimationFrame(callback: (time: number) => void): number;
+  setTimeout(callback: () => void, ms: number): number;
+  readonly document: {
+    querySelector(selector: string): ProbeElement | null;
+  };
+}
+
+interface ProbeElement {
+  addEventListener(type: string, listener: (event: { readonly timeStamp: number }) => void, options?: boolean | { once?: boolean; capture?: boolean }): void;
+  focus(): void;
+  value: string;
+  getBoundingClientRect(): { x: number; y: number; width: number; height: number };
+}
+
+export interface InteractionFigures {
+  /** Key press → first frame after the textarea changed (ms), one per key. */
+  readonly typingMs: readonly number[];
+  /** Time between consecutive frames while the transcript scrolls (ms). */
+  readonly scrollFrameGapsMs: readonly number[];
+}
+
+/** Installs the in-page listeners (once per page). */
+export async function installProbes(page: WebviewPage): Promise<void> {
+  await page.page.evaluate(() => {
+    const w = globalThis as unknown as ProbeWindow;
+    w.__typingMs = [];
+    w.__frameGaps = [];
+    const textarea = w.document.querySelector('textarea');
+    textarea?.addEventListener(
+      'keydown',
+      (e) => {
+        const started = e.timeStamp;
+        textarea.addEventListener(
+          'input',
+          () => w.requestAnimationFrame(() => w.setTimeout(() => w.__typingMs?.push(w.performance.now() - started), 0)),
+          { once: true },
+        );
+      },
+      true,
+    );
+  });
+}
+
+/** Types `keys` characters into the composer (a pause between keys), then clears it. */
+export async function probeTyping(page: WebviewPage, keys = 5): Promise<void> {
+  const p = page.page;
+  await p.focus('textarea');
+  for (let i = 0; i < keys; i++) {
+    await p.keyboard.press(String.fromCharCode(97 + (i % 26)));
+    await p.waitForTimeout(60);
+  }
+  await p.keyboard.press('Control+A');
+  await p.keyboard.press('Backspace');
+}
+
+/** Scrolls the transcript up in wheel steps and back down to the bottom, recording frame gaps. */
+export async function probeScrolling(page: WebviewPage, steps = 6): Promise<void> {
+  const p = page.page;
+  const box = await p.locator('.transcript').boundingBox();
+  if (box === null) {
+    return;
+  }
+  await p.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+  await p.evaluate(() => {
+    const w = globalThis as unknown as ProbeWindow;
+    w.__framesOn = true;
+    let last = w.performance.now();
+    const frame = (t: number): void => {
+      w.__frameGaps?.push(t - last);
+      last = t;
+      if (w.__framesOn === true) {
+        w.requestAnimationFrame(frame);
+      }
+    };
+    w.requestAnimationFrame((t) => {
+      last = t;
+      w.requestAnimationFrame(frame);
+    });
+  });
+  for (let i = 0; i < steps; i++) {
+    await p.mouse.wheel(0, -300);
+    await p.waitForTimeout(80);
+  }
+  await p.mouse.wheel(0, 1_000_000); // back to the bottom: the transcript sticks to it again
+  await p.waitForTimeout(200);
+  await p.evaluate(() => {
+    (globalThis as unknown as ProbeWindow).__framesOn = false;
+  });
+}
+
+export async function interactionFigures(page: WebviewPage): Promise<InteractionFigures> {
+  return page.page.evaluate(() => {
+    const w = globalThis as unknown as ProbeWindow;
+    return { typingMs: w.__typingMs ?? [], scrollFrameGapsMs: w.__frameGaps ?? [] };
+  });
+}
+
+/** Typing latency and scrolling frame gaps: p95 and max (ms). */
+export interface InteractionSummary {
+  readonly typingP95Ms: number;
+  readonly typingMaxMs: number;
+  readonly scrollGapP95Ms: number;
+  readonly scrollGapMaxMs: number;
+}
+
+export function summarize(figures: InteractionFigures): InteractionSummary {
+  return {
+    typingP95Ms: percentile(figures.typingMs, 95),
+    typingMaxMs: Math.max(0, ...figures.typingMs),
+    scrollGapP95Ms: percentile(figures.scrollFrameGapsMs, 95),
+    scrollGapMaxMs: Math.max(0, ...figures.scrollFrameGapsMs),
+  };
+}

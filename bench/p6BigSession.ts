@@ -1,0 +1,150 @@
+import type { SessionState } from '../src/session/sessionState';
+import { ViewProjector } from '../src/session/viewProjection';
+import { patchWindowMs, textPatchIntervalMs } from '../src/views/webviewChannel';
+import { installProbes, interactionFigures, probeScrolling, probeTyping, summarize, type InteractionSummary } from './interaction';
+import { benchViewContext, longSessionState } from './longSession';
+import { hostPerChunkUs } from './p3LongSession';
+import { chunkSets } from './streamText';
+import { mainThreadDelta, streamInPage, WebviewBrowser } from './webviewPage';
+
+/**
+ * P6 — a big session: 1,000 turns (5,001 entries) whose shell tool calls printed 50 KB each (50 MB
+ * of tool output in all), versus 2 turns of the same kind. The host reduces and projects one
+ * streamed chunk (as P3); the webview renders the session's snapshot, then a reply streams in
+ * while the user types and scrolls. Reported: what a chunk costs at 5,001 entries versus 11 (host
+ * and webview), the snapshot's size and render time, heap and DOM size, typing latency and frame
+ * gaps while scrolling.
+ */
+export interface P6Options {
+  readonly turns: number;
+  readonly shortTurns: number;
+  readonly toolOutputChars: number;
+  readonly hostChunks: number;
+  readonly webviewChunks: number;
+  readonly chunksPerSecond: number;
+  readonly runs: number;
+}
+
+export const defaultP6: P6Options = { turns: 1_000, shortTurns: 2, toolOutputChars: 50_000, hostChunks: 20_000, webviewChunks: 3_000, chunksPerSecond: 1_000, runs: 3 };
+
+export interface P6Side {
+  readonly entries: number;
+  readonly hostUs: number;
+  readonly webviewUs: number;
+  readonly snapshotBytes: number;
+  readonly snapshotProjectMs: number;
+  readonly snapshotRenderCpuMs: number;
+  readonly heapMB: number;
+  readonly nodes: number;
+  readonly typingMs: readonly number[];
+  readonly scrollFrameGapsMs: readonly number[];
+}
+
+export interface P6Result extends InteractionSummary {
+  readonly small: P6Side;
+  readonly big: P6Side;
+  readonly toolOutputBytes: number;
+  readonly buildMs: number;
+  /** (host + webview) per chunk at 5,001 entries / at 11. */
+  readonly ratio: number;
+  readonly hostRatio: number;
+  readonly webviewRatio: number;
+}
+
+type WebviewSide = Omit<P6Side, 'entries' | 'hostUs' | 'snapshotBytes' | 'snapshotProjectMs'>;
+
+async function webviewSide(browser: WebviewBrowser, state: SessionState, chunks: readonly string[], options: P6Options): Promise<WebviewSide> {
+  const view = new ViewProjector().snapshot(state, benchViewContext);
+  const page = await browser.open();
+  try {
+    await page.warmUp(true);
+    const { renderCpuMs, loaded } = await page.loadSession(view.entries);
+    await installProbes(page);
+    const streamed = page.page.evaluate(streamInPage, {
+      chunks,
+      chunksPerSecond: options.chunksPerSecond,
+      windowMs: patchWindowMs,
+      textIntervalMs: textPatchIntervalMs,
+      index: view.entries.length,
+      entryId: 'live',
+      firstSeq: page.lastSeq + 1,
+    });
+    await new Promise((r) => setTimeout(r, 500));
+    await probeTyping(page);
+    await probeScrolling(page);
+    const outcome = await streamed;
+    page.advanceSeq(outcome.lastSeq);
+    await page.settle();
+    const m1 = await page.metrics();
+    if (page.errors.length > 0 || (await page.shownChars('live')) <= 0) {
+      throw new Error(`the streamed reply is not shown; errors: ${page.errors.slice(0, 3).join(' | ')}`);
+    }
+    const figures = await interactionFigures(page);
+    return {
+      webviewUs: (mainThreadDelta(loaded, m1).cpuMs * 1000) / chunks.length,
+      snapshotRenderCpuMs: renderCpuMs,
+      heapMB: loaded.heapBytes / (1024 * 1024),
+      nodes: loaded.nodes,
+      typingMs: figures.typingMs,
+      scrollFrameGapsMs: figures.scrollFrameGapsMs,
+    };
+  } finally {
+    await page.close();
+  }
+}
+
+export async function runP6(options: P6Options = defaultP6): Promise<P6Result> {
+  const { hostChunks, webChunks } = chunkSets(options.hostChunks, options.webviewChunks);
+  const started = performance.now();
+  const states = [longSessionState(options.shortTurns, options.toolOutputChars), longSessionState(options.turns, options.toolOutputChars)];
+  const buildMs = performance.now() - started;
+  let toolOutputBytes = 0;
+  for (const e of states[1]?.entries ?? []) {
+    if (e.kind === 'tool') {
+      for (const c of e.content) {
+        toolOutputBytes += c.type === 'content' && c.content.type === 'text' ? c.content.text.length : 0;
+      }
+    }
+  }
+  const sides = states.map((state) => {
+    const t0 = performance.now();
+    const snapshot = new ViewProjector().snapshot(state, benchViewContext);
+    const snapshotProjectMs = performance.now() - t0;
+    return { state, entries: state.entries.length, snapshotBytes: JSON.stringify(snapshot).length, snapshotProjectMs, hostUs: Infinity };
+  });
+  const perPatch = Math.max(1, Math.round((options.chunksPerSecond * patchWindowMs) / 1000));
+  for (let r = 0; r < options.runs; r++) {
+    for (const s of sides) {
+      s.hostUs = Math.min(s.hostUs, hostPerChunkUs(s.state, hostChunks, perPatch));
+    }
+  }
+  const browser = await WebviewBrowser.launch();
+  const web: WebviewSide[] = [];
+  try {
+    for (const s of sides) {
+      web.push(await webviewSide(browser, s.state, webChunks, options));
+    }
+  } finally {
+    await browser.close();
+  }
+  const side = (i: number): P6Side => {
+    const s = sides[i];
+    const w = web[i];
+    if (s === undefined || w === undefined) {
+      throw new Error('missing P6 measurement');
+    }
+    return { entries: s.entries, hostUs: s.hostUs, snapshotBytes: s.snapshotBytes, snapshotProjectMs: s.snapshotProjectMs, ...w };
+  };
+  const small = side(0);
+  const big = side(1);
+  return {
+    small,
+    big,
+    toolOutputBytes,
+    buildMs,
+    ratio: (big.hostUs + big.webviewUs) / (small.hostUs + small.webviewUs),
+    hostRatio: big.hostUs / small.hostUs,
+    webviewRatio: big.webviewUs / small.webviewUs,
+    ...summarize({ typingMs: big.typingMs, scrollFrameGapsMs: big.scrollFrameGapsMs }),
+  };
+}

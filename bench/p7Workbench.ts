@@ -1,0 +1,187 @@
+import type { CDPSession, Page } from 'playwright-core';
+import { openVsCode } from '../test/ui/support';
+import { send, waitUntil, footers } from '../test/ui/uiHelpers';
+import { agentAnswer, chunked } from './streamText';
+import type { TraceEvent } from './traceFrames';
+
+/**
+ * P7 — the whole stack: code-server (VS Code's real workbench and extension host) in Chromium,
+ * the extension installed from its package, the scripted agent streaming a 20,000-chunk reply at
+ * 1,000 chunks a second (`[replay-file … rate=1000]`). Measured in the workbench page: how late its
+ * timers fire (a 10 ms interval: the gap between ticks is how long the workbench's thread was
+ * held), and, from a Chromium trace of every renderer, the main-thread tasks over 50 ms and what
+ * ran in them (script URL, function, or rendering step). The webview is an iframe of the
+ * workbench: where they share a renderer, whatever the chat does holds the workbench too.
+ */
+export interface P7Options {
+  readonly chunks: number;
+  readonly rate: number;
+}
+
+export const defaultP7: P7Options = { chunks: 20_000, rate: 1_000 };
+
+export interface LongTaskInfo {
+  readonly thread: string;
+  readonly ms: number;
+  readonly cpuMs: number;
+  /** The task's biggest parts: script URLs and functions, or rendering / GC steps, with their time. */
+  readonly parts: readonly string[];
+}
+
+export interface P7Result {
+  readonly chunks: number;
+  readonly streamWallMs: number;
+  /** Workbench timer: the longest gap between 10 ms ticks while the reply streamed, and gaps over 50 ms. */
+  readonly timerMaxGapMs: number;
+  readonly timerGapsOver50: number;
+  readonly timerTicks: number;
+  /**
+   * Renderer main-thread tasks over 50 ms of wall time while it streamed (on a busy machine most
+   * are preemption: see their CPU time), and those over 50 ms of CPU time; the longest 10 by CPU.
+   */
+  readonly longTasks: readonly LongTaskInfo[];
+  readonly longTaskCount: number;
+  readonly longTaskCpuCount: number;
+}
+
+interface TimerWindow {
+  __gaps?: number[];
+  __timer?: number;
+  setInterval(callback: () => void, ms: number): number;
+  clearInterval(handle: number): void;
+  readonly performance: { now(): number };
+}
+
+async function startTrace(cdp: CDPSession): Promise<void> {
+  await cdp.send('Tracing.start', {
+    transferMode: 'ReturnAsStream',
+    traceConfig: { includedCategories: ['toplevel', 'devtools.timeline', 'v8', 'disabled-by-default-devtools.timeline'], recordMode: 'recordAsMuchAsPossible' },
+  });
+}
+
+async function stopTrace(cdp: CDPSession): Promise<TraceEvent[]> {
+  const complete = new Promise<string>((resolve) => cdp.once('Tracing.tracingComplete', (e: { stream?: string }) => resolve(e.stream ?? '')));
+  await cdp.send('Tracing.end');
+  const handle = await complete;
+  let text = '';
+  for (;;) {
+    const chunk = await cdp.send('IO.read', { handle, size: 8 * 1024 * 1024 });
+    text += chunk.base64Encoded === true ? Buffer.from(chunk.data, 'base64').toString('utf8') : chunk.data;
+    if (chunk.eof) {
+      break;
+    }
+  }
+  await cdp.send('IO.close', { handle });
+  const parsed = JSON.parse(text) as { traceEvents?: TraceEvent[] } | TraceEvent[];
+  return Array.isArray(parsed) ? parsed : (parsed.traceEvents ?? []);
+}
+
+/** Tasks over 50 ms on renderer main threads, each with what took its time. */
+function longTasksOf(events: readonly TraceEvent[]): LongTaskInfo[] {
+  const names = new Map<string, string>();
+  for (const e of events) {
+    if (e.ph === 'M' && e.name === 'thread_name' && e.args?.name !== undefined) {
+      names.set(`${e.pid}:${e.tid}`, e.args.name);
+    }
+  }
+  const byThread = new Map<string, TraceEvent[]>();
+  for (const e of events) {
+    const key = `${e.pid}:${e.tid}`;
+    if (e.ph === 'X' && e.dur !== undefined && names.get(key) === 'CrRendererMain') {
+      const list = byThread.get(key) ?? [];
+      list.push(e);
+      byThread.set(key, list);
+    }
+  }
+  const out: LongTaskInfo[] = [];
+  for (const [key, list] of byThread) {
+    list.sort((a, b) => a.ts - b.ts);
+    const urls = new Set(list.flatMap((e) => (e.args?.data?.url !== undefined && e.args.data.url !== '' ? [e.args.data.url] : [])));
+    const thread = [...urls].some((u) => u.includes('/webview/') || u.includes('main.js')) ? `renderer ${key} (webview)` : `renderer ${key}`;
+    for (const task of list.filter((e) => e.name === 'ThreadControllerImpl::RunTask' && (e.dur ?? 0) > 50_000)) {
+      const end = task.ts + (task.dur ?? 0);
+      const parts = new Map<string, number>();
+      for (const e of list) {
+        if (e.ts < task.ts || e.ts + (e.dur ?? 0) > end || e === task) {
+          continue;
+        }
+        const what =
+          e.name === 'FunctionCall' || e.name === 'EvaluateScript' || e.name === 'v8.compile'
+            ? `${e.args?.data?.functionName ?? e.name} ${(e.args?.data?.url ?? '').replace(/^.*\//, '')}`
+            : ['Layout', 'UpdateLayoutTree', 'Paint', 'MajorGC', 'MinorGC', 'ParseHTML', 'HandlePostMessage', 'EventDispatch', 'TimerFire'].includes(e.name)
+              ? e.name
+              : undefined;
+        if (what !== undefined) {
+          parts.set(what, (parts.get(what) ?? 0) + (e.dur ?? 0) / 1000);
+        }
+      }
+      out.push({
+        thread,
+        ms: (task.dur ?? 0) / 1000,
+        cpuMs: (task.tdur ?? task.dur ?? 0) / 1000,
+        parts: [...parts.entries()].sort((a, b) => b[1] - a[1]).slice(0, 5).map(([what, ms]) => `${what}: ${ms.toFixed(0)} ms`),
+      });
+    }
+  }
+  return out.sort((a, b) => b.cpuMs - a.cpuMs);
+}
+
+async function startTimer(page: Page): Promise<void> {
+  await page.evaluate(() => {
+    const w = globalThis as unknown as TimerWindow;
+    w.__gaps = [];
+    let last = w.performance.now();
+    w.__timer = w.setInterval(() => {
+      const now = w.performance.now();
+      w.__gaps?.push(now - last);
+      last = now;
+    }, 10);
+  });
+}
+
+async function stopTimer(page: Page): Promise<number[]> {
+  return page.evaluate(() => {
+    const w = globalThis as unknown as TimerWindow;
+    if (w.__timer !== undefined) {
+      w.clearInterval(w.__timer);
+    }
+    return w.__gaps ?? [];
+  });
+}
+
+export async function runP7(options: P7Options = defaultP7): Promise<P7Result> {
+  const text = agentAnswer(options.chunks * 4);
+  const lines = chunked(text, options.chunks).map((chunk) => JSON.stringify({ sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: chunk } }));
+  const session = await openVsCode({ files: { 'stream.ndjson': `${lines.join('\n')}\n` } });
+  try {
+    await session.command('Hermes: New Session');
+    const chat = await session.chat();
+    await chat.getByRole('textbox', { name: 'Message', exact: true }).waitFor({ timeout: 60_000 });
+    // Warm: the first reply loads the highlighter and compiles the chat's code paths.
+    await send(chat, '[markdown]');
+    await waitUntil('the warm-up reply', async () => (await footers(chat).count()) > 0, 60_000, 200);
+    const cdp = await session.page.context().newCDPSession(session.page);
+    await startTrace(cdp);
+    await startTimer(session.page);
+    const before = await footers(chat).count();
+    const started = Date.now();
+    await send(chat, `[replay-file path=stream.ndjson rate=${options.rate}]`);
+    await waitUntil('the streamed reply', async () => (await footers(chat).count()) > before, 180_000, 200);
+    const streamWallMs = Date.now() - started;
+    const gaps = await stopTimer(session.page);
+    const events = await stopTrace(cdp);
+    const long = longTasksOf(events);
+    return {
+      chunks: options.chunks,
+      streamWallMs,
+      timerMaxGapMs: Math.max(0, ...gaps),
+      timerGapsOver50: gaps.filter((g) => g > 50).length,
+      timerTicks: gaps.length,
+      longTasks: long.slice(0, 10),
+      longTaskCount: long.length,
+      longTaskCpuCount: long.filter((t) => t.cpuMs > 50).length,
+    };
+  } finally {
+    await session.close();
+  }
+}

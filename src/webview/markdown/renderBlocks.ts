@@ -1,0 +1,49 @@
+import type { Token } from 'marked';
+import { doc } from '../dom';
+import { isRendered } from './blockLexer';
+import { DomBuilder } from './domBuilder';
+import { sanitizeInPlace } from './sanitizer';
+
+export interface RenderedBlock {
+  readonly node: Node;
+  /** Position of the token it came from among the rendered tokens. */
+  readonly ordinal: number;
+}
+
+/**
+ * Renders top-level tokens into a detached container, sanitizes it (every render, streaming or
+ * final: nothing reaches the page unsanitized) and returns its nodes with the position of the
+ * token each came from.
+ */
+export function renderBlocks(tokens: readonly Token[]): RenderedBlock[] {
+  const box = doc().createElement('div');
+  const ordinals = new Map<Node, number>();
+  const builder = new DomBuilder();
+  let ordinal = 0;
+  for (const token of tokens) {
+    if (!isRendered(token)) {
+      continue;
+    }
+    const before = box.lastChild;
+    builder.blocks([token], box, 0, false);
+    for (let n = before === null ? box.firstChild : before.nextSibling; n !== null; n = n.nextSibling) {
+      ordinals.set(n, ordinal);
+    }
+    ordinal++;
+  }
+  sanitizeInPlace(box);
+  return Array.from(box.childNodes, (node) => ({ node, ordinal: ordinals.get(node) ?? Math.max(0, ordinal - 1) }));
+}
+
+/** Same element with the same attributes (its children may differ). */
+export function sameShell(a: Element, b: Element): boolean {
+  if (a.tagName !== b.tagName || a.attributes.length !== b.attributes.length) {
+    return false;
+  }
+  for (const attr of Array.from(b.attributes)) {
+    if (a.getAttribute(attr.name) !== attr.value) {
+      return false;
+    }
+  }
+  return true;
+}

@@ -1,0 +1,162 @@
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { agentAnswer, chunked } from '../../../bench/streamText';
+import { MarkdownView, renderMarkdown } from '../../../src/webview/markdown';
+import { fixturesDir } from '../../support/paths';
+import { rng } from '../../support/random';
+import { bareWindowEachTest } from './harness';
+
+/**
+ * Incremental rendering must give the DOM the whole text gives rendered at once: every streamed
+ * message of the recorded transcripts in its recorded chunks, and documents built to break
+ * naive incremental parsers split at every position (inside `**`, a link, a fence marker, a
+ * table row, a surrogate pair, a CRLF) — with the intermediate state rendered at each split, so
+ * the tail is re-parsed from every possible cut.
+ */
+
+/** Longer than any refresh interval or tail wait of the view: each chunk reaches the DOM. */
+const renderEachChunkMs = 1_500;
+
+/** Streamed messages of the recorded transcripts: consecutive chunks of one kind in one session. */
+function recordedMessages(): { name: string; chunks: string[] }[] {
+  const out: { name: string; chunks: string[] }[] = [];
+  for (const dir of ['hermes', 'agents']) {
+    for (const file of fs.readdirSync(path.join(fixturesDir, dir)).filter((f) => f.endsWith('.jsonl'))) {
+      let current: { key: string; chunks: string[] } | undefined;
+      const close = (): void => {
+        if (current !== undefined && current.chunks.join('').trim() !== '') {
+          out.push({ name: `${dir}/${file} #${out.length}`, chunks: current.chunks });
+        }
+        current = undefined;
+      };
+      for (const line of fs.readFileSync(path.join(fixturesDir, dir, file), 'utf8').split('\n')) {
+        const update = sessionUpdate(line);
+        if (update === undefined) {
+          continue;
+        }
+        const kind = update.update.sessionUpdate;
+        const text = update.update.content?.text;
+        if ((kind === 'agent_message_chunk' || kind === 'agent_thought_chunk') && typeof text === 'string') {
+          const key = `${update.sessionId}:${kind}`;
+          if (current?.key !== key) {
+            close();
+            current = { key, chunks: [] };
+          }
+          current.chunks.push(text);
+        } else {
+          close();
+        }
+      }
+      close();
+    }
+  }
+  return out;
+}
+
+interface UpdateParams {
+  readonly sessionId: string;
+  readonly update: { readonly sessionUpdate: string; readonly content?: { readonly text?: unknown } };
+}
+
+function sessionUpdate(line: string): UpdateParams | undefined {
+  if (!line.includes('"session/update"')) {
+    return undefined;
+  }
+  const parsed = JSON.parse(line) as { msg?: { method?: string; params?: UpdateParams } };
+  return parsed.msg?.method === 'session/update' ? parsed.msg.params : undefined;
+}
+
+/** Documents where a cut anywhere is a cut through some construct. */
+const adversarial: readonly string[] = [
+  'Some **bold** and *em* and ***both***, __under__ and `code` with ~~struck~~ text; a \\*literal\\* star.\n',
+  'See [the docs](https://example.com/a?b=1 "Title") and [a file](src/a.ts#L3) and <https://auto.example> and [ref][r].\n\n[r]: https://ref.example/x\n',
+  'Intro\n\n```ts\nconst a: number = 1; // one\n```\n\n~~~\nplain ~~~ text\n~~~\n\n````md\n```inner\nstill code\n```\n````\nAfter the fences.\n',
+  '| file | before | after |\n| --- | ---: | :-: |\n| `a.ts` | **12** ms | [x](https://x.example) |\n| b.ts | 3 | 4 |\n\nAfter the table.\n',
+  'Emoji 😀👍🏽 and 中文, é (e\u0301), a flag 🇫🇷 and 𝔘𝔫𝔦𝔠𝔬𝔡𝔢.\n\n- 😀 item\n- 🧪 *tested*\n',
+  '1. one\n2. two\n   - nested **bold**\n   - nested `code`\n\n- [ ] task\n- [x] done\n\nTitle\n===\n\nSub\n---\n\n> quote\n> more\nlazy line\n',
+  'Line one\r\nLine two\r\n\r\n```py\r\nprint("crlf")\r\n```\r\n\r\n| a | b |\r\n|---|---|\r\n| 1 | 2 |\r\n',
+  '<b>raw</b> and <script>alert(1)</script>\n\n<div>\nblock html\n</div>\n\n[bad](javascript:alert(1)) ![img](data:image/png;base64,AAAA) ![remote](https://evil.example/p.png)\n',
+  '    indented code\n    block\n\nA paragraph with a hard  \nbreak and a soft\nbreak.\n\n***\n\n- a\n\n- loose b\n',
+];
+
+suite('webview: incremental Markdown equals one-shot rendering', () => {
+  const fx = bareWindowEachTest();
+
+  /** Streams `chunks` (rendering after each), ends the turn, and returns the DOM. */
+  function streamed(chunks: readonly string[]): string {
+    const view = new MarkdownView(fx.timers);
+    let text = '';
+    for (const chunk of chunks) {
+      text += chunk;
+      view.set(text, true);
+      fx.timers.advance(renderEachChunkMs);
+    }
+    view.flush();
+    return view.element.innerHTML;
+  }
+
+  const once = (text: string): string => renderMarkdown(text, fx.timers).innerHTML;
+
+  test('every streamed message of the recorded transcripts, in its recorded chunks', () => {
+    const messages = recordedMessages();
+    assert.ok(messages.length >= 20, `recorded messages: ${messages.length}`);
+    for (const m of messages) {
+      assert.equal(streamed(m.chunks), once(m.chunks.join('')), m.name);
+    }
+  });
+
+  adversarial.forEach((doc, d) => {
+    test(`document ${d + 1} split at every position gives the one-shot DOM (${doc.length} positions)`, () => {
+      const expected = once(doc);
+      for (let i = 1; i < doc.length; i++) {
+        assert.equal(streamed([doc.slice(0, i), doc.slice(i)]), expected, `split at ${i}: ${JSON.stringify(doc.slice(Math.max(0, i - 8), i))} | ${JSON.stringify(doc.slice(i, i + 8))}`);
+      }
+    });
+  });
+
+  test('all documents together, cut into random chunks of 1–40 characters (12 streams)', () => {
+    const doc = adversarial.join('\n');
+    const expected = once(doc);
+    const random = rng(20);
+    for (let run = 0; run < 12; run++) {
+      const chunks: string[] = [];
+      for (let i = 0; i < doc.length; ) {
+        const n = 1 + Math.floor(random() * 40);
+        chunks.push(doc.slice(i, i + n));
+        i += n;
+      }
+      assert.equal(streamed(chunks), expected, `run ${run}`);
+    }
+  });
+
+  test('the benchmark answer in 4-character chunks, rendered as a paced stream would be', () => {
+    const text = agentAnswer(12_000);
+    const view = new MarkdownView(fx.timers);
+    let shown = '';
+    for (const chunk of chunked(text, 3_000)) {
+      shown += chunk;
+      view.set(shown, true);
+      fx.timers.advance(4); // 250 chunks a second: the view renders on its own schedule
+    }
+    view.flush();
+    assert.equal(view.element.innerHTML, once(text));
+  });
+
+  test('the R4 hostile payloads, each in random chunks', () => {
+    const file = path.join(fixturesDir, 'hostile', 'payloads.json');
+    const { payloads } = JSON.parse(fs.readFileSync(file, 'utf8')) as { payloads: { id: string; text?: unknown }[] };
+    const random = rng(4);
+    let checked = 0;
+    for (const p of payloads) {
+      if (typeof p.text !== 'string') {
+        continue; // generated by the UI suite (huge or deeply nested Markdown)
+      }
+      const text = p.text.replace(/\{\{B\}\}/g, 'console.log(1)');
+      const chunks = chunked(text, Math.max(1, Math.min(text.length, 1 + Math.floor(random() * 12))));
+      assert.equal(streamed(chunks), once(text), p.id);
+      checked++;
+    }
+    assert.ok(checked >= 50, `payloads: ${checked}`);
+  });
+});
