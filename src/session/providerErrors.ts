@@ -100,3 +100,38 @@ function classify(status: number, message: string): ProviderFailure {
   }
   return { kind: 'other', httpStatus: status, message, transient: false };
 }
+
+/**
+ * Provider-failure signals in free text: an agent's stderr, or a reply that says nothing else.
+ * Stricter than {@link classifyRpcFailure} because logs mention numbers and words freely: only a
+ * 4xx/5xx status next to `HTTP`/`status`/`error`, or an explicit rate-limit, overload or quota phrase.
+ * The message is the line that said so.
+ */
+export function detectProviderFailureInLog(text: string): ProviderFailure | undefined {
+  for (const line of text.split('\n').reverse()) {
+    const status = /\b(?:HTTP(?:\/\d(?:\.\d)?)?|status(?:\s*code)?|error|code)[\s:=]*([45]\d\d)\b/i.exec(line) ?? /\b(429|5\d\d)\s+(?:Too Many Requests|Internal Server Error|Bad Gateway|Service Unavailable|Gateway Timeout)/i.exec(line);
+    const message = line.trim().slice(0, 300);
+    if (status !== null) {
+      return classify(Number(status[1]), message);
+    }
+    if (/rate.?limit(?:ed)?\b|too many requests/i.test(line)) {
+      return { kind: 'rateLimit', message, transient: true };
+    }
+    if (/\boverloaded\b/i.test(line)) {
+      return { kind: 'overloaded', message, transient: true };
+    }
+    if (/\b(?:quota|billing)\b|insufficient.?(?:funds|credit)/i.test(line)) {
+      return { kind: 'billing', message, transient: true };
+    }
+  }
+  return undefined;
+}
+
+/**
+ * A reply made only of retry notices, as pi streams them before giving up on the provider
+ * (agents-in-the-wild.md: "Retrying (attempt n/3, waiting Ns)..." then `end_turn`).
+ */
+export function isRetryOnlyText(text: string): boolean {
+  const notice = /\bretrying(?:\s*\([^)\n]*\))?\s*(?:\.\.\.|…)/gi;
+  return text.search(notice) >= 0 && text.replace(notice, '').trim() === '';
+}

@@ -7,12 +7,13 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { repoRoot, replayAgentPath, scriptedAgentPath } from '../../support/paths';
+import { assertStreamOrder, assertValidEvent } from './streamContract';
 
 export const cliPath = path.join(repoRoot, 'dist', 'cli.js');
 export const scriptedAgent: readonly string[] = [process.execPath, scriptedAgentPath];
 
-export function replayAgent(fixture: string, lab: string): readonly string[] {
-  return [process.execPath, replayAgentPath, path.join(repoRoot, 'test', 'fixtures', ...fixture.split('/')), '--lab', lab];
+export function replayAgent(fixture: string, lab: string, extra: readonly string[] = []): readonly string[] {
+  return [process.execPath, replayAgentPath, path.join(repoRoot, 'test', 'fixtures', ...fixture.split('/')), '--lab', lab, ...extra];
 }
 
 /** A stream-json event as read back (loosely typed on purpose: the tests check the wire shape). */
@@ -91,8 +92,18 @@ export function runCli(args: readonly string[], options: CliOptions = {}): Promi
   });
 }
 
-/** Every stdout line parsed as JSON; throws with the line when one is not a JSON object. */
+/**
+ * Every stdout line parsed as JSON, each checked against the stream-json schema and the whole
+ * stream against the order rules (streamContract.ts); throws with the line when one is not valid.
+ */
 export function events(run: CliRun): Event[] {
+  const parsed = parseLines(run);
+  parsed.forEach((e, i) => assertValidEvent(e, `stdout line ${i + 1}`));
+  assertStreamOrder(parsed);
+  return parsed;
+}
+
+function parseLines(run: CliRun): Event[] {
   const lines = run.stdout.split('\n');
   if (lines.pop() !== '') {
     throw new Error(`stdout does not end with a newline: ${JSON.stringify(run.stdout.slice(-200))}`);

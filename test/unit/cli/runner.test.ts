@@ -180,9 +180,10 @@ suite('hermes-acp-run', function () {
     });
     assert.equal(run.code, 130, run.stderr);
     const evs = events(run);
-    assert.equal(evs.length, 1);
+    assert.deepEqual(evs.map((e) => e.type), ['system', 'result']);
+    assert.equal(at(evs, 0).session_id, '');
     const result = resultOf(evs);
-    assert.equal(result.session_id, null);
+    assert.equal(result.session_id, '');
     assert.equal(result.exit_code, 130);
     assert.ok(run.endedAt - run.startedAt < 10_000);
   });
@@ -263,7 +264,8 @@ suite('hermes-acp-run', function () {
     assert.equal(result.exit_code, 75);
     assert.equal(result.stop_reason, 'end_turn');
     assert.equal(result.text, 'API call failed after 3 retries: HTTP 429: Rate limit reached (fake)');
-    assert.equal(result.tokens, null, 'Hermes sent no usage with this response');
+    assert.deepEqual(result.tokens, { input: 0, output: 0, total: 0, cache_read: 0, cache_write: 0 });
+    assert.equal(result.tokens_reported, false, 'Hermes sent no usage with this response');
     // The runner followed the recorded request order.
     assert.doesNotMatch(run.stderr, /does not match the recording/);
   });
@@ -326,14 +328,19 @@ suite('hermes-acp-run', function () {
     });
   });
 
-  test('a Hermes-style tool call that never completes gets a result at turn end', async () => {
+  test('a Hermes-style tool call that never completes ends "ended", not an error; the denied approval fails with the denial', async () => {
     const run = await runCli(oneShot('[edit path=notes.txt]'), { cwd });
     assert.equal(run.code, 0, run.stderr);
     const evs = events(run);
     const open = evs.find((e) => e.type === 'tool_result' && String(e.tool_call_id).startsWith('tc-'));
     assert.equal(open?.status, 'ended');
-    assert.equal(open.is_error, true);
+    assert.equal(open.is_error, false);
     assert.equal(open.output, 'ended without a result');
+    const denied = evs.find((e) => e.type === 'tool_result' && String(e.tool_call_id).startsWith('edit-approval-'));
+    assert.equal(denied?.status, 'failed');
+    assert.equal(denied.is_error, true);
+    assert.equal(denied.output, 'permission denied: --permissions deny');
+    assert.equal(denied.name, 'write_file', 'named by the approval\'s rawInput.tool');
     assert.equal(fs.existsSync(path.join(cwd, 'notes.txt')), false, 'denied: the agent did not write');
   });
 
@@ -356,9 +363,10 @@ suite('hermes-acp-run', function () {
     const run = await runCli(oneShot('[plain]', [], [path.join(cwd, 'no-such-agent')]), { cwd });
     assert.equal(run.code, 1, run.stderr);
     const evs = events(run);
-    assert.equal(evs.length, 1);
+    assert.deepEqual(evs.map((e) => e.type), ['system', 'result']);
+    assert.deepEqual(at(evs, 0).agent, { name: 'no-such-agent', version: null });
     const result = resultOf(evs);
-    assert.equal(result.session_id, null);
+    assert.equal(result.session_id, '');
     assert.equal(result.exit_code, 1);
     assert.equal(result.stop_reason, null);
     assert.match(str(result, 'error'), /no-such-agent` was not found/);
@@ -368,7 +376,7 @@ suite('hermes-acp-run', function () {
     const run = await runCli(oneShot('[plain]'), { cwd, env: { SCRIPTED_AGENT_NO_PROVIDER: '1' } });
     assert.equal(run.code, 1, run.stderr);
     const result = resultOf(events(run));
-    assert.equal(result.session_id, null);
+    assert.equal(result.session_id, '');
     assert.match(str(result, 'error'), /No LLM provider configured/);
   });
 
