@@ -1,5 +1,4 @@
 import type * as acp from '@agentclientprotocol/sdk';
-import * as path from 'node:path';
 import type { AgentIdentity } from './events';
 
 /** Commands that run another program: the agent is the program they run, not them. */
@@ -30,7 +29,8 @@ export function agentIdentity(info: acp.Implementation | null | undefined, comma
 }
 
 export function executableName(command: string, args: readonly string[], depth = 0): string {
-  const base = stripExe(path.basename(command));
+  // Either separator: a Windows path in settings names a program the same way on any host.
+  const base = stripExe(command.split(/[\\/]/).pop() ?? command);
   if (depth > 4) {
     return base;
   }
@@ -44,6 +44,11 @@ export function executableName(command: string, args: readonly string[], depth =
     return program === undefined ? base : executableName(packageName(program.value), program.after, depth + 1);
   }
   if (interpreters.has(base) || /^python\d/.test(base)) {
+    const m = rest.indexOf('-m');
+    const module = m >= 0 ? rest[m + 1] : undefined;
+    if (module !== undefined && base.startsWith('python')) {
+      return module;
+    }
     const program = firstProgram(base === 'deno' && rest[0] === 'run' ? rest.slice(1) : rest, () => false);
     return program === undefined ? base : scriptName(program.value);
   }

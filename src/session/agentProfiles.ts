@@ -1,7 +1,7 @@
 /**
  * What each real ACP agent puts where, as data: the tool's own name, the turn's token counts,
  * arguments that are still streaming, and the session modes that ask before acting. Keyed by
- * `initialize`'s `agentInfo.name` or, for agents that send none (Codex), the executable's name.
+ * `initialize`'s `agentInfo.name` or, for an agent that sends none, the executable's name.
  * Interpreted by toolIdentity.ts (names, input), turnUsage.ts (tokens) and the runner (modes).
  *
  * Every entry cites where it was observed: reference/agents-in-the-wild.md ("Where the turn's
@@ -123,8 +123,8 @@ export const agentProfiles: readonly AgentProfile[] = [
     modes: { asking: ['default'], autoApproving: ['autoEdit', 'yolo'] },
   },
   {
-    // fixtures/agents/codex-main.jsonl: no agentInfo, titles are sentences; `rawInput.changes`
-    // is an apply_patch, `rawInput.command` an exec_command (their names in a session/load replay).
+    // fixtures/agents/codex-main.jsonl: titles are sentences; `rawInput.changes` is an apply_patch,
+    // `rawInput.command` an exec_command (their names in a session/load replay); no usage.
     id: 'codex',
     label: 'Codex ACP',
     names: ['codex-acp', '@zed-industries/codex-acp', 'codex'],

@@ -20,14 +20,20 @@ function text(t: string): ToolCallContent {
 /**
  * `form=qwen`: one empty `agent_message_chunk` per model call carrying `_meta.usage` (ACP usage
  * names), and no `usage` in the response; `form=gemini`: only the response's
- * `_meta.quota.token_count`. `calls` model calls of `input`/`output` tokens each.
+ * `_meta.quota.token_count`; `form=none`: no token counts anywhere (pi, Cline, Codex).
+ * `calls` model calls of `input`/`output` tokens each.
  */
 export async function metaUsage(turn: Turn, marker: Marker): Promise<void> {
   const input = intArg(marker, 'input', 1200);
   const output = intArg(marker, 'output', 80);
   const calls = intArg(marker, 'calls', 2, 1, 20);
-  await turn.say('Tokens for this turn are reported in _meta only.');
-  if (strArg(marker, 'form', 'qwen') === 'gemini') {
+  const form = strArg(marker, 'form', 'qwen');
+  await turn.say(form === 'none' ? 'No token counts for this turn.' : 'Tokens for this turn are reported in _meta only.');
+  if (form === 'none') {
+    turn.responseUsage = 'none';
+    return;
+  }
+  if (form === 'gemini') {
     turn.responseUsage = { quota: { input_tokens: input * calls, output_tokens: output * calls } };
     return;
   }

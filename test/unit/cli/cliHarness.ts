@@ -147,11 +147,18 @@ export function scriptedAgentPid(stderr: string): number | undefined {
   return m?.[1] !== undefined ? Number(m[1]) : undefined;
 }
 
+/** Still running: signal 0 reaches it and, on Linux, it is not a zombie waiting to be reaped. */
 export function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch {
     return false;
+  }
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
+    return state !== 'Z' && state !== 'X';
+  } catch {
+    return process.platform !== 'linux';
   }
 }
