@@ -4,7 +4,10 @@
  * switched to the mode that asks; `--mode ID` picks one explicitly.
  */
 import { genericAutoApproving, type AgentProfile } from '../session/agentProfiles';
+import type { SessionController } from '../session/sessionController';
 import type { SessionState } from '../session/sessionState';
+import type { RunOptions } from './args';
+import type { Verdict } from './exitCodes';
 import type { PermissionMode } from './permissions';
 
 export interface ModeView {
@@ -86,4 +89,40 @@ export function permissionsEnforced(
     return true;
   }
   return view !== undefined && modeAsks(profile, view.current) === true;
+}
+
+/**
+ * Puts the session in the chosen mode. A failure fails the run only for an explicit `--mode`;
+ * otherwise it is a warning (and `permissions_enforced` tells what happened).
+ */
+export async function applyMode(
+  controller: SessionController,
+  profile: AgentProfile,
+  options: Pick<RunOptions, 'permissions' | 'mode'>,
+  diagnostic: (line: string) => void,
+): Promise<Verdict | undefined> {
+  const view = sessionModes(controller.state);
+  const decision = chooseMode(profile, view, options.permissions, options.mode);
+  if (decision.kind === 'error') {
+    return { exitCode: 1, stopReason: null, error: decision.message };
+  }
+  if (decision.kind === 'keep' || view === undefined) {
+    return undefined;
+  }
+  try {
+    if (view.via.kind === 'modes') {
+      await controller.setMode(decision.to);
+    } else {
+      await controller.setConfigOption(view.via.configId, decision.to);
+    }
+    diagnostic(`hermes-acp-run: switched the session mode from "${view.current}" to "${decision.to}" (${decision.why})`);
+    return undefined;
+  } catch (e) {
+    const message = `could not switch the session mode from "${view.current}" to "${decision.to}": ${e instanceof Error ? e.message : String(e)}`;
+    if (options.mode !== undefined) {
+      return { exitCode: 1, stopReason: null, error: `--mode ${options.mode}: ${message}` };
+    }
+    diagnostic(`hermes-acp-run: warning: ${message}`);
+    return undefined;
+  }
 }

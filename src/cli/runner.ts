@@ -12,7 +12,7 @@ import { agentIdentity, executableName } from './agentIdentity';
 import type { RunOptions } from './args';
 import type { EventBody, EventSink, LeftProcess } from './events';
 import { startFailureVerdict, turnVerdict, type StopCause, type Verdict } from './exitCodes';
-import { chooseMode, permissionsEnforced, sessionModes } from './modeChoice';
+import { applyMode, permissionsEnforced, sessionModes } from './modeChoice';
 import { HeadlessPermissions } from './permissions';
 import { newRunMarker, runMarkerVariable, stopMarked } from './processSweep';
 import { describeSignIn, isAuthRequired, signInMethods, soleAgentMethod, type SignInMethod } from './signIn';
@@ -162,14 +162,19 @@ export class Runner {
     void client.closed.then((exit) => controller.agentExited(exit.message, exit.stderrTail));
     const events = new TurnEvents({ emit: (body) => this.emit(body), now: this.deps.now, ruleFor: (id) => decider.takeRuleFor(id), profile: this.profile });
     controller.onDidChange((change) => events.onChange(change));
+    client.onAnyUpdate((n) => {
+      if (n.sessionId === controller.sessionId) {
+        events.onWireUpdate(n.update);
+      }
+    });
 
     const started = await this.startSession(client, controller, signInMethods((init as { authMethods?: unknown }).authMethods));
     if (started !== undefined) {
       return started;
     }
-    const moded = await this.applyMode(controller);
-    if (moded !== undefined) {
-      return moded;
+    const modeFailure = await applyMode(controller, this.profile, options, (line) => this.deps.sink.diagnostic(line));
+    if (modeFailure !== undefined) {
+      return { verdict: modeFailure };
     }
     const sessionId = controller.sessionId ?? '';
     this.writeSystem(sessionId, controller.state);
@@ -265,34 +270,6 @@ export class Runner {
       const verdict = startFailureVerdict(e, this.stop);
       const help = describeSignIn(methods, [this.options.agent.command, ...this.options.agent.args]);
       return { verdict: { ...verdict, error: `authenticate ${method.id} failed: ${verdict.error ?? 'unknown error'}\n${help}` } };
-    }
-  }
-
-  /** `--mode`, or leaving an auto-approving mode under a deny/rules policy. */
-  private async applyMode(controller: SessionController): Promise<Outcome | undefined> {
-    const view = sessionModes(controller.state);
-    const decision = chooseMode(this.profile, view, this.options.permissions, this.options.mode);
-    if (decision.kind === 'error') {
-      return { verdict: { exitCode: 1, stopReason: null, error: decision.message } };
-    }
-    if (decision.kind === 'keep' || view === undefined) {
-      return undefined;
-    }
-    try {
-      if (view.via.kind === 'modes') {
-        await controller.setMode(decision.to);
-      } else {
-        await controller.setConfigOption(view.via.configId, decision.to);
-      }
-      this.deps.sink.diagnostic(`hermes-acp-run: switched the session mode from "${view.current}" to "${decision.to}" (${decision.why})`);
-      return undefined;
-    } catch (e) {
-      const message = `could not switch the session mode from "${view.current}" to "${decision.to}": ${e instanceof Error ? e.message : String(e)}`;
-      if (this.options.mode !== undefined) {
-        return { verdict: { exitCode: 1, stopReason: null, error: `--mode ${this.options.mode}: ${message}` } };
-      }
-      this.deps.sink.diagnostic(`hermes-acp-run: warning: ${message}`);
-      return undefined;
     }
   }
 

@@ -80,12 +80,40 @@ export class TurnEvents {
     return { ...this.facts, tools: this.tools.size, guardedCalls };
   }
 
+  /**
+   * Every `session/update` of the session as it arrives, before the reducer sees it: what the
+   * reducer does not keep (`_meta`, the agent's own completion) and updates that change no state
+   * (Qwen's usage rides on empty message chunks) would otherwise be lost.
+   */
+  onWireUpdate(u: acp.SessionUpdate): void {
+    if (this.turnId === undefined || this.finished) {
+      return;
+    }
+    switch (u.sessionUpdate) {
+      case 'agent_message_chunk':
+        this.noteChunkUsage(u._meta);
+        break;
+      case 'tool_call':
+      case 'tool_call_update':
+        this.noteMeta(u.toolCallId, u._meta);
+        if (u.status === 'completed' || u.status === 'failed') {
+          this.track(u.toolCallId).agentFinished = true;
+        }
+        break;
+      case 'plan':
+        this.facts.plan ||= u.entries.length > 0;
+        break;
+      default:
+        break;
+    }
+  }
+
   onChange(change: SessionChange): void {
     if (this.turnId === undefined || this.finished) {
       return;
     }
     const { prev, next, action } = change;
-    this.readUpdates(sessionUpdatesOf(action));
+    this.emitText(sessionUpdatesOf(action));
     if (action.type === 'permissionRequested') {
       this.facts.permissionsAsked++;
       this.noteMeta(action.toolCall.toolCallId, action.toolCall._meta);
@@ -121,28 +149,12 @@ export class TurnEvents {
     this.finished = true;
   }
 
-  private readUpdates(updates: readonly acp.SessionUpdate[]): void {
+  /** Text fragments go out with the state change that carries them, so they stay in order with tool events. */
+  private emitText(updates: readonly acp.SessionUpdate[]): void {
     for (const u of updates) {
-      switch (u.sessionUpdate) {
-        case 'agent_message_chunk':
-          if (u.content.type === 'text' && u.content.text !== '') {
-            this.facts.text ||= u.content.text.trim() !== '';
-            this.deps.emit({ type: 'text', text: u.content.text });
-          }
-          this.noteChunkUsage(u._meta);
-          break;
-        case 'tool_call':
-        case 'tool_call_update':
-          this.noteMeta(u.toolCallId, u._meta);
-          if (u.status === 'completed' || u.status === 'failed') {
-            this.track(u.toolCallId).agentFinished = true;
-          }
-          break;
-        case 'plan':
-          this.facts.plan ||= u.entries.length > 0;
-          break;
-        default:
-          break;
+      if (u.sessionUpdate === 'agent_message_chunk' && u.content.type === 'text' && u.content.text !== '') {
+        this.facts.text ||= u.content.text.trim() !== '';
+        this.deps.emit({ type: 'text', text: u.content.text });
       }
     }
   }

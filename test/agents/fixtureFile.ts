@@ -140,7 +140,7 @@ function exchangeEnd(entries: readonly FixtureEntry[], request: FrameEntry, from
       break;
     }
   }
-  while (i < entries.length && !isClientRequest(entries[i] as FixtureEntry)) {
+  for (let next = entries[i]; next !== undefined && !isClientRequest(next); next = entries[i]) {
     i++;
   }
   return i;

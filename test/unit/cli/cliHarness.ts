@@ -162,3 +162,37 @@ export function isAlive(pid: number): boolean {
     return process.platform !== 'linux';
   }
 }
+
+/**
+ * A fresh working directory for each test of the calling suite (`work.path`), removed after it
+ * together with any runner process a failed test left behind.
+ */
+export function perTestDir(prefix?: string): { readonly path: string } {
+  const work = { path: '' };
+  setup(() => {
+    work.path = tempDir(prefix);
+  });
+  teardown(() => {
+    killLeftovers();
+    fs.rmSync(work.path, { recursive: true, force: true });
+  });
+  return work;
+}
+
+/** Runs the CLI and sends SIGINT once a stdout line contains `text` (the turn is then mid-stream). */
+export async function runInterrupted(args: readonly string[], cwd: string, text: string): Promise<CliRun> {
+  let sent = false;
+  const run = await runCli(args, {
+    cwd,
+    onLine: (line, child) => {
+      if (!sent && line.includes(text)) {
+        sent = true;
+        child.kill('SIGINT');
+      }
+    },
+  });
+  if (!sent) {
+    throw new Error(`"${text}" never appeared on stdout:\n${run.stdout}\n${run.stderr}`);
+  }
+  return run;
+}

@@ -6,9 +6,8 @@
  */
 import * as assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
-import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { events, killLeftovers, ofType, runCli, scriptedAgent, tempDir, type CliRun } from './cliHarness';
+import { events, perTestDir, runInterrupted, ofType, runCli, scriptedAgent, type CliRun } from './cliHarness';
 
 const consumers = {
   result: 'select(.type=="result") | [.exit_code, .tokens.total, .duration_ms] | @tsv',
@@ -86,23 +85,16 @@ function checkConsumers(run: CliRun, expected: Expected): void {
 
 suite('hermes-acp-run: the contract\'s own consumers (jq, python3)', function () {
   this.timeout(40_000);
-  let cwd: string;
   suiteSetup(() => {
     // Said in the test output: which jq and python3 served the contract (a missing one fails here).
     console.log(`      consumers: ${requireTool('jq', ['--version'])}, ${requireTool('python3', ['--version'])}`);
   });
-  setup(() => {
-    cwd = tempDir();
-  });
-  teardown(() => {
-    killLeftovers();
-    fs.rmSync(cwd, { recursive: true, force: true });
-  });
+  const work = perTestDir();
 
   const oneShot = (query: string, agent: readonly string[] = scriptedAgent): string[] => ['-q', query, '--format', 'stream-json', '--', ...agent];
 
   test('a completed turn', async () => {
-    const run = await runCli(oneShot('[tools] [plain]'), { cwd });
+    const run = await runCli(oneShot('[tools] [plain]'), { cwd: work.path });
     assert.equal(run.code, 0, run.stderr);
     const names = ['read_file', 'patch', 'delete_file', 'move_file', 'search_files', 'terminal', '_thinking', 'web_extract', 'switch_mode', 'todo'];
     checkConsumers(run, {
@@ -114,35 +106,26 @@ suite('hermes-acp-run: the contract\'s own consumers (jq, python3)', function ()
   });
 
   test('a missing agent', async () => {
-    const run = await runCli(oneShot('[plain]', [path.join(cwd, 'no-such-agent')]), { cwd });
+    const run = await runCli(oneShot('[plain]', [path.join(work.path, 'no-such-agent')]), { cwd: work.path });
     assert.equal(run.code, 1, run.stderr);
     checkConsumers(run, { exitCode: 1, total: 0, text: '', tools: [] });
   });
 
   test('a provider 429', async () => {
-    const run = await runCli(oneShot('[ratelimit]'), { cwd });
+    const run = await runCli(oneShot('[ratelimit]'), { cwd: work.path });
     assert.equal(run.code, 75, run.stderr);
     checkConsumers(run, { exitCode: 75, total: 0, text: '', tools: [] });
   });
 
   test('an interrupted turn', async () => {
-    let sent = false;
-    const run = await runCli(oneShot('[slow n=40 ms=100]'), {
-      cwd,
-      onLine: (line, child) => {
-        if (!sent && line.includes('tick 2')) {
-          sent = true;
-          child.kill('SIGINT');
-        }
-      },
-    });
+    const run = await runInterrupted(oneShot('[slow n=40 ms=100]'), work.path, 'tick 2');
     assert.equal(run.code, 130, run.stderr);
     // The scripted agent answers the cancelled prompt with its usage, as Hermes does.
     checkConsumers(run, { exitCode: 130, total: 'positive', text: /^tick 1\ntick 2\n/, tools: [] });
   });
 
   test('an agent that reports no usage', async () => {
-    const run = await runCli(oneShot('[meta-usage form=none]'), { cwd });
+    const run = await runCli(oneShot('[meta-usage form=none]'), { cwd: work.path });
     assert.equal(run.code, 0, run.stderr);
     checkConsumers(run, { exitCode: 0, total: 0, text: 'No token counts for this turn.', tools: [] });
     const result = events(run).pop();

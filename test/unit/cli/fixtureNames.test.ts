@@ -10,7 +10,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { readFixture } from '../../agents/fixtureFile';
 import { fixturesDir } from '../../support/paths';
-import { events, killLeftovers, replayAgent, resultOf, runCli, tempDir, type Event } from './cliHarness';
+import { events, perTestDir, replayAgent, resultOf, runCli, type Event } from './cliHarness';
 
 interface FixtureCase {
   readonly file: string;
@@ -58,25 +58,18 @@ function namesOf(evs: readonly Event[]): string[] {
 
 suite('hermes-acp-run: tool names on every recorded transcript', function () {
   this.timeout(180_000);
-  let cwd: string;
-  setup(() => {
-    cwd = tempDir();
-  });
-  teardown(() => {
-    killLeftovers();
-    fs.rmSync(cwd, { recursive: true, force: true });
-  });
+  const work = perTestDir();
 
   for (const c of cases) {
     test(`${c.file}: every prompt`, async () => {
-      const ws = path.join(cwd, 'ws');
+      const ws = path.join(work.path, 'ws');
       fs.mkdirSync(ws, { recursive: true });
       const seen: string[] = [];
       const prompts = promptCount(c.file);
       assert.ok(prompts > 0);
       for (let n = 1; n <= prompts; n++) {
         const extra = [...(c.segment !== undefined ? ['--segment', String(c.segment)] : []), '--prompt', String(n), '--stay'];
-        const run = await runCli(['-q', `prompt ${n}`, '--format', 'stream-json', '--cwd', ws, '--permissions', 'allow', '--', ...replayAgent(c.file, cwd, extra)], { cwd, timeoutMs: 30_000 });
+        const run = await runCli(['-q', `prompt ${n}`, '--format', 'stream-json', '--cwd', ws, '--permissions', 'allow', '--', ...replayAgent(c.file, work.path, extra)], { cwd: work.path, timeoutMs: 30_000 });
         assert.doesNotMatch(run.stderr, /does not match the recording/, `${c.file} prompt ${n}`);
         const evs = events(run);
         assert.equal(resultOf(evs).exit_code, run.code);

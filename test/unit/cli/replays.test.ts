@@ -11,7 +11,7 @@
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { events, killLeftovers, ofType, replayAgent, resultOf, runCli, tempDir, type Event } from './cliHarness';
+import { events, perTestDir, ofType, replayAgent, resultOf, runCli, type Event } from './cliHarness';
 
 interface Replay {
   readonly code: number | null;
@@ -24,8 +24,9 @@ function byId(evs: readonly Event[], type: string, prefix: string): Event[] {
 }
 
 function one(list: readonly Event[], what: string): Event {
-  assert.equal(list.length, 1, `exactly one ${what}: ${JSON.stringify(list)}`);
-  return list[0] as Event;
+  const [first, ...rest] = list;
+  assert.ok(first !== undefined && rest.length === 0, `exactly one ${what}: ${JSON.stringify(list)}`);
+  return first;
 }
 
 /** Every tool event names the tool, not a sentence: no spaces, no paths. */
@@ -39,24 +40,17 @@ function assertToolNames(evs: readonly Event[]): void {
 
 suite('hermes-acp-run: recorded transcripts, one prompt each', function () {
   this.timeout(30_000);
-  let cwd: string;
-  setup(() => {
-    cwd = tempDir();
-  });
-  teardown(() => {
-    killLeftovers();
-    fs.rmSync(cwd, { recursive: true, force: true });
-  });
+  const work = perTestDir();
 
   async function replay(fixture: string, prompt: number, extra: readonly string[] = [], segment?: number): Promise<Replay> {
-    const ws = path.join(cwd, 'ws');
+    const ws = path.join(work.path, 'ws');
     fs.mkdirSync(ws, { recursive: true });
-    const agent = replayAgent(fixture, cwd, [...(segment !== undefined ? ['--segment', String(segment)] : []), '--prompt', String(prompt), '--stay']);
-    const run = await runCli(['-q', `prompt ${prompt} of ${fixture}`, '--format', 'stream-json', '--cwd', ws, ...extra, '--', ...agent], { cwd });
+    const agent = replayAgent(fixture, work.path, [...(segment !== undefined ? ['--segment', String(segment)] : []), '--prompt', String(prompt), '--stay']);
+    const run = await runCli(['-q', `prompt ${prompt} of ${fixture}`, '--format', 'stream-json', '--cwd', ws, ...extra, '--', ...agent], { cwd: work.path });
     assert.doesNotMatch(run.stderr, /does not match the recording/, 'the runner followed the recorded request order');
     const evs = events(run);
     assertToolNames(evs);
-    return { code: run.code, evs, lab: cwd };
+    return { code: run.code, evs, lab: work.path };
   }
 
   suite('Hermes 0.19 (hermes/main.jsonl)', () => {

@@ -10,7 +10,7 @@ import * as path from 'node:path';
 import { agentIdentity, executableName } from '../../../src/cli/agentIdentity';
 import { findMarked, runMarkerVariable, stopMarked } from '../../../src/cli/processSweep';
 import { scriptedAgentPath } from '../../support/paths';
-import { events, isAlive, killLeftovers, ofType, resultOf, runCli, scriptedAgent, tempDir } from './cliHarness';
+import { events, perTestDir, isAlive, ofType, resultOf, runCli, scriptedAgent, tempDir } from './cliHarness';
 
 function oneShot(query: string, extra: readonly string[] = [], agent: readonly string[] = scriptedAgent): string[] {
   return ['-q', query, '--format', 'stream-json', ...extra, '--', ...agent];
@@ -29,17 +29,10 @@ function sessionOf(pid: number): number | undefined {
 
 suite('hermes-acp-run: how runs end', function () {
   this.timeout(30_000);
-  let cwd: string;
-  setup(() => {
-    cwd = tempDir();
-  });
-  teardown(() => {
-    killLeftovers();
-    fs.rmSync(cwd, { recursive: true, force: true });
-  });
+  const work = perTestDir();
 
   test('an end_turn without text, tool call or plan: exit 1, "the agent ended the turn without output", with the stderr tail', async () => {
-    const run = await runCli(oneShot('[empty]'), { cwd });
+    const run = await runCli(oneShot('[empty]'), { cwd: work.path });
     assert.equal(run.code, 1, run.stderr);
     const result = resultOf(events(run));
     assert.equal(result.stop_reason, 'end_turn');
@@ -47,10 +40,10 @@ suite('hermes-acp-run: how runs end', function () {
   });
 
   test('"Retrying…" only: exit 75 when the agent\'s stderr names a 429, else exit 1', async () => {
-    const told = await runCli(oneShot('[retrying n=3 cause="HTTP 429 Too Many Requests"]'), { cwd });
+    const told = await runCli(oneShot('[retrying n=3 cause="HTTP 429 Too Many Requests"]'), { cwd: work.path });
     assert.equal(told.code, 75, told.stderr);
     assert.match(String(resultOf(events(told)).error), /^the agent only reported retries \("Retrying \(attempt 1\/3, waiting 1s\)\.\.\..*"\) and ended the turn: the model provider failed \(rateLimit, HTTP 429\): .*HTTP 429 Too Many Requests$/);
-    const silent = await runCli(oneShot('[retrying n=2]'), { cwd });
+    const silent = await runCli(oneShot('[retrying n=2]'), { cwd: work.path });
     assert.equal(silent.code, 1, silent.stderr);
     assert.match(String(resultOf(events(silent)).error), /^the agent only reported retries/);
   });
@@ -59,7 +52,7 @@ suite('hermes-acp-run: how runs end', function () {
     let daemon: number | undefined;
     let daemonSession: number | undefined;
     const run = await runCli(oneShot('[spawn-daemon] [plain]'), {
-      cwd,
+      cwd: work.path,
       onStderr: (all) => {
         const m = /daemon pid (\d+) started/.exec(all);
         if (m !== null && daemon === undefined) {
@@ -96,7 +89,7 @@ suite('hermes-acp-run: how runs end', function () {
   });
 
   test('a rawInput 1,000 levels deep: every line still reads in Python, the input cut with markers, output capped at 5,000', async () => {
-    const run = await runCli(oneShot('[deep-input depth=1000 leaf=100000 kb=8]'), { cwd });
+    const run = await runCli(oneShot('[deep-input depth=1000 leaf=100000 kb=8]'), { cwd: work.path });
     assert.equal(run.code, 0, run.stderr);
     const evs = events(run);
     const use = ofType(evs, 'tool_use')[0];
@@ -111,14 +104,14 @@ suite('hermes-acp-run: how runs end', function () {
 
   suite('sign-in', () => {
     test('auth_required with one agent method: authenticate with it and retry once', async () => {
-      const run = await runCli(oneShot('[plain]'), { cwd, env: { SCRIPTED_AGENT_AUTH: 'required' } });
+      const run = await runCli(oneShot('[plain]'), { cwd: work.path, env: { SCRIPTED_AGENT_AUTH: 'required' } });
       assert.equal(run.code, 0, run.stderr);
       assert.match(run.stderr, /requires sign-in; authenticating with its only agent method "scripted-login"/);
       assert.match(run.stderr, /authenticate scripted-login \(answered \{\}\)/);
     });
 
     test('several agent methods: the error lists every method (id, name, type) and the flag; --auth picks one', async () => {
-      const run = await runCli(oneShot('[plain]'), { cwd, env: { SCRIPTED_AGENT_AUTH: 'required-two' } });
+      const run = await runCli(oneShot('[plain]'), { cwd: work.path, env: { SCRIPTED_AGENT_AUTH: 'required-two' } });
       assert.equal(run.code, 1, run.stderr);
       const error = String(resultOf(events(run)).error);
       assert.match(error, /^the agent requires sign-in \(auth_required\): Authentication required: Sign in first/);
@@ -126,21 +119,21 @@ suite('hermes-acp-run: how runs end', function () {
       assert.match(error, /- scripted-token \("Use a scripted token", agent\): run again with --auth scripted-token/);
       assert.match(error, /- scripted-setup \("Configure scripted agent", terminal\): run `\S+ \S+scriptedAgent\.js --setup` in a terminal first/);
       assert.match(error, /- scripted-api-key \("Use SCRIPTED_API_KEY", env_var\): set SCRIPTED_API_KEY before the run/);
-      const picked = await runCli(oneShot('[plain]', ['--auth', 'scripted-token']), { cwd, env: { SCRIPTED_AGENT_AUTH: 'required-two' } });
+      const picked = await runCli(oneShot('[plain]', ['--auth', 'scripted-token']), { cwd: work.path, env: { SCRIPTED_AGENT_AUTH: 'required-two' } });
       assert.equal(picked.code, 0, picked.stderr);
     });
 
     test('--auth with a terminal or unknown method fails before session/new, saying why', async () => {
-      const terminal = await runCli(oneShot('[plain]', ['--auth', 'scripted-setup']), { cwd, env: { SCRIPTED_AGENT_AUTH: 'required' } });
+      const terminal = await runCli(oneShot('[plain]', ['--auth', 'scripted-setup']), { cwd: work.path, env: { SCRIPTED_AGENT_AUTH: 'required' } });
       assert.equal(terminal.code, 1);
       assert.match(String(resultOf(events(terminal)).error), /^--auth scripted-setup: it is a terminal method, which needs a human/);
-      const unknown = await runCli(oneShot('[plain]', ['--auth', 'nope']), { cwd });
+      const unknown = await runCli(oneShot('[plain]', ['--auth', 'nope']), { cwd: work.path });
       assert.match(String(resultOf(events(unknown)).error), /^--auth nope: the agent offers no such method/);
     });
   });
 
   test('system.agent without agentInfo is the program run, never a wrapper such as env', async () => {
-    const run = await runCli(oneShot('[plain]', [], ['env', 'SCRIPTED_AGENT_INFO_NAME=none', process.execPath, scriptedAgentPath]), { cwd });
+    const run = await runCli(oneShot('[plain]', [], ['env', 'SCRIPTED_AGENT_INFO_NAME=none', process.execPath, scriptedAgentPath]), { cwd: work.path });
     assert.equal(run.code, 0, run.stderr);
     assert.deepEqual(events(run)[0]?.agent, { name: 'scriptedAgent', version: null });
   });

@@ -34,7 +34,7 @@ export function assertStreamOrder(events: readonly Loose[]): void {
     return;
   }
   const fail = (message: string): never => {
-    throw new Error(`stream order: ${message}\n${events.map((e) => `${e.type} ${String(e.tool_call_id ?? '')}`).join('\n')}`);
+    throw new Error(`stream order: ${message}\n${events.map((e) => `${e.type} ${JSON.stringify(e.tool_call_id) ?? ''}`).join('\n')}`);
   };
   if (events[0]?.type !== 'system') {
     fail('the first event is not system');
