@@ -2,7 +2,7 @@ import type * as acp from '@agentclientprotocol/sdk';
 import type { AgentProfile } from '../session/agentProfiles';
 import { sessionUpdatesOf, type SessionAction } from '../session/sessionActions';
 import type { SessionChange } from '../session/sessionController';
-import { findPermissionTool } from '../session/sessionReducer';
+import { findPermissionTool, lastIndexOfTool } from '../session/sessionReducer';
 import type { SessionState, TokenUsage, ToolEntry } from '../session/sessionState';
 import { toolInput, toolName } from '../session/toolIdentity';
 import { addUsage, parseChunkMetaUsage } from '../session/usage';
@@ -113,12 +113,13 @@ export class TurnEvents {
       return;
     }
     const { prev, next, action } = change;
-    this.emitText(sessionUpdatesOf(action));
     if (action.type === 'permissionRequested') {
       this.facts.permissionsAsked++;
       this.noteMeta(action.toolCall.toolCallId, action.toolCall._meta);
     }
-    if (prev.entries !== next.entries) {
+    if (action.type === 'updateReceived' || action.type === 'updatesReceived') {
+      this.followUpdates(sessionUpdatesOf(action), next);
+    } else if (prev.entries !== next.entries) {
       // Entries are only replaced or appended, and untouched ones keep their identity.
       for (let i = 0; i < next.entries.length; i++) {
         const e = next.entries[i];
@@ -149,12 +150,20 @@ export class TurnEvents {
     this.finished = true;
   }
 
-  /** Text fragments go out with the state change that carries them, so they stay in order with tool events. */
-  private emitText(updates: readonly acp.SessionUpdate[]): void {
+  /**
+   * A batch of updates (one read from the pipe) in wire order: text fragments as they come, and a
+   * tool call's events when it is first mentioned, from its entry after the batch.
+   */
+  private followUpdates(updates: readonly acp.SessionUpdate[], state: SessionState): void {
     for (const u of updates) {
       if (u.sessionUpdate === 'agent_message_chunk' && u.content.type === 'text' && u.content.text !== '') {
         this.facts.text ||= u.content.text.trim() !== '';
         this.deps.emit({ type: 'text', text: u.content.text });
+      } else if (u.sessionUpdate === 'tool_call' || u.sessionUpdate === 'tool_call_update') {
+        const e = state.entries[lastIndexOfTool(state.entries, u.toolCallId)];
+        if (e?.kind === 'tool') {
+          this.onTool(e);
+        }
       }
     }
   }

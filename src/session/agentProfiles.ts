@@ -178,11 +178,17 @@ export const agentProfiles: readonly AgentProfile[] = [
     modes: { asking: ['act', 'plan'], autoApproving: [] },
   },
   {
-    // test/agents: the scripted agent imitates Hermes and sends ACP `name`.
+    // test/agents: the scripted agent imitates Hermes (titles, approvals) and sends ACP `name`.
     id: 'scripted',
     label: 'Scripted test agent',
     names: ['scripted-agent'],
-    toolName: [{ from: 'acpName' }, { from: 'meta', path: ['toolName'] }, { from: 'rawInputField', field: 'tool' }],
+    toolName: [
+      { from: 'acpName' },
+      { from: 'meta', path: ['toolName'] },
+      { from: 'rawInputField', field: 'tool' },
+      { from: 'idPrefix', prefix: 'perm-check-', name: 'terminal' },
+      { from: 'titlePrefix', prefixes: hermesTitlePrefixes },
+    ],
     wrappedArguments: { whenField: 'tool', field: 'arguments' },
     usage: allUsage,
     modes: { asking: ['default'], autoApproving: ['accept_edits', 'dont_ask', 'auto-edit', 'auto', 'yolo'] },
