@@ -122,6 +122,11 @@ suite('hermes-acp-run exit codes', () => {
     assert.equal(failed(rpcError(-32603, 'Internal error', { httpStatus: 529 })), 75);
     assert.equal(failed(rpcError(-32603, 'Internal error', { message: 'upstream request timed out' })), 75);
     assert.equal(failed(rpcError(-32603, 'Internal error', { message: 'You exceeded your current quota' })), 75);
+    // As the rig saw them (issue 18): Qwen Code's detail starts with the status; Codex names the failure.
+    assert.equal(failed(rpcError(-32603, 'Internal error', { details: '500 The scripted model server failed (scripted 500).' })), 75);
+    assert.equal(failed(rpcError(-32603, 'Internal error', { message: "We're currently experiencing high demand, which may cause temporary errors.", codex_error_info: 'internal_server_error' })), 75);
+    assert.equal(failed(rpcError(-32603, 'Internal error', { message: 'bad', codex_error_info: 'bad_request' })), 1);
+    assert.equal(failed(rpcError(-32603, 'Internal error: file 404.txt missing')), 1, 'a number in a sentence is not a status');
     assert.equal(failed(rpcError(-32603, 'Internal error')), 1);
     assert.equal(failed(rpcError(-32602, 'Invalid params')), 1);
   });
@@ -152,6 +157,9 @@ suite('hermes-acp-run exit codes', () => {
     const silent = turnVerdict(ended('end_turn'), { text: retries, empty: false, stderrTail: '' }, undefined);
     assert.equal(silent.exitCode, 1);
     assert.match(silent.error ?? '', /^the agent only reported retries \("Retrying \(attempt 1\/3/);
+    // pi as the rig saw it after a 429: a banner, the notices, "Retry finished, resuming.", nothing else.
+    const pi = turnVerdict(ended('end_turn'), said('pi v1.6.0\n---\nRetrying (attempt 1/3, waiting 2s)...Retrying (attempt 3/3, waiting 8s)...Retry finished, resuming.'), undefined);
+    assert.equal(pi.exitCode, 1);
     // A real answer that mentions retrying is an answer; so is "Retry finished, resuming." plus text.
     assert.equal(turnVerdict(ended('end_turn'), said('Retrying the build fixed it.'), undefined).exitCode, 0);
     assert.equal(turnVerdict(ended('end_turn'), said('Retrying (attempt 1/3)...Retry finished, resuming. Here is the answer.'), undefined).exitCode, 0);
