@@ -22,6 +22,10 @@ export interface RunOptions {
   readonly agent: { readonly command: string; readonly args: readonly string[] };
   /** Where to write the ACP traffic (JSONL) when the run ends. */
   readonly trafficLog?: string;
+  /** `--mode ID`: the session mode to use. */
+  readonly mode?: string;
+  /** `--auth ID`: the agent sign-in method to `authenticate` with before `session/new`. */
+  readonly auth?: string;
 }
 
 export type ParsedCommandLine =
@@ -45,14 +49,17 @@ Options:
                            permission rule format); unmatched requests are denied
       --timeout SEC        stop the run after SEC seconds: cancel the turn, exit 1 "timeout"
       --traffic-log FILE   write the ACP traffic (both directions, agent stderr) as JSONL
+      --mode ID            use this session mode (default: the agent's, or under deny/rules
+                           the mode that asks when the agent starts in one that does not)
+      --auth ID            sign in with this agent method (ACP authenticate) before the session
   -h, --help               show this help
   -V, --version            show the version
 
 The agent command follows "--" (default: ${defaultAgentCommand.join(' ')}).
 
 Exit codes: 0 turn completed, 1 failed (or agent missing/crashed, refusal, max_tokens,
-timeout), 2 bad command line, 75 provider rate-limited/overloaded/unavailable (retry later),
-130 interrupted.
+timeout, a turn without output, sign-in needed), 2 bad command line, 75 provider
+rate-limited/overloaded/unavailable (retry later), 130 interrupted.
 `;
 
 /** Parses the command line. Pure except for reading the query and rules files. */
@@ -69,6 +76,8 @@ export function parseCommandLine(argv: readonly string[], cwd: string, readStdin
         permissions: { type: 'string' },
         timeout: { type: 'string' },
         'traffic-log': { type: 'string' },
+        mode: { type: 'string' },
+        auth: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
         version: { type: 'boolean', short: 'V' },
       },
@@ -137,6 +146,12 @@ export function parseCommandLine(argv: readonly string[], cwd: string, readStdin
     timeoutMs = Math.round(sec * 1000);
   }
 
+  for (const [flag, value] of [['--mode', values.mode], ['--auth', values.auth]] as const) {
+    if (value?.trim() === '') {
+      return error(`${flag} needs an id`);
+    }
+  }
+
   const permissions = parsePermissions(values.permissions ?? 'deny', cwd);
   if (typeof permissions === 'string') {
     return error(permissions);
@@ -152,6 +167,8 @@ export function parseCommandLine(argv: readonly string[], cwd: string, readStdin
       agent: { command, args },
       ...(timeoutMs !== undefined ? { timeoutMs } : {}),
       ...(values['traffic-log'] !== undefined ? { trafficLog: path.resolve(cwd, values['traffic-log']) } : {}),
+      ...(values.mode !== undefined ? { mode: values.mode } : {}),
+      ...(values.auth !== undefined ? { auth: values.auth } : {}),
     },
   };
 }

@@ -4,17 +4,23 @@
  */
 
 export interface AgentIdentity {
+  /** `agentInfo.name`, else the executable's name (wrappers such as `env` or `npx` skipped). */
   readonly name: string;
   readonly title?: string;
   readonly version: string | null;
 }
 
+/** Always the first record: after `session/new`, or just before `result` when the run failed earlier. */
 export interface SystemInitEvent {
   readonly type: 'system';
   readonly subtype: 'init';
   readonly timestamp: number;
+  /** `""` when no session was created. */
   readonly session_id: string;
-  readonly model?: string;
+  /** The session's model, `""` when the agent reports none. */
+  readonly model: string;
+  /** The session's mode after the runner chose one, `""` when the agent has no modes. */
+  readonly mode: string;
   readonly agent: AgentIdentity;
   readonly cwd: string;
 }
@@ -26,16 +32,20 @@ export interface TextEvent {
   readonly text: string;
 }
 
+/** Written once per call, once its arguments are known (at the latest when it runs, is asked about, or ends). */
 export interface ToolUseEvent {
   readonly type: 'tool_use';
   readonly timestamp: number;
   readonly tool_call_id: string;
-  /** The ACP `name` when the agent sent one, else the title. */
+  /** The tool's own name (agentProfiles.ts), else the ACP kind. */
   readonly name: string;
+  /** The agent's sentence for the call. */
   readonly title: string;
   /** ACP tool kind (`read`, `edit`, `execute`, …). */
   readonly kind: string;
+  /** The arguments, when any message about the call carried them. */
   readonly input?: unknown;
+  readonly input_truncated?: true;
 }
 
 /** How the runner answered a `session/request_permission`. */
@@ -43,7 +53,10 @@ export interface PermissionEvent {
   readonly type: 'permission';
   readonly timestamp: number;
   readonly tool_call_id: string;
+  /** The same name as the call's `tool_use`. */
   readonly name: string;
+  /** The call's title when the answer was written. */
+  readonly title: string;
   /** `selected` (an option was chosen), `cancelled` (answered without an option: not allowed), `expired` (nobody answered in time). */
   readonly outcome: 'selected' | 'cancelled' | 'expired';
   /** The chosen option (ACP `optionId`), when `selected`. */
@@ -56,18 +69,21 @@ export interface PermissionEvent {
   readonly targets?: readonly string[];
 }
 
+export type ToolResultStatus = 'completed' | 'failed' | 'ended' | 'cancelled' | 'interrupted';
+
 export interface ToolResultEvent {
   readonly type: 'tool_result';
   readonly timestamp: number;
   readonly tool_call_id: string;
   readonly name: string;
-  /** `completed` / `failed` as the agent reported; `ended` (no result by turn end), `cancelled`, `interrupted` (agent exited). */
-  readonly status: string;
-  /** Text content of the call (else its raw output), at most {@link maxToolOutputChars} characters. */
+  /** `completed` / `failed` as the agent reported (or `failed`: permission denied); `ended` (no result by a normal turn end), `cancelled`, `interrupted` (the agent exited). */
+  readonly status: ToolResultStatus;
+  /** Text content of the call (else its raw output, else the denial), at most {@link maxToolOutputChars} characters. */
   readonly output: string;
   readonly output_truncated?: true;
   /** From the call's first appearance to its completion. */
   readonly duration_ms: number;
+  /** The call failed: `failed`, `cancelled` or `interrupted`. */
   readonly is_error: boolean;
 }
 
@@ -80,20 +96,34 @@ export interface Tokens {
   readonly cache_write: number;
 }
 
+/** A process the agent started that was still running after the run tried to stop it. */
+export interface LeftProcess {
+  readonly pid: number;
+  readonly command: string;
+}
+
 export interface ResultEvent {
   readonly type: 'result';
   readonly timestamp: number;
-  readonly session_id: string | null;
+  /** `""` when no session was created. */
+  readonly session_id: string;
   readonly exit_code: number;
   readonly stop_reason: string | null;
   /** The final assistant message of the turn (not the fragments). */
   readonly text: string;
-  /** `null` when the agent reported no usage. */
-  readonly tokens: Tokens | null;
-  /** Wall-clock time of the whole run (agent start included). */
+  /** Always the five numbers; zeros when the agent reported none (see `tokens_reported`). */
+  readonly tokens: Tokens;
+  /** False only when the agent reported no token counts at all. */
+  readonly tokens_reported: boolean;
+  /** False when `--permissions deny` or a rules file could not hold: the agent edited or ran something without asking and offers no mode that asks. */
+  readonly permissions_enforced: boolean;
+  /** Processes the agent started that could not be stopped (Linux: found by the run's environment marker). */
+  readonly left_running: readonly LeftProcess[];
+  /** Wall-clock time of the whole run (agent start and stop included). */
   readonly duration_ms: number;
   /** From `session/prompt` to its answer; `null` when no prompt was sent. */
   readonly turn_duration_ms: number | null;
+  /** Set exactly when `exit_code` is not 0. */
   readonly error?: string;
 }
 

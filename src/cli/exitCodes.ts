@@ -1,6 +1,6 @@
 import type * as acp from '@agentclientprotocol/sdk';
 import { AgentExitedError, AgentNotFoundError, AgentTimeoutError, describeError, isRpcError } from '../acp/errors';
-import { classifyRpcFailure, detectProviderFailureText } from '../session/providerErrors';
+import { classifyRpcFailure, detectProviderFailureInLog, detectProviderFailureText, isRetryOnlyText, type ProviderFailure } from '../session/providerErrors';
 import type { TurnResult } from '../session/sessionController';
 
 /**
@@ -33,8 +33,11 @@ export interface Verdict {
 /** Why the runner itself stopped the turn. */
 export type StopCause = 'interrupt' | 'timeout';
 
-/** A run that ended before a turn ran (spawn, `initialize`, `session/new` failed, or a stop came first). */
-export function startFailureVerdict(error: unknown, stop: StopCause | undefined): Verdict {
+/**
+ * A run that ended before a turn ran (spawn, `initialize`, `session/new` failed, or a stop came
+ * first). `signInHelp` (the agent's methods) is added to an `auth_required` error.
+ */
+export function startFailureVerdict(error: unknown, stop: StopCause | undefined, signInHelp?: string): Verdict {
   if (stop !== undefined) {
     return stopVerdict(stop, null, 'the run was stopped before the prompt was sent');
   }
@@ -44,11 +47,24 @@ export function startFailureVerdict(error: unknown, stop: StopCause | undefined)
   if (AgentExitedError.is(error)) {
     return { exitCode: ExitCode.failed, stopReason: null, error: exitMessage(error) };
   }
+  if (signInHelp !== undefined) {
+    return { exitCode: ExitCode.failed, stopReason: null, error: `the agent requires sign-in (auth_required): ${describeError(error)}\n${signInHelp}` };
+  }
   return { ...rpcVerdict(error), stopReason: null };
 }
 
-/** A run whose prompt was sent: the turn's outcome, the final assistant text, and whether we stopped it. */
-export function turnVerdict(turn: TurnResult, finalText: string, stop: StopCause | undefined): Verdict {
+/** What the turn left behind, for judging an `end_turn`. */
+export interface TurnOutput {
+  /** The final assistant message. */
+  readonly text: string;
+  /** No text, no tool call, no plan. */
+  readonly empty: boolean;
+  /** The agent's last stderr lines. */
+  readonly stderrTail: string;
+}
+
+/** A run whose prompt was sent: the turn's outcome, what it produced, and whether we stopped it. */
+export function turnVerdict(turn: TurnResult, output: TurnOutput, stop: StopCause | undefined): Verdict {
   const stopReason = turn.kind === 'ended' ? turn.stopReason : null;
   if (stop !== undefined) {
     const detail = turn.kind === 'interrupted' ? 'the agent was killed before it ended the turn' : undefined;
@@ -56,7 +72,7 @@ export function turnVerdict(turn: TurnResult, finalText: string, stop: StopCause
   }
   switch (turn.kind) {
     case 'ended':
-      return endedVerdict(turn.stopReason, finalText);
+      return endedVerdict(turn.stopReason, output);
     case 'failed': {
       if (AgentTimeoutError.is(turn.error)) {
         return { exitCode: ExitCode.failed, stopReason: null, error: turn.error.message };
@@ -72,20 +88,10 @@ export function turnVerdict(turn: TurnResult, finalText: string, stop: StopCause
   }
 }
 
-function endedVerdict(stopReason: acp.StopReason, finalText: string): Verdict {
+function endedVerdict(stopReason: acp.StopReason, output: TurnOutput): Verdict {
   switch (stopReason) {
-    case 'end_turn': {
-      // Hermes reports provider failures as the answer text, with end_turn.
-      const provider = detectProviderFailureText(finalText);
-      if (provider !== undefined) {
-        return {
-          exitCode: provider.transient ? ExitCode.tempFail : ExitCode.failed,
-          stopReason,
-          error: finalText.trim(),
-        };
-      }
-      return { exitCode: ExitCode.ok, stopReason };
-    }
+    case 'end_turn':
+      return endTurnVerdict(output);
     case 'cancelled':
       return { exitCode: ExitCode.failed, stopReason, error: 'the agent cancelled the turn' };
     case 'refusal':
@@ -97,6 +103,42 @@ function endedVerdict(stopReason: acp.StopReason, finalText: string): Verdict {
     default:
       return { exitCode: ExitCode.failed, stopReason, error: `unknown stop reason ${JSON.stringify(stopReason)}` };
   }
+}
+
+/**
+ * `end_turn` is not always success. Hermes reports provider failures as the answer text; pi
+ * streams only "Retrying…" notices, Cline nothing at all, after a failed model call
+ * (agents-in-the-wild.md "Provider 429"): such a turn is a provider failure where the agent's
+ * stderr or text says so, and a failure anyway.
+ */
+function endTurnVerdict(output: TurnOutput): Verdict {
+  const stopReason = 'end_turn';
+  const text = output.text.trim();
+  const hermes = detectProviderFailureText(output.text);
+  if (hermes !== undefined) {
+    return { exitCode: providerExit(hermes), stopReason, error: text };
+  }
+  const retryOnly = isRetryOnlyText(output.text);
+  if (!output.empty && !retryOnly) {
+    return { exitCode: ExitCode.ok, stopReason };
+  }
+  const said = retryOnly ? `the agent only reported retries ("${firstLine(text)}") and ended the turn` : 'the agent ended the turn without output';
+  const tail = output.stderrTail.trim();
+  const provider = detectProviderFailureInLog(`${tail}\n${text}`);
+  if (provider !== undefined) {
+    const status = provider.httpStatus !== undefined ? `, HTTP ${provider.httpStatus}` : '';
+    return { exitCode: providerExit(provider), stopReason, error: `${said}: the model provider failed (${provider.kind}${status}): ${provider.message}` };
+  }
+  return { exitCode: ExitCode.failed, stopReason, error: tail !== '' ? `${said}\n${tail}` : said };
+}
+
+function providerExit(p: ProviderFailure): RunExitCode {
+  return p.transient ? ExitCode.tempFail : ExitCode.failed;
+}
+
+function firstLine(text: string): string {
+  const line = text.split('\n')[0] ?? '';
+  return line.length > 120 ? `${line.slice(0, 119)}…` : line;
 }
 
 /** A JSON-RPC error (or anything else thrown): 75 when it was the provider's transient failure. */

@@ -1,18 +1,24 @@
 import { writeFileSync } from 'node:fs';
-import * as path from 'node:path';
 import type * as acp from '@agentclientprotocol/sdk';
 import { AcpClient, defaultTimeouts } from '../acp/acpConnection';
 import { AgentProcess } from '../acp/agentProcess';
 import { AgentExitedError } from '../acp/errors';
 import { TrafficLog } from '../acp/trafficLog';
+import { profileFor, type AgentProfile } from '../session/agentProfiles';
 import { quirksFor } from '../session/agentQuirks';
 import { SessionController, type TurnResult } from '../session/sessionController';
 import type { SessionState } from '../session/sessionState';
+import { agentIdentity, executableName } from './agentIdentity';
 import type { RunOptions } from './args';
-import type { AgentIdentity, EventBody, EventSink, Tokens } from './events';
+import type { EventBody, EventSink, LeftProcess } from './events';
 import { startFailureVerdict, turnVerdict, type StopCause, type Verdict } from './exitCodes';
+import { applyMode, permissionsEnforced, sessionModes } from './modeChoice';
 import { HeadlessPermissions } from './permissions';
-import { finalAnswer, turnTokens, TurnEvents } from './turnEvents';
+import { newRunMarker, runMarkerVariable, stopMarked } from './processSweep';
+import { describeSignIn, isAuthRequired, signInMethods, soleAgentMethod, type SignInMethod } from './signIn';
+import { finalAnswer } from './toolOutput';
+import { TurnEvents } from './turnEvents';
+import { footerUsage, reportedUsage, tokensOf } from './turnUsage';
 
 export interface RunnerDeps {
   readonly sink: EventSink;
@@ -24,27 +30,44 @@ export interface RunnerDeps {
 }
 
 const defaultCancelGraceMs = 10_000;
+const stderrTailLines = 20;
+
+/** How the run ended, before the agent is stopped and the `result` is written. */
+interface Outcome {
+  readonly verdict: Verdict;
+  readonly text?: string;
+  readonly usage?: ReturnType<typeof reportedUsage>;
+  readonly turnMs?: number;
+  readonly permissionsEnforced?: boolean;
+}
 
 /**
- * One headless run: start the agent, `initialize`, `session/new`, one `session/prompt`, then a
- * `result` event and the agent stopped — whatever happens in between. Built on the same client
- * core as the extension (AgentProcess, AcpClient, SessionController).
+ * One headless run: start the agent, `initialize`, `session/new`, one `session/prompt`, stop the
+ * agent and everything it started, then a `result` event — whatever happens in between. Built on
+ * the same client core as the extension (AgentProcess, AcpClient, SessionController).
  */
 export class Runner {
   private stop: StopCause | undefined;
   private proc: AgentProcess | undefined;
   private client: AcpClient | undefined;
   private controller: SessionController | undefined;
+  private init: acp.InitializeResponse | undefined;
+  private profile: AgentProfile;
   private turnRunning = false;
+  private systemWritten = false;
   private graceTimer: NodeJS.Timeout | undefined;
   private timeoutTimer: NodeJS.Timeout | undefined;
   private startedAt = 0;
+  private readonly stderrTail: string[] = [];
+  private readonly marker = newRunMarker();
   private readonly log = new TrafficLog();
 
   constructor(
     private readonly options: RunOptions,
     private readonly deps: RunnerDeps,
-  ) {}
+  ) {
+    this.profile = profileFor(undefined, executableName(options.agent.command, options.agent.args));
+  }
 
   /** SIGINT/SIGTERM. The first one cancels the turn (`session/cancel`); the next kills the agent at once. */
   interrupt(): void {
@@ -63,29 +86,36 @@ export class Runner {
     if (timeoutMs !== undefined) {
       this.timeoutTimer = setTimeout(() => this.requestStop('timeout'), timeoutMs);
     }
+    let outcome: Outcome;
     try {
-      return await this.runSession();
+      outcome = await this.runSession();
     } catch (e) {
       // A bug of ours: still end with a result, so no caller mistakes it for success.
-      return this.finish({ exitCode: 1, stopReason: null, error: `internal error: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}` }, null);
+      outcome = { verdict: { exitCode: 1, stopReason: null, error: `internal error: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}` } };
     } finally {
       clearTimeout(this.timeoutTimer);
       clearTimeout(this.graceTimer);
-      await this.cleanup();
     }
+    const left = await this.cleanup();
+    return this.finish(outcome, left);
   }
 
-  private async runSession(): Promise<number> {
+  private async runSession(): Promise<Outcome> {
     const { options } = this;
     let proc: AgentProcess;
     try {
-      proc = await AgentProcess.start({ command: options.agent.command, args: options.agent.args, cwd: options.cwd }, { killGraceMs: 2000 });
+      const spec = { command: options.agent.command, args: options.agent.args, cwd: options.cwd, env: { [runMarkerVariable]: this.marker } };
+      proc = await AgentProcess.start(spec, { killGraceMs: 2000 });
     } catch (e) {
-      return this.finish(startFailureVerdict(e, this.stop), null);
+      return { verdict: startFailureVerdict(e, this.stop) };
     }
     this.proc = proc;
     proc.onStderrLine((line) => {
       this.log.append({ dir: 'stderr', kind: 'text', size: Buffer.byteLength(line), text: line });
+      this.stderrTail.push(line);
+      if (this.stderrTail.length > stderrTailLines) {
+        this.stderrTail.shift();
+      }
       this.deps.sink.diagnostic(line);
     });
     if (this.stop !== undefined) {
@@ -111,8 +141,10 @@ export class Runner {
     try {
       init = await client.initialize();
     } catch (e) {
-      return this.finish(startFailureVerdict(e, this.stop), null);
+      return { verdict: startFailureVerdict(e, this.stop) };
     }
+    this.init = init;
+    this.profile = profileFor(init.agentInfo?.name, executableName(options.agent.command, options.agent.args));
 
     const decider = new HeadlessPermissions(options.permissions, options.cwd);
     let ids = 0;
@@ -128,30 +160,27 @@ export class Runner {
     // The decider found no option to answer with (e.g. no reject option): answer `cancelled`.
     controller.onPermissionRequested((p) => controller.dismissPermission(p.requestId));
     void client.closed.then((exit) => controller.agentExited(exit.message, exit.stderrTail));
-    const events = new TurnEvents((body) => this.emit(body), this.deps.now, (id) => decider.takeRuleFor(id));
+    const events = new TurnEvents({ emit: (body) => this.emit(body), now: this.deps.now, ruleFor: (id) => decider.takeRuleFor(id), profile: this.profile });
     controller.onDidChange((change) => events.onChange(change));
+    client.onAnyUpdate((n) => {
+      if (n.sessionId === controller.sessionId) {
+        events.onWireUpdate(n.update);
+      }
+    });
 
-    if (this.stop !== undefined) {
-      return this.finish(startFailureVerdict(undefined, this.stop), null);
+    const started = await this.startSession(client, controller, signInMethods((init as { authMethods?: unknown }).authMethods));
+    if (started !== undefined) {
+      return started;
     }
-    try {
-      await controller.start();
-    } catch (e) {
-      return this.finish(startFailureVerdict(e, this.stop), null);
+    const modeFailure = await applyMode(controller, this.profile, options, (line) => this.deps.sink.diagnostic(line));
+    if (modeFailure !== undefined) {
+      return { verdict: modeFailure };
     }
     const sessionId = controller.sessionId ?? '';
-    const model = currentModel(controller.state);
-    this.emit({
-      type: 'system',
-      subtype: 'init',
-      session_id: sessionId,
-      ...(model !== undefined ? { model } : {}),
-      agent: agentIdentity(init.agentInfo, options.agent.command),
-      cwd: options.cwd,
-    });
+    this.writeSystem(sessionId, controller.state);
     this.deps.sink.diagnostic(`session_id: ${sessionId}`);
     if (this.stop !== undefined) {
-      return this.finish(startFailureVerdict(undefined, this.stop), sessionId);
+      return { verdict: startFailureVerdict(undefined, this.stop) };
     }
 
     const turnStartedAt = this.deps.now();
@@ -173,13 +202,75 @@ export class Runner {
       // Mark open tool calls interrupted now rather than whenever the exit notification lands.
       controller.agentExited(turn.error.message, turn.error.stderrTail);
     }
-    events.finish(controller.state);
-    const text = finalAnswer(controller.state.entries, turnId);
-    return this.finish(turnVerdict(turn, text, this.stop), sessionId, {
+    const state = controller.state;
+    events.finish(state);
+    const facts = events.turnFacts;
+    const text = finalAnswer(state.entries, turnId);
+    const enforced = permissionsEnforced(this.profile, sessionModes(state), options.permissions, facts);
+    if (!enforced) {
+      this.deps.sink.diagnostic(
+        `hermes-acp-run: warning: the agent edited or ran something without asking for permission, and it offers no mode that asks: ` +
+          `--permissions ${options.permissions.kind === 'rules' ? options.permissions.file : options.permissions.kind} was not enforced (result.permissions_enforced: false)`,
+      );
+    }
+    return {
+      verdict: turnVerdict(turn, { text, empty: !facts.text && facts.tools === 0 && !facts.plan, stderrTail: this.stderrTail.join('\n') }, this.stop),
       text,
-      tokens: turnTokens(controller.state.entries, turnId),
+      usage: reportedUsage(this.profile, { footer: footerUsage(state.entries, turnId), response: turn.kind === 'ended' ? turn.response : undefined, chunks: facts.chunkUsage }),
       turnMs,
-    });
+      permissionsEnforced: enforced,
+    };
+  }
+
+  /** `--auth`, then `session/new`; on `auth_required` signs in with the agent's only agent-type method and tries once more. */
+  private async startSession(client: AcpClient, controller: SessionController, methods: readonly SignInMethod[]): Promise<Outcome | undefined> {
+    const command = [this.options.agent.command, ...this.options.agent.args];
+    const requested = this.options.auth;
+    if (requested !== undefined) {
+      const method = methods.find((m) => m.id === requested);
+      if (method?.type !== 'agent') {
+        const why = method === undefined ? 'the agent offers no such method' : `it is a ${method.type} method, which needs a human`;
+        return { verdict: { exitCode: 1, stopReason: null, error: `--auth ${requested}: ${why}.\n${describeSignIn(methods, command)}` } };
+      }
+      const failed = await this.authenticate(client, method, methods);
+      if (failed !== undefined) {
+        return failed;
+      }
+    }
+    if (this.stop !== undefined) {
+      return { verdict: startFailureVerdict(undefined, this.stop) };
+    }
+    try {
+      await controller.start();
+      return undefined;
+    } catch (e) {
+      const sole = soleAgentMethod(methods);
+      if (!isAuthRequired(e) || requested !== undefined || sole === undefined || this.stop !== undefined) {
+        return { verdict: startFailureVerdict(e, this.stop, isAuthRequired(e) ? describeSignIn(methods, command) : undefined) };
+      }
+      this.deps.sink.diagnostic(`hermes-acp-run: the agent requires sign-in; authenticating with its only agent method "${sole.id}" and retrying`);
+      const failed = await this.authenticate(client, sole, methods);
+      if (failed !== undefined) {
+        return failed;
+      }
+    }
+    try {
+      await controller.start();
+      return undefined;
+    } catch (e) {
+      return { verdict: startFailureVerdict(e, this.stop, isAuthRequired(e) ? describeSignIn(methods, command) : undefined) };
+    }
+  }
+
+  private async authenticate(client: AcpClient, method: SignInMethod, methods: readonly SignInMethod[]): Promise<Outcome | undefined> {
+    try {
+      await client.authenticate(method.id);
+      return undefined;
+    } catch (e) {
+      const verdict = startFailureVerdict(e, this.stop);
+      const help = describeSignIn(methods, [this.options.agent.command, ...this.options.agent.args]);
+      return { verdict: { ...verdict, error: `authenticate ${method.id} failed: ${verdict.error ?? 'unknown error'}\n${help}` } };
+    }
   }
 
   private requestStop(cause: StopCause): void {
@@ -206,17 +297,46 @@ export class Runner {
     }
   }
 
-  private finish(verdict: Verdict, sessionId: string | null, turn?: { text: string; tokens: Tokens | null; turnMs: number }): number {
+  /** The first record: after `session/new`, or before `result` when the run ended earlier. */
+  private writeSystem(sessionId: string, state: SessionState | undefined): void {
+    if (this.systemWritten) {
+      return;
+    }
+    this.systemWritten = true;
+    this.emit({
+      type: 'system',
+      subtype: 'init',
+      session_id: sessionId,
+      model: state !== undefined ? (currentModel(state) ?? '') : '',
+      mode: state !== undefined ? (sessionModes(state)?.current ?? '') : '',
+      agent: agentIdentity(this.init?.agentInfo, this.options.agent.command, this.options.agent.args),
+      cwd: this.options.cwd,
+    });
+  }
+
+  private finish(outcome: Outcome, left: readonly LeftProcess[]): number {
+    const { verdict } = outcome;
+    const sessionId = this.controller?.sessionId ?? '';
+    this.writeSystem(sessionId, this.controller?.state);
+    let error = verdict.error;
+    if (left.length > 0) {
+      const names = left.map((p) => `${p.pid} (${p.command})`).join(', ');
+      this.deps.sink.diagnostic(`hermes-acp-run: warning: could not stop ${names}`);
+      error = error !== undefined ? `${error}\n(also left running: ${names})` : undefined;
+    }
     this.emit({
       type: 'result',
       session_id: sessionId,
       exit_code: verdict.exitCode,
       stop_reason: verdict.stopReason,
-      text: turn?.text ?? '',
-      tokens: turn?.tokens ?? null,
+      text: outcome.text ?? '',
+      tokens: tokensOf(outcome.usage),
+      tokens_reported: outcome.usage !== undefined,
+      permissions_enforced: outcome.permissionsEnforced ?? true,
+      left_running: left,
       duration_ms: Math.max(0, this.deps.now() - this.startedAt),
-      turn_duration_ms: turn?.turnMs ?? null,
-      ...(verdict.error !== undefined ? { error: verdict.error } : {}),
+      turn_duration_ms: outcome.turnMs ?? null,
+      ...(verdict.exitCode !== 0 ? { error: error ?? 'failed' } : {}),
     });
     return verdict.exitCode;
   }
@@ -226,8 +346,8 @@ export class Runner {
     this.deps.sink.emit(Object.assign({ type: body.type, timestamp: this.deps.now() }, body));
   }
 
-  /** Stops the agent and everything it started (no orphans), then writes the traffic log if asked. */
-  private async cleanup(): Promise<void> {
+  /** Stops the agent and everything it started (also what left its process group), then writes the traffic log if asked. */
+  private async cleanup(): Promise<LeftProcess[]> {
     this.controller?.dispose();
     this.client?.dispose();
     try {
@@ -235,6 +355,7 @@ export class Runner {
     } catch {
       // already gone
     }
+    const left = this.proc !== undefined ? await stopMarked(this.marker, { graceMs: 1500 }) : [];
     const file = this.options.trafficLog;
     if (file !== undefined) {
       try {
@@ -243,18 +364,8 @@ export class Runner {
         this.deps.sink.diagnostic(`hermes-acp-run: cannot write the traffic log ${file}: ${e instanceof Error ? e.message : String(e)}`);
       }
     }
+    return left;
   }
-}
-
-function agentIdentity(info: acp.Implementation | null | undefined, command: string): AgentIdentity {
-  if (info === undefined || info === null) {
-    return { name: path.basename(command), version: null };
-  }
-  return {
-    name: info.name,
-    ...(typeof info.title === 'string' && info.title !== '' ? { title: info.title } : {}),
-    version: info.version,
-  };
 }
 
 /** The session's model: the legacy `models` field (Hermes, Gemini) or a `model` config option. */

@@ -1,36 +1,111 @@
 import type * as acp from '@agentclientprotocol/sdk';
-import { findPermissionTool } from '../session/slices/toolSlice';
-import { sessionUpdatesOf } from '../session/sessionActions';
+import type { AgentProfile } from '../session/agentProfiles';
+import { sessionUpdatesOf, type SessionAction } from '../session/sessionActions';
 import type { SessionChange } from '../session/sessionController';
-import type { Entry, SessionState, ToolEntry, TokenUsage } from '../session/sessionState';
-import { maxToolOutputChars, type EventBody, type Tokens } from './events';
+import { findPermissionTool, lastIndexOfTool } from '../session/slices/toolSlice';
+import type { SessionState, TokenUsage, ToolEntry } from '../session/sessionState';
+import { toolInput, toolName } from '../session/toolIdentity';
+import { addUsage, parseChunkMetaUsage } from '../session/usage';
+import { isObject } from '../util/json';
+import { boundJson, capText } from './bounded';
+import { maxToolOutputChars, type EventBody, type ToolResultStatus } from './events';
+import { toolOutput } from './toolOutput';
+
+/** Kinds that change something: running one without being asked is what `permissions_enforced` is about. */
+const guardedKinds: ReadonlySet<string> = new Set(['edit', 'delete', 'move', 'execute']);
+const maxTitleChars = 1000;
 
 interface TrackedTool {
-  readonly startedAt: number;
-  readonly name: string;
+  readonly firstSeen: number;
+  /** `_meta` of every update and permission request about the call, merged (later keys win). */
+  meta: Record<string, unknown>;
+  /** The `_meta` of the latest of them (a streaming phase is only true until the next one). */
+  lastMeta: unknown;
+  /** Set once `tool_use` is written; `tool_result` and `permission` use the same name. */
+  name?: string;
+  /** The agent itself reported `completed` or `failed`. */
+  agentFinished: boolean;
+  /** Why the runner did not let the call run (the permission answer). */
+  denial?: string;
+  /** Of a kind that changes something (edit, delete, move, execute). */
+  guarded: boolean;
   done: boolean;
 }
 
+/** What the turn produced, for the verdict (empty turn) and `permissions_enforced`. */
+export interface TurnFacts {
+  readonly text: boolean;
+  readonly tools: number;
+  readonly plan: boolean;
+  readonly permissionsAsked: number;
+  /** A call of kind edit/delete/move/execute appeared. */
+  readonly guardedCalls: number;
+  /** `_meta.usage` of the turn's message chunks, summed. */
+  readonly chunkUsage?: TokenUsage;
+}
+
+export interface TurnEventsDeps {
+  readonly emit: (event: EventBody) => void;
+  readonly now: () => number;
+  /** The rule that decided a permission request about this call (read once). */
+  readonly ruleFor: (toolCallId: string) => string | undefined;
+  readonly profile: AgentProfile;
+}
+
 /**
- * Turns the session controller's state changes during one turn into runner events: `text` for
- * every streamed assistant fragment, `tool_use` when a tool call first appears (announced or
- * only asked about), `permission` for every answered permission request, `tool_result` when the
- * agent reports a call completed or failed. {@link finish} closes what the agent never finished.
+ * Turns the session controller's changes during one turn into runner events: `text` for every
+ * streamed fragment; `tool_use` once a call's arguments are known (at the latest when it leaves
+ * `pending`, is asked about, or ends — never an empty input whose value comes later); `permission`
+ * for every answered request; `tool_result` when the agent reports the call completed or failed.
+ * {@link finish} closes what the agent never finished.
  */
 export class TurnEvents {
   private readonly tools = new Map<string, TrackedTool>();
   private turnId: number | undefined;
   private finished = false;
+  private facts: { text: boolean; plan: boolean; permissionsAsked: number; chunkUsage?: TokenUsage } = { text: false, plan: false, permissionsAsked: 0 };
 
-  constructor(
-    private readonly emit: (event: EventBody) => void,
-    private readonly now: () => number,
-    private readonly ruleFor: (toolCallId: string) => string | undefined,
-  ) {}
+  constructor(private readonly deps: TurnEventsDeps) {}
 
   /** Starts translating changes: call right after the prompt was submitted. */
   begin(turnId: number | undefined): void {
     this.turnId = turnId;
+  }
+
+  get turnFacts(): TurnFacts {
+    let guardedCalls = 0;
+    for (const t of this.tools.values()) {
+      guardedCalls += t.guarded ? 1 : 0;
+    }
+    return { ...this.facts, tools: this.tools.size, guardedCalls };
+  }
+
+  /**
+   * Every `session/update` of the session as it arrives, before the reducer sees it: what the
+   * reducer does not keep (`_meta`, the agent's own completion) and updates that change no state
+   * (Qwen's usage rides on empty message chunks) would otherwise be lost.
+   */
+  onWireUpdate(u: acp.SessionUpdate): void {
+    if (this.turnId === undefined || this.finished) {
+      return;
+    }
+    switch (u.sessionUpdate) {
+      case 'agent_message_chunk':
+        this.noteChunkUsage(u._meta);
+        break;
+      case 'tool_call':
+      case 'tool_call_update':
+        this.noteMeta(u.toolCallId, u._meta);
+        if (u.status === 'completed' || u.status === 'failed') {
+          this.track(u.toolCallId).agentFinished = true;
+        }
+        break;
+      case 'plan':
+        this.facts.plan ||= u.entries.length > 0;
+        break;
+      default:
+        break;
+    }
   }
 
   onChange(change: SessionChange): void {
@@ -38,202 +113,201 @@ export class TurnEvents {
       return;
     }
     const { prev, next, action } = change;
-    for (const u of sessionUpdatesOf(action)) {
-      if (u.sessionUpdate === 'agent_message_chunk' && u.content.type === 'text' && u.content.text !== '') {
-        this.emit({ type: 'text', text: u.content.text });
-      }
+    if (action.type === 'permissionRequested') {
+      this.facts.permissionsAsked++;
+      this.noteMeta(action.toolCall.toolCallId, action.toolCall._meta);
     }
-    if (prev.entries !== next.entries) {
+    if (action.type === 'updateReceived' || action.type === 'updatesReceived') {
+      this.followUpdates(sessionUpdatesOf(action), next);
+    } else if (prev.entries !== next.entries) {
       // Entries are only replaced or appended, and untouched ones keep their identity.
-      const agentReported = action.type === 'updateReceived' || action.type === 'updatesReceived';
       for (let i = 0; i < next.entries.length; i++) {
         const e = next.entries[i];
         if (e?.kind === 'tool' && e !== prev.entries[i]) {
-          this.onTool(e, agentReported);
+          this.onTool(e);
         }
       }
     }
     if (action.type === 'permissionResolved') {
-      const tool = findPermissionTool(next, action.requestId);
-      if (tool !== undefined) {
-        this.onTool(tool, false);
-        const outcome = action.outcome;
-        const option = outcome.kind === 'selected' ? tool.permission?.options.find((o) => o.optionId === outcome.optionId) : undefined;
-        this.emit({
-          type: 'permission',
-          tool_call_id: tool.toolCallId,
-          name: toolName(tool),
-          outcome: outcome.kind,
-          ...(outcome.kind === 'selected' ? { optionId: outcome.optionId } : {}),
-          ...(option !== undefined ? { option_kind: option.kind } : {}),
-          rule: this.ruleFor(tool.toolCallId) ?? action.answeredBy.replace(/^rule: /, ''),
-          ...(tool.permission?.check !== undefined ? { targets: tool.permission.check.targets } : {}),
-        });
-      }
+      this.onPermissionResolved(next, action);
     }
   }
 
   /**
-   * The turn is over: every call without a result gets one (`is_error: true`), in order of
-   * appearance. Hermes leaves some calls open for good (ended without a result).
+   * The turn is over: every call gets its `tool_use` (if not yet written) and a `tool_result`, in
+   * order of appearance. Hermes leaves some calls open for good (`ended`, not an error).
    */
   finish(state: SessionState): void {
     if (this.finished) {
       return;
     }
     for (const e of state.entries) {
-      if (e.kind === 'tool') {
-        this.onTool(e, false);
-        this.result(e, true);
+      if (e.kind === 'tool' && this.inTurn(e)) {
+        this.writeToolUse(e);
+        this.writeResult(e);
       }
     }
     this.finished = true;
   }
 
-  private onTool(e: ToolEntry, agentReported: boolean): void {
-    if (this.turnId !== undefined && e.turnId !== undefined && e.turnId !== this.turnId) {
-      return;
-    }
-    if (!this.tools.has(e.toolCallId)) {
-      this.tools.set(e.toolCallId, { startedAt: this.now(), name: toolName(e), done: false });
-      this.emit({
-        type: 'tool_use',
-        tool_call_id: e.toolCallId,
-        name: toolName(e),
-        title: e.title,
-        kind: e.toolKind,
-        ...(e.rawInput !== undefined ? { input: e.rawInput } : {}),
-      });
-    }
-    // Only the agent's own completed/failed counts; a local mark (a rejected permission fails
-    // the card at once) waits for the agent's report or the end of the turn.
-    if (agentReported && (e.status === 'completed' || e.status === 'failed')) {
-      this.result(e, false);
+  /**
+   * A batch of updates (one read from the pipe) in wire order: text fragments as they come, and a
+   * tool call's events when it is first mentioned, from its entry after the batch.
+   */
+  private followUpdates(updates: readonly acp.SessionUpdate[], state: SessionState): void {
+    for (const u of updates) {
+      if (u.sessionUpdate === 'agent_message_chunk' && u.content.type === 'text' && u.content.text !== '') {
+        this.facts.text ||= u.content.text.trim() !== '';
+        this.deps.emit({ type: 'text', text: u.content.text });
+      } else if (u.sessionUpdate === 'tool_call' || u.sessionUpdate === 'tool_call_update') {
+        const e = state.entries[lastIndexOfTool(state.entries, u.toolCallId)];
+        if (e?.kind === 'tool') {
+          this.onTool(e);
+        }
+      }
     }
   }
 
-  private result(e: ToolEntry, atTurnEnd: boolean): void {
-    const tracked = this.tools.get(e.toolCallId);
-    if (tracked === undefined || tracked.done) {
+  private noteChunkUsage(meta: unknown): void {
+    if (!this.deps.profile.usage.includes('chunkMetaUsage')) {
       return;
     }
-    tracked.done = true;
-    const reported = !atTurnEnd || e.status === 'completed' || e.status === 'failed';
-    const status = reported ? e.status : e.status === 'pending' || e.status === 'in_progress' ? 'ended' : e.status;
-    const capped = capText(reported ? toolOutput(e) : unfinishedOutput(status), maxToolOutputChars);
-    this.emit({
+    const usage = parseChunkMetaUsage(meta);
+    if (usage !== undefined) {
+      this.facts.chunkUsage = addUsage(this.facts.chunkUsage, usage);
+    }
+  }
+
+  private noteMeta(toolCallId: string, meta: unknown): void {
+    const t = this.track(toolCallId);
+    t.lastMeta = meta;
+    if (isObject(meta)) {
+      t.meta = { ...t.meta, ...meta };
+    }
+  }
+
+  private track(toolCallId: string): TrackedTool {
+    let t = this.tools.get(toolCallId);
+    if (t === undefined) {
+      t = { firstSeen: this.deps.now(), meta: {}, lastMeta: undefined, agentFinished: false, guarded: false, done: false };
+      this.tools.set(toolCallId, t);
+    }
+    return t;
+  }
+
+  private inTurn(e: ToolEntry): boolean {
+    return this.turnId === undefined || e.turnId === undefined || e.turnId === this.turnId;
+  }
+
+  private onTool(e: ToolEntry): void {
+    if (!this.inTurn(e)) {
+      return;
+    }
+    const t = this.track(e.toolCallId);
+    t.guarded ||= guardedKinds.has(e.toolKind);
+    const inputKnown = toolInput(this.deps.profile, e.rawInput, t.lastMeta) !== undefined;
+    if (inputKnown || e.status !== 'pending' || e.permission !== undefined) {
+      this.writeToolUse(e);
+    }
+    if (t.agentFinished && (e.status === 'completed' || e.status === 'failed')) {
+      this.writeResult(e);
+    }
+  }
+
+  private writeToolUse(e: ToolEntry): void {
+    const t = this.track(e.toolCallId);
+    if (t.name !== undefined) {
+      return;
+    }
+    const facts = { toolCallId: e.toolCallId, title: e.title, kind: e.toolKind, rawInput: e.rawInput, meta: t.meta, ...(e.name !== undefined ? { name: e.name } : {}) };
+    t.name = capText(toolName(this.deps.profile, facts), 200).value;
+    const input = toolInput(this.deps.profile, e.rawInput, t.lastMeta);
+    const bounded = input === undefined ? undefined : boundJson(input);
+    this.deps.emit({
+      type: 'tool_use',
+      tool_call_id: e.toolCallId,
+      name: t.name,
+      title: capText(e.title, maxTitleChars).value,
+      kind: e.toolKind,
+      ...(bounded !== undefined ? { input: bounded.value } : {}),
+      ...(bounded?.truncated === true ? { input_truncated: true as const } : {}),
+    });
+  }
+
+  private onPermissionResolved(state: SessionState, action: Extract<SessionAction, { type: 'permissionResolved' }>): void {
+    const tool = findPermissionTool(state, action.requestId);
+    if (tool === undefined || !this.inTurn(tool)) {
+      return;
+    }
+    this.writeToolUse(tool);
+    const t = this.track(tool.toolCallId);
+    const outcome = action.outcome;
+    const option = outcome.kind === 'selected' ? tool.permission?.options.find((o) => o.optionId === outcome.optionId) : undefined;
+    const rule = this.deps.ruleFor(tool.toolCallId) ?? action.answeredBy.replace(/^rule: /, '');
+    if (outcome.kind === 'cancelled') {
+      t.denial = `permission not granted (answered cancelled): ${rule}`;
+    } else if (outcome.kind === 'expired') {
+      t.denial = `permission request expired: ${rule}`;
+    } else if (option?.kind === 'reject_once' || option?.kind === 'reject_always') {
+      t.denial = `permission denied: ${rule}`;
+    }
+    const check = tool.permission?.check;
+    this.deps.emit({
+      type: 'permission',
+      tool_call_id: tool.toolCallId,
+      name: t.name ?? tool.toolKind,
+      title: capText(tool.title, maxTitleChars).value,
+      outcome: outcome.kind,
+      ...(outcome.kind === 'selected' ? { optionId: outcome.optionId } : {}),
+      ...(option !== undefined ? { option_kind: option.kind } : {}),
+      rule,
+      ...(check?.targets !== undefined ? { targets: check.targets } : {}),
+    });
+  }
+
+  private writeResult(e: ToolEntry): void {
+    const t = this.track(e.toolCallId);
+    if (t.done) {
+      return;
+    }
+    t.done = true;
+    const { status, output } = outcomeOf(e, t);
+    const capped = capText(output, maxToolOutputChars);
+    this.deps.emit({
       type: 'tool_result',
       tool_call_id: e.toolCallId,
-      name: tracked.name,
+      name: t.name ?? e.toolKind,
       status,
-      output: capped.text,
+      output: capped.value,
       ...(capped.truncated ? { output_truncated: true as const } : {}),
-      duration_ms: Math.max(0, this.now() - tracked.startedAt),
-      is_error: status !== 'completed',
+      duration_ms: Math.max(0, this.deps.now() - t.firstSeen),
+      is_error: status === 'failed' || status === 'cancelled' || status === 'interrupted',
     });
   }
 }
 
-export function toolName(e: ToolEntry): string {
-  return e.name !== undefined && e.name !== '' ? e.name : e.title;
-}
-
-function unfinishedOutput(status: string): string {
-  switch (status) {
+/**
+ * The agent's own `completed`/`failed` wins; else a call the runner did not allow failed with the
+ * answer as its output; else the local end: `cancelled`, `interrupted`, or `ended` — the turn
+ * ended normally without a result for it (Hermes' patch/write_file, #50723), not an error.
+ */
+function outcomeOf(e: ToolEntry, t: TrackedTool): { readonly status: ToolResultStatus; readonly output: string } {
+  if (t.agentFinished && (e.status === 'completed' || e.status === 'failed')) {
+    const output = toolOutput(e);
+    return { status: e.status, output: output !== '' ? output : (t.denial ?? '') };
+  }
+  if (t.denial !== undefined) {
+    return { status: 'failed', output: t.denial };
+  }
+  switch (e.status) {
     case 'cancelled':
-      return 'cancelled';
+      return { status: 'cancelled', output: 'cancelled' };
     case 'interrupted':
-      return 'the agent exited before the call finished';
+      return { status: 'interrupted', output: 'the agent exited before the call finished' };
+    case 'completed':
+    case 'failed':
+      return { status: e.status, output: toolOutput(e) };
     default:
-      return 'ended without a result';
+      return { status: 'ended', output: 'ended without a result' };
   }
-}
-
-/** What the call produced, as text: its content, else its raw output. */
-export function toolOutput(e: ToolEntry): string {
-  const parts: string[] = [];
-  for (const c of e.content) {
-    if (c.type === 'content') {
-      parts.push(blockText(c.content));
-    } else if (c.type === 'diff') {
-      parts.push(`[diff ${c.path}]`);
-    } else {
-      const term = e.metaTerminals?.find((t) => t.terminalId === c.terminalId);
-      parts.push(term !== undefined ? term.output : `[terminal ${c.terminalId}]`);
-    }
-  }
-  for (const t of e.metaTerminals ?? []) {
-    if (!e.content.some((c) => c.type === 'terminal' && c.terminalId === t.terminalId)) {
-      parts.push(t.output);
-    }
-  }
-  const text = parts.filter((p) => p !== '').join('\n');
-  if (text !== '' || e.rawOutput === undefined) {
-    return text;
-  }
-  return typeof e.rawOutput === 'string' ? e.rawOutput : (JSON.stringify(e.rawOutput) ?? '');
-}
-
-function blockText(b: acp.ContentBlock): string {
-  switch (b.type) {
-    case 'text':
-      return b.text;
-    case 'resource_link':
-      return `[${b.uri}]`;
-    case 'resource':
-      return 'text' in b.resource ? b.resource.text : `[${b.resource.uri}]`;
-    case 'image':
-    case 'audio':
-      return `[${b.type}]`;
-  }
-}
-
-export function capText(text: string, max: number): { readonly text: string; readonly truncated: boolean } {
-  if (text.length <= max) {
-    return { text, truncated: false };
-  }
-  let end = max;
-  const code = text.charCodeAt(end - 1);
-  if (code >= 0xd800 && code <= 0xdbff) {
-    end--; // never split a surrogate pair
-  }
-  return { text: text.slice(0, end), truncated: true };
-}
-
-/** The text of the turn's last assistant message (thoughts excluded). */
-export function finalAnswer(entries: readonly Entry[], turnId: number | undefined): string {
-  for (let i = entries.length - 1; i >= 0; i--) {
-    const e = entries[i];
-    if (e === undefined) {
-      continue;
-    }
-    if (e.kind === 'user' && e.origin === 'local') {
-      break;
-    }
-    if (e.kind === 'assistant' && (turnId === undefined || e.turnId === undefined || e.turnId === turnId)) {
-      return e.parts.map((p) => (p.kind === 'text' ? p.text : '')).join('');
-    }
-  }
-  return '';
-}
-
-/** The turn's tokens, from the footer the reducer wrote (already per turn). */
-export function turnTokens(entries: readonly Entry[], turnId: number | undefined): Tokens | null {
-  for (let i = entries.length - 1; i >= 0; i--) {
-    const e = entries[i];
-    if (e?.kind === 'turnEnd' && e.turnId === turnId) {
-      return e.usage !== undefined ? tokensOf(e.usage) : null;
-    }
-  }
-  return null;
-}
-
-export function tokensOf(u: TokenUsage): Tokens {
-  return {
-    input: u.inputTokens,
-    output: u.outputTokens,
-    total: u.totalTokens,
-    cache_read: u.cachedReadTokens ?? 0,
-    cache_write: u.cachedWriteTokens ?? 0,
-  };
 }

@@ -55,13 +55,18 @@ export function classifyRpcFailure(e: { readonly code: number; readonly message:
     status = e.code; // Gemini CLI uses the HTTP status as the JSON-RPC code
   }
   if (status === undefined) {
-    const m = /\b(?:HTTP|status)[ :]*(\d{3})\b/i.exec(text);
+    // "HTTP 503", "status: 429", or a detail that starts with the status (Qwen Code: "500 …").
+    const m = /\b(?:HTTP|status)[ :]*(\d{3})\b/i.exec(text) ?? /(?:^|: )([45]\d\d) [A-Za-z]/.exec(text);
     if (m !== null) {
       status = Number(m[1]);
     }
   }
   if (status !== undefined) {
     return classify(status, text);
+  }
+  const codex = isObject(data) && typeof data.codex_error_info === 'string' ? codexErrors[data.codex_error_info] : undefined;
+  if (codex !== undefined) {
+    return { ...codex, message: text };
   }
   if (/rate.?limit|too many requests/i.test(text)) {
     return { kind: 'rateLimit', message: text, transient: true };
@@ -77,6 +82,23 @@ export function classifyRpcFailure(e: { readonly code: number; readonly message:
   }
   return undefined;
 }
+
+/**
+ * Codex ACP's `data.codex_error_info` (codex-acp 0.16.0): the provider failure without an HTTP
+ * status, e.g. "We're currently experiencing high demand…" with `internal_server_error`.
+ */
+const codexErrors: Readonly<Record<string, Omit<ProviderFailure, 'message'>>> = {
+  internal_server_error: { kind: 'server', transient: true },
+  server_overloaded: { kind: 'overloaded', transient: true },
+  usage_limit_exceeded: { kind: 'billing', transient: true },
+  http_connection_failed: { kind: 'timeout', transient: true },
+  response_stream_connection_failed: { kind: 'timeout', transient: true },
+  response_stream_disconnected: { kind: 'timeout', transient: true },
+  response_too_many_failed_attempts: { kind: 'server', transient: true },
+  unauthorized: { kind: 'auth', transient: false },
+  bad_request: { kind: 'other', transient: false },
+  context_window_exceeded: { kind: 'other', transient: false },
+};
 
 function classify(status: number, message: string): ProviderFailure {
   if (status === 429) {
@@ -100,4 +122,49 @@ function classify(status: number, message: string): ProviderFailure {
     return { kind: 'auth', httpStatus: status, message, transient: false };
   }
   return { kind: 'other', httpStatus: status, message, transient: false };
+}
+
+/**
+ * Provider-failure signals in free text: an agent's stderr, or a reply that says nothing else.
+ * Stricter than {@link classifyRpcFailure} because logs mention numbers and words freely: only a
+ * 4xx/5xx status next to `HTTP`/`status`/`error`, or an explicit rate-limit, overload or quota phrase.
+ * The message is the line that said so.
+ */
+export function detectProviderFailureInLog(text: string): ProviderFailure | undefined {
+  for (const line of text.split('\n').reverse()) {
+    const status = /\b(?:HTTP(?:\/\d(?:\.\d)?)?|status(?:\s*code)?|error|code)[\s:=]*([45]\d\d)\b/i.exec(line) ?? /\b(429|5\d\d)\s+(?:Too Many Requests|Internal Server Error|Bad Gateway|Service Unavailable|Gateway Timeout)/i.exec(line);
+    const message = line.trim().slice(0, 300);
+    if (status !== null) {
+      return classify(Number(status[1]), message);
+    }
+    if (/rate.?limit(?:ed)?\b|too many requests/i.test(line)) {
+      return { kind: 'rateLimit', message, transient: true };
+    }
+    if (/\boverloaded\b/i.test(line)) {
+      return { kind: 'overloaded', message, transient: true };
+    }
+    if (/\b(?:quota|billing)\b|insufficient.?(?:funds|credit)/i.test(line)) {
+      return { kind: 'billing', message, transient: true };
+    }
+  }
+  return undefined;
+}
+
+/**
+ * A reply that ends in retry notices, as pi streams them before giving up on the provider
+ * (agents-in-the-wild.md: "Retrying (attempt n/3, waiting Ns)..." then `end_turn`; the rig saw
+ * "pi v1.6.0\n---\n" before and "Retry finished, resuming." after them, and no answer).
+ */
+export function isRetryOnlyText(text: string): boolean {
+  const notice = /\bretrying(?:\s*\([^)\n]*\))?\s*(?:\.\.\.|…)/gi;
+  let last: RegExpExecArray | null = null;
+  for (let m = notice.exec(text); m !== null; m = notice.exec(text)) {
+    last = m;
+  }
+  if (last === null) {
+    return false;
+  }
+  // Nothing said after the last notice but pi's "Retry finished, resuming.": no answer came.
+  const after = text.slice(last.index + last[0].length).replace(/retry finished[^.\n]*\.?/gi, '');
+  return after.trim() === '';
 }

@@ -50,3 +50,44 @@ export function usageDelta(current: TokenUsage, previous: TokenUsage | undefined
     ...(cachedWrite !== undefined ? { cachedWriteTokens: cachedWrite } : {}),
   };
 }
+
+/**
+ * Gemini CLI's per-turn tokens: `_meta.quota.token_count {input_tokens, output_tokens}` of the
+ * prompt response (agents-in-the-wild.md, token table). Zeros count as reported.
+ */
+export function parseQuotaUsage(meta: unknown): TokenUsage | undefined {
+  const count = isObject(meta) && isObject(meta.quota) ? meta.quota.token_count : undefined;
+  if (!isObject(count)) {
+    return undefined;
+  }
+  const input = count.input_tokens;
+  const output = count.output_tokens;
+  if (typeof input !== 'number' || typeof output !== 'number' || !Number.isFinite(input) || !Number.isFinite(output)) {
+    return undefined;
+  }
+  return { inputTokens: input, outputTokens: output, totalTokens: input + output };
+}
+
+/** Qwen Code's `_meta.usage` on an `agent_message_chunk`: one model call's tokens (ACP usage field names). */
+export function parseChunkMetaUsage(meta: unknown): TokenUsage | undefined {
+  return isObject(meta) ? parseUsage(meta.usage) : undefined;
+}
+
+/** The sum of two reports (several model calls in one turn). */
+export function addUsage(a: TokenUsage | undefined, b: TokenUsage): TokenUsage {
+  if (a === undefined) {
+    return b;
+  }
+  const opt = (x: number | undefined, y: number | undefined): number | undefined => (x === undefined && y === undefined ? undefined : (x ?? 0) + (y ?? 0));
+  const thought = opt(a.thoughtTokens, b.thoughtTokens);
+  const cachedRead = opt(a.cachedReadTokens, b.cachedReadTokens);
+  const cachedWrite = opt(a.cachedWriteTokens, b.cachedWriteTokens);
+  return {
+    inputTokens: a.inputTokens + b.inputTokens,
+    outputTokens: a.outputTokens + b.outputTokens,
+    totalTokens: a.totalTokens + b.totalTokens,
+    ...(thought !== undefined ? { thoughtTokens: thought } : {}),
+    ...(cachedRead !== undefined ? { cachedReadTokens: cachedRead } : {}),
+    ...(cachedWrite !== undefined ? { cachedWriteTokens: cachedWrite } : {}),
+  };
+}

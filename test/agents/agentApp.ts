@@ -20,12 +20,12 @@ import { runPrompt } from './promptTurn';
 import { exitAfterFlush, type AgentRuntime, type LiveSession } from './runtime';
 import {
   configOptions,
-  defaultModeId,
   defaultModelId,
   initialCommands,
   isModeId,
   isModelId,
   legacyModels,
+  modeDefaults,
   modeState,
   models,
   modes,
@@ -37,15 +37,27 @@ import { contextWindow } from './textScenarios';
 export const agentInfo = { name: 'scripted-agent', title: 'Scripted test agent', version: '1.0.0' };
 
 /** Stands in for Hermes' `hermes-setup` terminal method: the client re-runs the agent with `--setup`. */
-const authMethods: AuthMethod[] = [
-  {
-    id: 'scripted-setup',
-    name: 'Configure scripted agent',
-    description: 'Runs the scripted agent with --setup in a terminal (stands in for `hermes acp --setup`).',
-    type: 'terminal',
-    args: ['--setup'],
-  },
-];
+const setupMethod: AuthMethod = {
+  id: 'scripted-setup',
+  name: 'Configure scripted agent',
+  description: 'Runs the scripted agent with --setup in a terminal (stands in for `hermes acp --setup`).',
+  type: 'terminal',
+  args: ['--setup'],
+};
+
+/**
+ * With SCRIPTED_AGENT_AUTH: agent-type methods (no `type`: the agent signs in by itself when asked)
+ * and an env-var method (unstable in v1; Codex sends one), as Hermes', Codex's and Cline's lists mix them.
+ */
+function authMethodsOf(runtime: AgentRuntime): unknown[] {
+  if (runtime.knobs.auth === 'none') {
+    return [setupMethod];
+  }
+  const login = { id: 'scripted-login', name: 'Log in with the stored scripted credentials', description: 'The agent signs in by itself.' };
+  const token = { id: 'scripted-token', name: 'Use a scripted token', description: 'The agent signs in with a token.' };
+  const envVar = { id: 'scripted-api-key', name: 'Use SCRIPTED_API_KEY', type: 'env_var', varName: 'SCRIPTED_API_KEY' };
+  return runtime.knobs.auth === 'required' ? [login, setupMethod, envVar] : [login, token, setupMethod, envVar];
+}
 
 /** What new/load/resume/fork answer besides the id: Hermes' `modes` + legacy `models`, or `configOptions`. */
 type SessionSetup = {
@@ -59,9 +71,10 @@ function clientSupportsBoolean(runtime: AgentRuntime): boolean {
 }
 
 function setupOf(runtime: AgentRuntime, stored: StoredSession): SessionSetup {
-  return runtime.knobs.configOptions
-    ? { configOptions: configOptions(stored, clientSupportsBoolean(runtime)) }
-    : { modes: modeState(stored), models: legacyModels(stored) };
+  if (runtime.knobs.configOptions) {
+    return { configOptions: configOptions(stored, clientSupportsBoolean(runtime)) };
+  }
+  return { ...(modes.length > 0 ? { modes: modeState(stored) } : {}), models: legacyModels(stored) };
 }
 
 function open(runtime: AgentRuntime, stored: StoredSession): LiveSession {
@@ -201,18 +214,27 @@ export function buildAgent(runtime: AgentRuntime): acp.AgentApp {
       // `fork` is unstable in v1, so the stable type lacks it; a non-literal object passes it through.
       const sessionCapabilities: SessionCapabilities = { list: {}, resume: {}, close: {}, ...{ fork: {} } };
       // Like Hermes, always answer version 1 (the only one this agent speaks).
+      const name = runtime.knobs.infoName;
       return {
         protocolVersion: 1,
-        agentInfo,
+        ...(name === null ? {} : { agentInfo: { ...agentInfo, name } }),
         agentCapabilities: {
           loadSession: true,
           promptCapabilities: { image: true, embeddedContext: true },
           sessionCapabilities,
         },
-        authMethods,
+        authMethods: authMethodsOf(runtime) as AuthMethod[],
       };
     })
     .onRequest('authenticate', ({ params }) => {
+      if (runtime.knobs.auth !== 'none') {
+        const agentMethods = authMethodsOf(runtime).filter((m): m is { id: string } => typeof m === 'object' && m !== null && !('type' in m));
+        if (!agentMethods.some((m) => m.id === params.methodId)) {
+          log(`authenticate ${params.methodId} refused: not an agent method`);
+          throw acp.RequestError.invalidParams({ methodId: params.methodId }, `cannot authenticate with '${params.methodId}' here`);
+        }
+        runtime.signedIn = true;
+      }
       // Hermes answers `{}` to every authenticate; terminal methods should never be sent here.
       log(`authenticate ${params.methodId} (answered {})`);
       return {};
@@ -225,7 +247,11 @@ export function buildAgent(runtime: AgentRuntime): acp.AgentApp {
             'No LLM provider configured. Run `hermes model` to select a provider, or run `hermes setup` for first-time configuration.',
         });
       }
-      const stored = runtime.store.create(params.cwd, { modeId: defaultModeId, modelId: defaultModelId });
+      if (runtime.knobs.auth !== 'none' && !runtime.signedIn) {
+        log('session/new refused: auth_required (SCRIPTED_AGENT_AUTH)');
+        throw acp.RequestError.authRequired(undefined, 'Sign in first: no stored credentials for the scripted agent.');
+      }
+      const stored = runtime.store.create(params.cwd, { modeId: modeDefaults.initial, modelId: defaultModelId });
       open(runtime, stored);
       log(`session/new ${stored.sessionId} in ${params.cwd}`);
       afterSetupResponse(runtime, client, requestId, stored, true);

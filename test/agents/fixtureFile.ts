@@ -124,3 +124,41 @@ export function splitSegments(entries: readonly FixtureEntry[]): FixtureEntry[][
 export function readFixture(path: string): FixtureEntry[] {
   return parseFixture(readFileSync(path, 'utf8'));
 }
+
+function isClientRequest(e: FixtureEntry): boolean {
+  return e.type === 'frame' && e.from === 'client' && e.kind === 'request';
+}
+
+/** From `from`: the index just past the agent's answer to client request `request`, and past what it sent before the client's next request. */
+function exchangeEnd(entries: readonly FixtureEntry[], request: FrameEntry, from: number): number {
+  const key = JSON.stringify(request.id);
+  let i = from;
+  while (i < entries.length) {
+    const e = entries[i];
+    i++;
+    if (e?.type === 'frame' && e.from === 'agent' && e.kind === 'response' && JSON.stringify(e.id) === key) {
+      break;
+    }
+  }
+  for (let next = entries[i]; next !== undefined && !isClientRequest(next); next = entries[i]) {
+    i++;
+  }
+  return i;
+}
+
+/**
+ * One turn of a long recording, for a client that sends `initialize`, `session/new` and a single
+ * prompt (hermes-acp-run): the setup (up to `session/new`'s answer and what the agent sent after
+ * it) plus the exchange of the `n`-th `session/prompt` (1-based; its updates, permission requests
+ * and answers, and what the agent sent after answering). Undefined when the recording has no such prompt.
+ */
+export function selectPrompt(entries: readonly FixtureEntry[], n: number): FixtureEntry[] | undefined {
+  const frames = entries.map((e, i) => ({ e, i })).filter((x): x is { e: FrameEntry; i: number } => isClientRequest(x.e));
+  const newSession = frames.find((x) => x.e.method === 'session/new');
+  const prompt = frames.filter((x) => x.e.method === 'session/prompt')[n - 1];
+  if (newSession === undefined || prompt === undefined) {
+    return undefined;
+  }
+  const setupEnd = exchangeEnd(entries, newSession.e, newSession.i + 1);
+  return [...entries.slice(0, setupEnd), ...entries.slice(prompt.i, exchangeEnd(entries, prompt.e, prompt.i + 1))];
+}

@@ -17,6 +17,12 @@ export interface Knobs {
   readonly crashOnLoad: boolean;
   /** `SCRIPTED_AGENT_CHUNK_DELAY_MS`: pause between streamed chunks (default 5). */
   readonly chunkDelayMs: number;
+  /** `SCRIPTED_AGENT_MODES`: `hermes` (default), `auto-first` (Qwen Code's modes, starting in `auto`), `none`. */
+  readonly modes: 'hermes' | 'auto-first' | 'none';
+  /** `SCRIPTED_AGENT_INFO_NAME`: `agentInfo.name` to answer (impersonating a real agent's profile); `none` omits `agentInfo`. */
+  readonly infoName: string | null;
+  /** `SCRIPTED_AGENT_AUTH`: `required` (one agent sign-in method), `required-two` (two), else none needed. */
+  readonly auth: 'none' | 'required' | 'required-two';
 }
 
 function flag(env: NodeJS.ProcessEnv, name: string): boolean {
@@ -32,6 +38,11 @@ function int(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number
   return Math.max(min, Number.parseInt(raw, 10));
 }
 
+function oneOf<T extends string>(raw: string | undefined, values: readonly T[], fallback: T): T {
+  const v = raw?.trim();
+  return values.find((x) => x === v) ?? fallback;
+}
+
 export function readKnobs(env: NodeJS.ProcessEnv = process.env): Knobs {
   const stateFile = env.SCRIPTED_AGENT_STATE_FILE?.trim();
   return {
@@ -43,5 +54,8 @@ export function readKnobs(env: NodeJS.ProcessEnv = process.env): Knobs {
     listPageSize: int(env, 'SCRIPTED_AGENT_LIST_PAGE_SIZE', 50, 1),
     crashOnLoad: flag(env, 'SCRIPTED_AGENT_CRASH_ON_LOAD'),
     chunkDelayMs: int(env, 'SCRIPTED_AGENT_CHUNK_DELAY_MS', 5, 0),
+    modes: oneOf(env.SCRIPTED_AGENT_MODES, ['hermes', 'auto-first', 'none'] as const, 'hermes'),
+    infoName: env.SCRIPTED_AGENT_INFO_NAME === 'none' ? null : env.SCRIPTED_AGENT_INFO_NAME?.trim() || 'scripted-agent',
+    auth: oneOf(env.SCRIPTED_AGENT_AUTH, ['none', 'required', 'required-two'] as const, 'none'),
   };
 }

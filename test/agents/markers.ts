@@ -49,6 +49,14 @@ export const markerKeys = {
   ratelimit: [],
   'ratelimit-text': [],
   'replay-file': ['path', 'raw', 'rate'],
+  'meta-usage': ['form', 'input', 'output', 'calls'],
+  'late-input': ['path', 'text', 'ask'],
+  'silent-edit': ['path', 'text'],
+  'silent-command': ['cmd'],
+  empty: [],
+  retrying: ['n', 'cause'],
+  'spawn-daemon': [],
+  'deep-input': ['depth', 'leaf', 'kb'],
 } as const satisfies Record<string, readonly string[]>;
 
 export type MarkerName = keyof typeof markerKeys;

@@ -42,15 +42,18 @@ function isSensitive(absPath: string): boolean {
   return /[\\/]\.(git|ssh)[\\/]/.test(absPath) || name.startsWith('.env') || name === 'id_rsa' || name === 'id_ed25519';
 }
 
-/** `accept_edits`: workspace and temp dir; `dont_ask`: any path; never sensitive paths (Hermes). */
+/** `accept_edits`/`auto-edit`: workspace and temp dir; `dont_ask`/`auto`/`yolo`: any path; never sensitive paths (Hermes). */
 function autoApproved(turn: Turn, absPath: string): boolean {
   if (isSensitive(absPath)) {
     return false;
   }
   switch (turn.session.stored.modeId) {
     case 'dont_ask':
+    case 'auto':
+    case 'yolo':
       return true;
     case 'accept_edits':
+    case 'auto-edit':
       return isInside(absPath, turn.cwd) || isInside(absPath, tmpdir());
     default:
       return false;

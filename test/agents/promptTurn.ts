@@ -25,7 +25,7 @@ export interface CumulativeUsage {
   cachedReadTokens?: number;
 }
 
-export type ScriptedPromptResponse = PromptResponse & { usage: CumulativeUsage };
+export type ScriptedPromptResponse = PromptResponse & { usage?: CumulativeUsage };
 
 function usageOf(session: StoredSession): CumulativeUsage {
   const u = session.usage;
@@ -141,5 +141,14 @@ export async function runPrompt(runtime: AgentRuntime, ctx: AgentRequestContext<
       }
     });
   }
-  return { stopReason, usage: usageOf(stored) };
+  return responseOf(stopReason, turn, stored);
+}
+
+/** `[meta-usage]` moves the tokens out of `usage`: into Gemini CLI's `_meta.quota`, or into chunks (Qwen Code). */
+function responseOf(stopReason: StopReason, turn: Turn, stored: StoredSession): ScriptedPromptResponse {
+  const u = turn.responseUsage;
+  if (u === 'cumulative') {
+    return { stopReason, usage: usageOf(stored) };
+  }
+  return u === 'none' ? { stopReason } : { stopReason, _meta: { quota: { token_count: u.quota, model_usage: [] } } };
 }

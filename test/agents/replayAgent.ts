@@ -3,7 +3,7 @@
  * (no SDK), reproducing the recorded agent frames byte for byte apart from ids and paths.
  *
  *   node out/test/agents/replayAgent.js <fixture.jsonl> [--lab <abs dir>] [--segment N]
- *                                       [--speed F] [--map FROM=TO]…
+ *                                       [--prompt N] [--speed F] [--map FROM=TO]…
  *
  * Walk, in recorded order:
  * - client→agent request: wait for the next live client request of that method; live requests
@@ -13,13 +13,14 @@
  * - client→agent response: wait for the live client's response to that id;
  * - client→agent notification (e.g. `session/cancel`): wait for it, at most 5 s.
  * `<LAB>` becomes `--lab` (default: the cwd); `--map` rewrites other recorded paths (e.g.
- * `/tmp/ws/claude`). `--segment N` plays only the N-th agent process of a multi-process recording.
+ * `/tmp/ws/claude`). `--segment N` plays only the N-th agent process of a multi-process recording;
+ * `--prompt N` only its setup and its N-th prompt (for one-prompt clients such as hermes-acp-run).
  * No delays unless `--speed F` (recorded gaps divided by F). Exits 0 at the end of the recording
  * or when stdin closes. Every decision is logged to stderr.
  */
 import { resolve } from 'node:path';
 import { createLogger } from './agentLog';
-import { readFixture, splitSegments, type FixtureEntry, type FrameEntry } from './fixtureFile';
+import { readFixture, selectPrompt, splitSegments, type FixtureEntry, type FrameEntry } from './fixtureFile';
 import { EndOfInput, idKey, LivePeer, type LiveRequest } from './livePeer';
 import { replaceMember } from './rawJson';
 
@@ -29,6 +30,8 @@ interface Options {
   readonly fixture: string;
   readonly lab: string;
   readonly segment: number | undefined;
+  /** Play the setup and this prompt's exchange only (1-based). */
+  readonly prompt: number | undefined;
   readonly speed: number | undefined;
   readonly maps: readonly (readonly [string, string])[];
   /** Stay alive after the recording until stdin closes (golden tests read the transcript first). */
@@ -36,7 +39,7 @@ interface Options {
 }
 
 function usage(message: string): never {
-  process.stderr.write(`replay-agent: ${message}\nusage: replayAgent.js <fixture.jsonl> [--lab DIR] [--segment N] [--speed F] [--map FROM=TO] [--stay]\n`);
+  process.stderr.write(`replay-agent: ${message}\nusage: replayAgent.js <fixture.jsonl> [--lab DIR] [--segment N] [--prompt N] [--speed F] [--map FROM=TO] [--stay]\n`);
   process.exit(2);
 }
 
@@ -44,6 +47,7 @@ function parseArgs(argv: readonly string[]): Options {
   let fixture: string | undefined;
   let lab = process.cwd();
   let segment: number | undefined;
+  let prompt: number | undefined;
   let speed: number | undefined;
   const maps: [string, string][] = [];
   let stay = false;
@@ -62,6 +66,11 @@ function parseArgs(argv: readonly string[]): Options {
       segment = Number.parseInt(value(), 10);
       if (!Number.isInteger(segment) || segment < 1) {
         usage('--segment must be a positive integer');
+      }
+    } else if (a === '--prompt') {
+      prompt = Number.parseInt(value(), 10);
+      if (!Number.isInteger(prompt) || prompt < 1) {
+        usage('--prompt must be a positive integer');
       }
     } else if (a === '--speed') {
       speed = Number.parseFloat(value());
@@ -88,7 +97,7 @@ function parseArgs(argv: readonly string[]): Options {
   if (fixture === undefined) {
     usage('missing fixture path');
   }
-  return { fixture, lab, segment, speed, maps, stay };
+  return { fixture, lab, segment, prompt, speed, maps, stay };
 }
 
 /** Replaces a path inside JSON text; the replacement is JSON-escaped so the frame stays valid. */
@@ -236,8 +245,16 @@ async function main(): Promise<void> {
     }
     selected = seg;
   }
+  if (options.prompt !== undefined) {
+    const turn = selectPrompt(selected, options.prompt);
+    if (turn === undefined) {
+      usage(`--prompt ${options.prompt}: no such prompt after a session/new in the recording`);
+    }
+    selected = turn;
+  }
   log(
-    `replaying ${options.fixture}${options.segment === undefined ? '' : ` segment ${options.segment}/${segments.length}`}: ` +
+    `replaying ${options.fixture}${options.segment === undefined ? '' : ` segment ${options.segment}/${segments.length}`}` +
+      `${options.prompt === undefined ? '' : ` prompt ${options.prompt}`}: ` +
       `${selected.filter((e) => e.type === 'frame').length} frames, lab ${options.lab}`,
   );
   const peer = new LivePeer(log);

@@ -25,6 +25,8 @@ export interface AgentRuntime {
   readonly alwaysAllowedCommands: Set<string>;
   /** Hermes numbers its synthetic permission tool calls per process: `edit-approval-1`, `perm-check-1`, … */
   readonly counters: { editApproval: number; permCheck: number };
+  /** `authenticate` succeeded (SCRIPTED_AGENT_AUTH). */
+  signedIn: boolean;
 }
 
 /** Flushes stdout, then ends the process; used by every deliberate exit so earlier frames arrive. */

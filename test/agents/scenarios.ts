@@ -2,6 +2,7 @@
 import * as client from './clientScenarios';
 import type { Marker, MarkerName } from './markers';
 import * as permission from './permissionScenarios';
+import * as shapes from './runnerScenarios';
 import { initialCommands, isModelId, models } from './sessionConfig';
 import * as stream from './streamScenarios';
 import * as textual from './textScenarios';
@@ -45,6 +46,14 @@ export const scenarios: Record<MarkerName, Scenario> = {
   ratelimit: textual.ratelimit,
   'ratelimit-text': textual.ratelimitText,
   'replay-file': stream.replayFile,
+  'meta-usage': shapes.metaUsage,
+  'late-input': shapes.lateInput,
+  'silent-edit': shapes.silentEdit,
+  'silent-command': shapes.silentCommand,
+  empty: shapes.empty,
+  retrying: shapes.retrying,
+  'spawn-daemon': shapes.spawnDaemon,
+  'deep-input': shapes.deepInput,
 };
 
 /** Markers that end the turn: later markers in the same prompt are not run. */

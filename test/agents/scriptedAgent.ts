@@ -15,6 +15,7 @@ import { log } from './agentLog';
 import { readKnobs } from './knobs';
 import { SerialStdout } from './rawStdout';
 import { exitAfterFlush, type AgentRuntime } from './runtime';
+import { useModeSet } from './sessionConfig';
 import { SessionStore } from './sessionStore';
 
 function runFlag(flag: string): void {
@@ -36,6 +37,7 @@ function runFlag(flag: string): void {
 
 async function serve(): Promise<void> {
   const knobs = readKnobs();
+  useModeSet(knobs.modes);
   const stdout = new SerialStdout();
   const runtime: AgentRuntime = {
     knobs,
@@ -45,6 +47,7 @@ async function serve(): Promise<void> {
     live: new Map(),
     alwaysAllowedCommands: new Set(),
     counters: { editApproval: 0, permCheck: 0 },
+    signedIn: false,
   };
   process.on('unhandledRejection', (reason) => log(`unhandled rejection: ${String(reason)}`));
   const input = Readable.toWeb(process.stdin) as unknown as ReadableStream<Uint8Array>;

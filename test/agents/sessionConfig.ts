@@ -14,18 +14,41 @@ import type {
 } from '@agentclientprotocol/sdk';
 import type { StoredSession } from './sessionStore';
 
-export const modes = [
+interface ModeInfo {
+  readonly id: string;
+  readonly name: string;
+  readonly description: string;
+}
+
+const hermesModes: readonly ModeInfo[] = [
   { id: 'default', name: 'Default', description: 'Ask before edits.' },
   { id: 'accept_edits', name: 'Accept Edits', description: 'Auto-allow workspace and /tmp edits; still asks for sensitive paths.' },
   { id: 'dont_ask', name: 'Don\'t Ask', description: 'Auto-allow file edits for this session except sensitive paths.' },
-] as const;
+];
+
+/** Qwen Code's modes, which start in `auto` (never asks): agents-in-the-wild.md, quirk 11. */
+const autoFirstModes: readonly ModeInfo[] = [
+  { id: 'plan', name: 'Plan', description: 'Plan only; no edits.' },
+  { id: 'default', name: 'Default', description: 'Ask before edits and commands.' },
+  { id: 'auto-edit', name: 'Auto Edit', description: 'Edit without asking.' },
+  { id: 'auto', name: 'Auto', description: 'Decide without asking.' },
+  { id: 'yolo', name: 'YOLO', description: 'Everything without asking.' },
+];
+
+/** The process's mode catalogue (SCRIPTED_AGENT_MODES picks it once at start-up; `none` leaves it empty). */
+export const modes: ModeInfo[] = [...hermesModes];
+export const modeDefaults = { initial: 'default' };
+
+export function useModeSet(kind: 'hermes' | 'auto-first' | 'none'): void {
+  modes.splice(0, modes.length, ...(kind === 'hermes' ? hermesModes : kind === 'auto-first' ? autoFirstModes : []));
+  modeDefaults.initial = kind === 'auto-first' ? 'auto' : 'default';
+}
 
 export const models = [
   { modelId: 'scripted:fast', name: 'fast', description: 'Provider: Scripted • quick replies' },
   { modelId: 'scripted:smart', name: 'smart', description: 'Provider: Scripted • careful replies' },
 ] as const;
 
-export const defaultModeId = 'default';
 export const defaultModelId = 'scripted:fast';
 
 export function isModeId(id: string): boolean {
@@ -61,8 +84,9 @@ export function legacyModels(session: StoredSession): LegacyModelState {
  * advertised `session.configOptions.boolean` (ACP: agents MUST NOT send boolean options otherwise).
  */
 export function configOptions(session: StoredSession, clientSupportsBoolean: boolean): SessionConfigOption[] {
-  const list: SessionConfigOption[] = [
-    {
+  const list: SessionConfigOption[] = [];
+  if (modes.length > 0) {
+    list.push({
       id: 'mode',
       name: 'Mode',
       description: 'When to ask before editing files',
@@ -70,7 +94,9 @@ export function configOptions(session: StoredSession, clientSupportsBoolean: boo
       type: 'select',
       currentValue: session.modeId,
       options: modes.map((m) => ({ value: m.id, name: m.name, description: m.description })),
-    },
+    });
+  }
+  list.push(
     {
       id: 'model',
       name: 'Model',
@@ -79,7 +105,7 @@ export function configOptions(session: StoredSession, clientSupportsBoolean: boo
       currentValue: session.modelId,
       options: models.map((m) => ({ value: m.modelId, name: m.name, description: m.description })),
     },
-  ];
+  );
   if (clientSupportsBoolean) {
     list.push({
       id: 'fast',

@@ -64,6 +64,8 @@ export class Turn {
   /** Work to run once the prompt response has been written (e.g. `[title]`). */
   readonly afterResponse: (() => Promise<void>)[] = [];
   stopReason: StopReason | undefined;
+  /** How the prompt response reports tokens: Hermes' cumulative `usage` (default), none at all, or only Gemini CLI's `_meta.quota`. */
+  responseUsage: 'cumulative' | 'none' | { readonly quota: { readonly input_tokens: number; readonly output_tokens: number } } = 'cumulative';
   outputChars = 0;
   thoughtChars = 0;
   private readonly controller = new AbortController();

@@ -33,7 +33,7 @@ export function reduceToolAction(state: SessionState, action: ToolAction): Sessi
   }
 }
 
-function lastIndexOfTool(entries: readonly Entry[], toolCallId: string): number {
+export function lastIndexOfTool(entries: readonly Entry[], toolCallId: string): number {
   // Search from the end: the tool being updated is almost always among the last entries.
   for (let i = entries.length - 1; i >= 0; i--) {
     const e = entries[i];

@@ -7,12 +7,13 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { repoRoot, replayAgentPath, scriptedAgentPath } from '../../support/paths';
+import { assertStreamOrder, assertValidEvent } from './streamContract';
 
 export const cliPath = path.join(repoRoot, 'dist', 'cli.js');
 export const scriptedAgent: readonly string[] = [process.execPath, scriptedAgentPath];
 
-export function replayAgent(fixture: string, lab: string): readonly string[] {
-  return [process.execPath, replayAgentPath, path.join(repoRoot, 'test', 'fixtures', ...fixture.split('/')), '--lab', lab];
+export function replayAgent(fixture: string, lab: string, extra: readonly string[] = []): readonly string[] {
+  return [process.execPath, replayAgentPath, path.join(repoRoot, 'test', 'fixtures', ...fixture.split('/')), '--lab', lab, ...extra];
 }
 
 /** A stream-json event as read back (loosely typed on purpose: the tests check the wire shape). */
@@ -91,8 +92,18 @@ export function runCli(args: readonly string[], options: CliOptions = {}): Promi
   });
 }
 
-/** Every stdout line parsed as JSON; throws with the line when one is not a JSON object. */
+/**
+ * Every stdout line parsed as JSON, each checked against the stream-json schema and the whole
+ * stream against the order rules (streamContract.ts); throws with the line when one is not valid.
+ */
 export function events(run: CliRun): Event[] {
+  const parsed = parseLines(run);
+  parsed.forEach((e, i) => assertValidEvent(e, `stdout line ${i + 1}`));
+  assertStreamOrder(parsed);
+  return parsed;
+}
+
+function parseLines(run: CliRun): Event[] {
   const lines = run.stdout.split('\n');
   if (lines.pop() !== '') {
     throw new Error(`stdout does not end with a newline: ${JSON.stringify(run.stdout.slice(-200))}`);
@@ -136,11 +147,52 @@ export function scriptedAgentPid(stderr: string): number | undefined {
   return m?.[1] !== undefined ? Number(m[1]) : undefined;
 }
 
+/** Still running: signal 0 reaches it and, on Linux, it is not a zombie waiting to be reaped. */
 export function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch {
     return false;
   }
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
+    return state !== 'Z' && state !== 'X';
+  } catch {
+    return process.platform !== 'linux';
+  }
+}
+
+/**
+ * A fresh working directory for each test of the calling suite (`work.path`), removed after it
+ * together with any runner process a failed test left behind.
+ */
+export function perTestDir(prefix?: string): { readonly path: string } {
+  const work = { path: '' };
+  setup(() => {
+    work.path = tempDir(prefix);
+  });
+  teardown(() => {
+    killLeftovers();
+    fs.rmSync(work.path, { recursive: true, force: true });
+  });
+  return work;
+}
+
+/** Runs the CLI and sends SIGINT once a stdout line contains `text` (the turn is then mid-stream). */
+export async function runInterrupted(args: readonly string[], cwd: string, text: string): Promise<CliRun> {
+  let sent = false;
+  const run = await runCli(args, {
+    cwd,
+    onLine: (line, child) => {
+      if (!sent && line.includes(text)) {
+        sent = true;
+        child.kill('SIGINT');
+      }
+    },
+  });
+  if (!sent) {
+    throw new Error(`"${text}" never appeared on stdout:\n${run.stdout}\n${run.stderr}`);
+  }
+  return run;
 }

@@ -3,15 +3,15 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import {
   events,
+  perTestDir,
+  runInterrupted,
   isAlive,
-  killLeftovers,
   ofType,
   replayAgent,
   resultOf,
   runCli,
   scriptedAgent,
   scriptedAgentPid,
-  tempDir,
   type Event,
 } from './cliHarness';
 
@@ -50,18 +50,11 @@ function promptUsageOnTheWire(file: string): Record<string, number> {
 
 suite('hermes-acp-run', function () {
   this.timeout(30_000);
-  let cwd: string;
-  setup(() => {
-    cwd = tempDir();
-  });
-  teardown(() => {
-    killLeftovers();
-    fs.rmSync(cwd, { recursive: true, force: true });
-  });
+  const work = perTestDir();
 
   test('a completed turn: system first, fragments, tool pairs, result last with per-turn tokens; exit 0, agent gone', async () => {
-    const traffic = path.join(cwd, 'traffic.jsonl');
-    const run = await runCli(oneShot('[tools] [plain]', ['--traffic-log', traffic]), { cwd });
+    const traffic = path.join(work.path, 'traffic.jsonl');
+    const run = await runCli(oneShot('[tools] [plain]', ['--traffic-log', traffic]), { cwd: work.path });
     assert.equal(run.code, 0, run.stderr);
     const evs = events(run);
     const first = evs[0];
@@ -70,7 +63,7 @@ suite('hermes-acp-run', function () {
     assert.match(str(first, 'session_id'), /^sess-\d+-[0-9a-f]{8}$/);
     assert.equal(first.model, 'scripted:fast');
     assert.deepEqual(first.agent, { name: 'scripted-agent', title: 'Scripted test agent', version: '1.0.0' });
-    assert.equal(first.cwd, cwd);
+    assert.equal(first.cwd, work.path);
 
     const result = resultOf(evs);
     assert.equal(result.exit_code, 0);
@@ -130,7 +123,7 @@ suite('hermes-acp-run', function () {
   });
 
   test('an agent crash mid-turn: exit 1, the error carries the stderr tail', async () => {
-    const run = await runCli(oneShot('[crash when=mid mode=exit code=3]'), { cwd });
+    const run = await runCli(oneShot('[crash when=mid mode=exit code=3]'), { cwd: work.path });
     assert.equal(run.code, 1, run.stderr);
     const evs = events(run);
     assert.equal(evs[0]?.type, 'system');
@@ -143,17 +136,7 @@ suite('hermes-acp-run', function () {
   });
 
   test('SIGINT mid-turn: session/cancel, the turn ends cancelled, result with exit 130', async () => {
-    let sent = false;
-    const run = await runCli(oneShot('[slow n=40 ms=100]'), {
-      cwd,
-      onLine: (line, child) => {
-        if (!sent && line.includes('tick 2')) {
-          sent = true;
-          child.kill('SIGINT');
-        }
-      },
-    });
-    assert.ok(sent);
+    const run = await runInterrupted(oneShot('[slow n=40 ms=100]'), work.path, 'tick 2');
     assert.equal(run.code, 130, run.stderr);
     const result = resultOf(events(run));
     assert.equal(result.exit_code, 130);
@@ -169,7 +152,7 @@ suite('hermes-acp-run', function () {
   test('SIGINT before the session started: exit 130, a result without a session', async () => {
     let sent = false;
     const run = await runCli(oneShot('[plain]'), {
-      cwd,
+      cwd: work.path,
       env: { SCRIPTED_AGENT_INIT_DELAY_MS: '20000' },
       onStderr: (all, child) => {
         if (!sent && all.includes('[scripted-agent] started')) {
@@ -180,16 +163,17 @@ suite('hermes-acp-run', function () {
     });
     assert.equal(run.code, 130, run.stderr);
     const evs = events(run);
-    assert.equal(evs.length, 1);
+    assert.deepEqual(evs.map((e) => e.type), ['system', 'result']);
+    assert.equal(at(evs, 0).session_id, '');
     const result = resultOf(evs);
-    assert.equal(result.session_id, null);
+    assert.equal(result.session_id, '');
     assert.equal(result.exit_code, 130);
     assert.ok(run.endedAt - run.startedAt < 10_000);
   });
 
   test('a second SIGINT kills an agent that ignores session/cancel; the result still comes', async () => {
     // A raw NDJSON agent that starts a turn and never ends it, whatever the client says.
-    const stub = path.join(cwd, 'stubborn-agent.js');
+    const stub = path.join(work.path, 'stubborn-agent.js');
     fs.writeFileSync(
       stub,
       `const send = (o) => process.stdout.write(JSON.stringify(o) + '\\n');
@@ -203,7 +187,7 @@ suite('hermes-acp-run', function () {
     );
     let interrupts = 0;
     const run = await runCli(oneShot('anything', [], [process.execPath, stub]), {
-      cwd,
+      cwd: work.path,
       onLine: (line, child) => {
         if (interrupts === 0 && line.includes('"working"')) {
           interrupts++;
@@ -231,7 +215,7 @@ suite('hermes-acp-run', function () {
   });
 
   test('a provider 429 as a JSON-RPC error exits 75', async () => {
-    const run = await runCli(oneShot('[ratelimit]'), { cwd });
+    const run = await runCli(oneShot('[ratelimit]'), { cwd: work.path });
     assert.equal(run.code, 75, run.stderr);
     const result = resultOf(events(run));
     assert.equal(result.exit_code, 75);
@@ -240,7 +224,7 @@ suite('hermes-acp-run', function () {
   });
 
   test('a provider 429 reported as text with end_turn (Hermes style) exits 75', async () => {
-    const run = await runCli(oneShot('[ratelimit-text]'), { cwd });
+    const run = await runCli(oneShot('[ratelimit-text]'), { cwd: work.path });
     assert.equal(run.code, 75, run.stderr);
     const result = resultOf(events(run));
     assert.equal(result.exit_code, 75);
@@ -249,9 +233,9 @@ suite('hermes-acp-run', function () {
   });
 
   test('the recorded Hermes rate-limit transcript exits 75', async () => {
-    const ws = path.join(cwd, 'ws-rl');
+    const ws = path.join(work.path, 'ws-rl');
     fs.mkdirSync(ws);
-    const run = await runCli(oneShot('[ratelimit] hi', ['--cwd', ws], replayAgent('hermes/ratelimit.jsonl', cwd)), { cwd });
+    const run = await runCli(oneShot('[ratelimit] hi', ['--cwd', ws], replayAgent('hermes/ratelimit.jsonl', work.path)), { cwd: work.path });
     assert.equal(run.code, 75, run.stderr);
     const evs = events(run);
     const init = at(evs, 0);
@@ -263,14 +247,15 @@ suite('hermes-acp-run', function () {
     assert.equal(result.exit_code, 75);
     assert.equal(result.stop_reason, 'end_turn');
     assert.equal(result.text, 'API call failed after 3 retries: HTTP 429: Rate limit reached (fake)');
-    assert.equal(result.tokens, null, 'Hermes sent no usage with this response');
+    assert.deepEqual(result.tokens, { input: 0, output: 0, total: 0, cache_read: 0, cache_write: 0 });
+    assert.equal(result.tokens_reported, false, 'Hermes sent no usage with this response');
     // The runner followed the recorded request order.
     assert.doesNotMatch(run.stderr, /does not match the recording/);
   });
 
   suite('permissions', () => {
     async function permissionRun(extra: readonly string[]): Promise<{ permission: Event; result: Event; evs: Event[] }> {
-      const run = await runCli(oneShot('[command cmd=rm -r build]', extra), { cwd });
+      const run = await runCli(oneShot('[command cmd=rm -r build]', extra), { cwd: work.path });
       assert.equal(run.code, 0, run.stderr);
       const evs = events(run);
       const perms = ofType(evs, 'permission');
@@ -305,7 +290,7 @@ suite('hermes-acp-run', function () {
     });
 
     test('a rules file allowing the command answers allow_once, naming the rule', async () => {
-      const rules = path.join(cwd, 'rules.json');
+      const rules = path.join(work.path, 'rules.json');
       fs.writeFileSync(
         rules,
         JSON.stringify({ rules: [{ kind: 'execute', command: 'rm -r build', effect: 'allow', description: 'cleaning the build directory is fine' }] }),
@@ -317,7 +302,7 @@ suite('hermes-acp-run', function () {
     });
 
     test('a rules file that does not match (or asks) falls back to deny and says so', async () => {
-      const rules = path.join(cwd, 'rules.json');
+      const rules = path.join(work.path, 'rules.json');
       fs.writeFileSync(rules, JSON.stringify([{ command: 'rm -r build', effect: 'ask', description: 'ask about deletions' }]));
       const { permission, result } = await permissionRun(['--permissions', rules]);
       assert.equal(permission.optionId, 'deny');
@@ -326,54 +311,60 @@ suite('hermes-acp-run', function () {
     });
   });
 
-  test('a Hermes-style tool call that never completes gets a result at turn end', async () => {
-    const run = await runCli(oneShot('[edit path=notes.txt]'), { cwd });
+  test('a Hermes-style tool call that never completes ends "ended", not an error; the denied approval fails with the denial', async () => {
+    const run = await runCli(oneShot('[edit path=notes.txt]'), { cwd: work.path });
     assert.equal(run.code, 0, run.stderr);
     const evs = events(run);
     const open = evs.find((e) => e.type === 'tool_result' && String(e.tool_call_id).startsWith('tc-'));
     assert.equal(open?.status, 'ended');
-    assert.equal(open.is_error, true);
+    assert.equal(open.is_error, false);
     assert.equal(open.output, 'ended without a result');
-    assert.equal(fs.existsSync(path.join(cwd, 'notes.txt')), false, 'denied: the agent did not write');
+    const denied = evs.find((e) => e.type === 'tool_result' && String(e.tool_call_id).startsWith('edit-approval-'));
+    assert.equal(denied?.status, 'failed');
+    assert.equal(denied.is_error, true);
+    assert.equal(denied.output, 'permission denied: --permissions deny');
+    assert.equal(denied.name, 'write_file', 'named by the approval\'s rawInput.tool');
+    assert.equal(fs.existsSync(path.join(work.path, 'notes.txt')), false, 'denied: the agent did not write');
   });
 
   test('missing -q: exit 2, nothing on stdout', async () => {
-    const run = await runCli(['--format', 'stream-json', '--', ...scriptedAgent], { cwd });
+    const run = await runCli(['--format', 'stream-json', '--', ...scriptedAgent], { cwd: work.path });
     assert.equal(run.code, 2);
     assert.equal(run.stdout, '');
     assert.match(run.stderr, /-q\/--query/);
   });
 
   test('bad arguments exit 2', async () => {
-    for (const args of [['-q', 'x', '--format', 'xml'], ['-q', 'x', '--timeout', 'soon'], ['-q', 'x', 'stray'], ['-q', 'x', '--permissions', path.join(cwd, 'none.json')], ['-q', 'x', '--']]) {
-      const run = await runCli(args, { cwd });
+    for (const args of [['-q', 'x', '--format', 'xml'], ['-q', 'x', '--timeout', 'soon'], ['-q', 'x', 'stray'], ['-q', 'x', '--permissions', path.join(work.path, 'none.json')], ['-q', 'x', '--']]) {
+      const run = await runCli(args, { cwd: work.path });
       assert.equal(run.code, 2, `${args.join(' ')}: ${run.stderr}`);
       assert.equal(run.stdout, '');
     }
   });
 
   test('a missing agent binary: exit 1 and a result without a session', async () => {
-    const run = await runCli(oneShot('[plain]', [], [path.join(cwd, 'no-such-agent')]), { cwd });
+    const run = await runCli(oneShot('[plain]', [], [path.join(work.path, 'no-such-agent')]), { cwd: work.path });
     assert.equal(run.code, 1, run.stderr);
     const evs = events(run);
-    assert.equal(evs.length, 1);
+    assert.deepEqual(evs.map((e) => e.type), ['system', 'result']);
+    assert.deepEqual(at(evs, 0).agent, { name: 'no-such-agent', version: null });
     const result = resultOf(evs);
-    assert.equal(result.session_id, null);
+    assert.equal(result.session_id, '');
     assert.equal(result.exit_code, 1);
     assert.equal(result.stop_reason, null);
     assert.match(str(result, 'error'), /no-such-agent` was not found/);
   });
 
   test('session/new failing: exit 1 with the agent\'s reason', async () => {
-    const run = await runCli(oneShot('[plain]'), { cwd, env: { SCRIPTED_AGENT_NO_PROVIDER: '1' } });
+    const run = await runCli(oneShot('[plain]'), { cwd: work.path, env: { SCRIPTED_AGENT_NO_PROVIDER: '1' } });
     assert.equal(run.code, 1, run.stderr);
     const result = resultOf(events(run));
-    assert.equal(result.session_id, null);
+    assert.equal(result.session_id, '');
     assert.match(str(result, 'error'), /No LLM provider configured/);
   });
 
   test('stdout stays JSONL when the agent writes garbage to its stdout', async () => {
-    const run = await runCli(oneShot('[garbage]'), { cwd });
+    const run = await runCli(oneShot('[garbage]'), { cwd: work.path });
     assert.equal(run.code, 0, run.stderr);
     const evs = events(run); // throws on any line that is not a JSON object
     assert.equal(resultOf(evs).text, 'Some garbage was written between these chunks.');
@@ -382,7 +373,7 @@ suite('hermes-acp-run', function () {
   });
 
   test('--timeout cancels the turn and exits 1 with error "timeout"', async () => {
-    const run = await runCli(oneShot('[slow n=100 ms=100]', ['--timeout', '1']), { cwd });
+    const run = await runCli(oneShot('[slow n=100 ms=100]', ['--timeout', '1']), { cwd: work.path });
     assert.equal(run.code, 1, run.stderr);
     const result = resultOf(events(run));
     assert.equal(result.exit_code, 1);
@@ -393,21 +384,21 @@ suite('hermes-acp-run', function () {
   });
 
   test('--format text prints the final answer only', async () => {
-    const run = await runCli(['-q', '[tools] [plain]', '--', ...scriptedAgent], { cwd });
+    const run = await runCli(['-q', '[tools] [plain]', '--', ...scriptedAgent], { cwd: work.path });
     assert.equal(run.code, 0, run.stderr);
     assert.equal(run.stdout, `${plainReply}\n`);
     assert.match(run.stderr, /^session_id: sess-/m);
   });
 
   test('--format text on a failed turn: nothing on stdout, the reason on stderr', async () => {
-    const run = await runCli(['-q', '[refusal]', '--', ...scriptedAgent], { cwd });
+    const run = await runCli(['-q', '[refusal]', '--', ...scriptedAgent], { cwd: work.path });
     assert.equal(run.code, 1);
     assert.equal(run.stdout, '');
     assert.match(run.stderr, /refused/);
   });
 
   test('--query-file - reads the prompt from stdin', async () => {
-    const run = await runCli(['--query-file', '-', '--format', 'stream-json', '--', ...scriptedAgent], { cwd, stdin: '[plain]\n' });
+    const run = await runCli(['--query-file', '-', '--format', 'stream-json', '--', ...scriptedAgent], { cwd: work.path, stdin: '[plain]\n' });
     assert.equal(run.code, 0, run.stderr);
     assert.equal(resultOf(events(run)).text, plainReply);
   });
