@@ -15,6 +15,7 @@ import {
   type NoticeLevel,
   type SessionState,
 } from './sessionState';
+import { UpdateProblemNotices } from './updateProblems';
 
 export interface SessionChange {
   readonly prev: SessionState;
@@ -83,6 +84,7 @@ export class SessionController implements Disposable {
   /** A request was answered (by anyone) — notifications about it can go. */
   readonly onPermissionSettled = this.onPermissionSettledEmitter.event;
   private disposed = false;
+  private readonly problemNotices = new UpdateProblemNotices();
   private connectionValue: AgentConnection | undefined;
 
   constructor(private readonly deps: SessionControllerDeps) {
@@ -377,7 +379,16 @@ export class SessionController implements Disposable {
     }
     this.subscription?.dispose();
     this.subscribedTo = sessionId;
-    this.subscription = this.connection.subscribeSession(sessionId, (n) => this.onUpdate(n.update));
+    this.subscription = this.connection.subscribeSession(
+      sessionId,
+      (n) => this.onUpdate(n.update),
+      (p) => {
+        const notice = this.problemNotices.noticeFor(p);
+        if (notice !== undefined) {
+          this.addNotice('warning', notice.title, notice.detail);
+        }
+      },
+    );
   }
 
   /**
