@@ -217,6 +217,9 @@ export class ViewProjector {
   }
 
   private header(state: SessionState, ctx: ViewContext): SessionHeaderView {
+    // ACP session-config-options: a client that understands `configOptions` uses them alone when an
+    // agent sends them with the legacy `modes`/`models` (Claude sends both: four selectors otherwise).
+    const legacy = state.configOptions.length === 0;
     return {
       hostTime: ctx.now,
       agentName: ctx.agentName,
@@ -237,7 +240,7 @@ export class ViewProjector {
       ...(state.title !== undefined ? { title: state.title } : {}),
       ...(state.turn !== undefined ? { turnStartedAt: state.turn.startedAt } : {}),
       ...(state.usage !== undefined ? { usage: state.usage } : {}),
-      ...(state.modes !== undefined && state.modes.availableModes.length > 0
+      ...(legacy && state.modes !== undefined && state.modes.availableModes.length > 0
         ? {
             modes: {
               current: state.modes.currentModeId,
@@ -245,7 +248,7 @@ export class ViewProjector {
             },
           }
         : {}),
-      ...(state.models !== undefined
+      ...(legacy && state.models !== undefined
         ? {
             models: {
               current: state.models.currentModelId,

@@ -146,7 +146,7 @@ suite('session/update validation with the SDK schema', () => {
     test('_meta is kept on every variant (the old guard dropped it on plans, usage, modes, commands, config and notices)', () => {
       const droppedBefore = new Set<string>();
       for (const c of hostile.cases) {
-        const update = { ...(c.benign as Record<string, unknown>), _meta: { vendor: { note: c.id } } };
+        const update: Record<string, unknown> = { ...(c.benign as Record<string, unknown>), _meta: { vendor: { note: c.id } } };
         const params = { ...asParams(update), _meta: { traceparent: '00-abc-def-01' } };
         const now = parseSessionNotification(params);
         assert.ok(now.ok && canon(now.value) === canon(params), c.id);
