@@ -3,7 +3,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 const vscodeBan = {
-  paths: [{ name: 'vscode', message: 'The core (src/acp, src/session, src/protocol, src/changes, src/registry, src/cli, src/transports) must not import vscode.' }],
+  paths: [{ name: 'vscode', message: 'The core (src/acp, src/session, src/protocol, src/changes, src/registry, src/mcp, src/cli, src/transports) must not import vscode.' }],
 };
 
 export default tseslint.config(
@@ -33,6 +33,16 @@ export default tseslint.config(
   {
     files: ['src/acp/**', 'src/session/**', 'src/protocol/**', 'src/cli/**', 'src/util/**', 'src/changes/**', 'src/registry/**'],
     rules: { 'no-restricted-imports': ['error', vscodeBan] },
+  },
+  {
+    // MCP server configuration: read by the extension and the runner alike, so no VS Code.
+    files: ['src/mcp/**'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        ...vscodeBan,
+        patterns: [{ group: ['**/views/*', '**/webview/*', '**/cli/*', '**/session/*'], message: 'src/mcp is core: no views, webview, CLI or session imports.' }],
+      }],
+    },
   },
   {
     // Transports sit beside src/acp: below the session layer's port, above nothing but the wire.

@@ -24,6 +24,9 @@ const common = {
   logLevel: 'warning',
   metafile: true,
   legalComments: 'none',
+  // jsonc-parser's `main` is a UMD build whose requires esbuild cannot follow; its ES module build
+  // bundles (the unbundled test build keeps the UMD one, which Node loads as is).
+  alias: { 'jsonc-parser': 'jsonc-parser/lib/esm/main.js' },
 };
 
 /** @type {esbuild.BuildOptions[]} */

@@ -1,6 +1,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
+import { readMcpSources } from '../mcp/mcpServers';
 import { parseRules } from '../session/permissionPolicy';
 import type { PermissionMode } from './permissions';
 
@@ -20,6 +21,8 @@ export interface RunOptions {
   readonly agent: { readonly command: string; readonly args: readonly string[] };
   /** Where to write the ACP traffic (JSONL) when the run ends. */
   readonly trafficLog?: string;
+  /** `--mcp-config`: an `mcp.json` (VS Code's format) read before the `--cwd`'s `.vscode/mcp.json`. */
+  readonly mcpConfig?: string;
 }
 
 export type ParsedCommandLine =
@@ -43,6 +46,9 @@ Options:
                            permission rule format); unmatched requests are denied
       --timeout SEC        stop the run after SEC seconds: cancel the turn, exit 1 "timeout"
       --traffic-log FILE   write the ACP traffic (both directions, agent stderr) as JSONL
+      --mcp-config FILE    MCP servers for the agent, in VS Code's mcp.json format (also read:
+                           .vscode/mcp.json in the --cwd); \${input:ID} values come from the
+                           environment variable HERMES_MCP_INPUT_<ID> (upper case, _ for others)
   -h, --help               show this help
   -V, --version            show the version
 
@@ -67,6 +73,7 @@ export function parseCommandLine(argv: readonly string[], cwd: string, readStdin
         permissions: { type: 'string' },
         timeout: { type: 'string' },
         'traffic-log': { type: 'string' },
+        'mcp-config': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
         version: { type: 'boolean', short: 'V' },
       },
@@ -135,6 +142,13 @@ export function parseCommandLine(argv: readonly string[], cwd: string, readStdin
     timeoutMs = Math.round(sec * 1000);
   }
 
+  if (values['mcp-config'] !== undefined) {
+    const unreadable = readMcpSources([{ kind: 'file', path: path.resolve(cwd, values['mcp-config']), required: true }])[0]?.problems.find((p) => p.server === undefined);
+    if (unreadable !== undefined) {
+      return error(`--mcp-config: ${unreadable.message}`);
+    }
+  }
+
   const permissions = parsePermissions(values.permissions ?? 'deny', cwd);
   if (typeof permissions === 'string') {
     return error(permissions);
@@ -150,6 +164,7 @@ export function parseCommandLine(argv: readonly string[], cwd: string, readStdin
       agent: { command, args },
       ...(timeoutMs !== undefined ? { timeoutMs } : {}),
       ...(values['traffic-log'] !== undefined ? { trafficLog: path.resolve(cwd, values['traffic-log']) } : {}),
+      ...(values['mcp-config'] !== undefined ? { mcpConfig: path.resolve(cwd, values['mcp-config']) } : {}),
     },
   };
 }

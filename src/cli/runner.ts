@@ -11,6 +11,8 @@ import type { SessionState } from '../session/sessionState';
 import type { RunOptions } from './args';
 import type { AgentIdentity, EventBody, EventSink, Tokens } from './events';
 import { startFailureVerdict, turnVerdict, type StopCause, type Verdict } from './exitCodes';
+import { McpSecretRedactor } from '../mcp/redaction';
+import { runnerMcpServers } from './mcp';
 import { HeadlessPermissions } from './permissions';
 import { finalAnswer, turnTokens, TurnEvents } from './turnEvents';
 
@@ -40,11 +42,14 @@ export class Runner {
   private timeoutTimer: NodeJS.Timeout | undefined;
   private startedAt = 0;
   private readonly log = new TrafficLog();
+  private readonly redactor = new McpSecretRedactor();
 
   constructor(
     private readonly options: RunOptions,
     private readonly deps: RunnerDeps,
-  ) {}
+  ) {
+    this.log.addRedactor(this.redactor);
+  }
 
   /** SIGINT/SIGTERM. The first one cancels the turn (`session/cancel`); the next kills the agent at once. */
   interrupt(): void {
@@ -85,8 +90,10 @@ export class Runner {
     }
     this.proc = proc;
     proc.onStderrLine((line) => {
-      this.log.append({ dir: 'stderr', kind: 'text', size: Buffer.byteLength(line), text: line });
-      this.deps.sink.diagnostic(line);
+      const entry = { dir: 'stderr', kind: 'text', size: Buffer.byteLength(line), text: line } as const;
+      this.log.append(entry);
+      // An agent that echoes an MCP secret to stderr must not print it on ours either.
+      this.deps.sink.diagnostic(this.redactor.redact(line, entry));
     });
     if (this.stop !== undefined) {
       proc.kill();
@@ -114,6 +121,8 @@ export class Runner {
       return this.finish(startFailureVerdict(e, this.stop), null);
     }
 
+    const mcp = await runnerMcpServers({ cwd: options.cwd, mcpConfig: options.mcpConfig, env: process.env }, init, agentIdentity(init.agentInfo, options.agent.command).name, this.redactor);
+    mcp.diagnostics.forEach((line) => this.deps.sink.diagnostic(line));
     const decider = new HeadlessPermissions(options.permissions, options.cwd);
     let ids = 0;
     const controller = new SessionController({
@@ -123,6 +132,7 @@ export class Runner {
       now: this.deps.now,
       newId: () => `e${++ids}`,
       permissions: decider,
+      mcpServers: mcp.servers,
     });
     this.controller = controller;
     // The decider found no option to answer with (e.g. no reject option): answer `cancelled`.

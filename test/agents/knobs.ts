@@ -17,11 +17,17 @@ export interface Knobs {
   readonly crashOnLoad: boolean;
   /** `SCRIPTED_AGENT_CHUNK_DELAY_MS`: pause between streamed chunks (default 5). */
   readonly chunkDelayMs: number;
+  /** `SCRIPTED_AGENT_MCP=http,sse`: the MCP transports advertised in `mcpCapabilities` (stdio is implied). */
+  readonly mcp: { readonly http: boolean; readonly sse: boolean };
 }
 
 function flag(env: NodeJS.ProcessEnv, name: string): boolean {
   const v = env[name]?.trim().toLowerCase();
   return v === '1' || v === 'true' || v === 'yes';
+}
+
+function list(env: NodeJS.ProcessEnv, name: string): string[] {
+  return (env[name] ?? '').split(',').map((x) => x.trim().toLowerCase());
 }
 
 function int(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number): number {
@@ -43,5 +49,6 @@ export function readKnobs(env: NodeJS.ProcessEnv = process.env): Knobs {
     listPageSize: int(env, 'SCRIPTED_AGENT_LIST_PAGE_SIZE', 50, 1),
     crashOnLoad: flag(env, 'SCRIPTED_AGENT_CRASH_ON_LOAD'),
     chunkDelayMs: int(env, 'SCRIPTED_AGENT_CHUNK_DELAY_MS', 5, 0),
+    mcp: { http: list(env, 'SCRIPTED_AGENT_MCP').includes('http'), sse: list(env, 'SCRIPTED_AGENT_MCP').includes('sse') },
   };
 }
