@@ -3,7 +3,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 const vscodeBan = {
-  paths: [{ name: 'vscode', message: 'The core (src/acp, src/session, src/protocol, src/changes, src/registry, src/mcp, src/cli, src/transports) must not import vscode.' }],
+  paths: [{ name: 'vscode', message: 'The core (src/acp, src/session, src/protocol, src/changes, src/permissions, src/registry, src/mcp, src/cli, src/transports) must not import vscode.' }],
 };
 
 export default tseslint.config(
@@ -51,6 +51,19 @@ export default tseslint.config(
       'no-restricted-imports': ['error', {
         ...vscodeBan,
         patterns: [{ group: ['**/views/*', '**/webview/*', '**/cli/*'], message: 'src/transports is core: no views, webview or CLI imports.' }],
+      }],
+    },
+  },
+  {
+    // The permission policy: pure apart from an injected file system; shared by the extension and the runner.
+    files: ['src/permissions/**'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        ...vscodeBan,
+        patterns: [
+          { group: ['**/acp/*', '**/session/*', '**/views/*', '**/webview/*', '**/cli/*'], message: 'src/permissions may import only src/protocol and src/util.' },
+          { group: ['@agentclientprotocol/sdk*'], allowTypeImports: true, message: 'src/permissions may import SDK types only.' },
+        ],
       }],
     },
   },

@@ -2,7 +2,9 @@ import { readFileSync, statSync } from 'node:fs';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import { readMcpSources } from '../mcp/mcpServers';
-import { parseRules } from '../session/permissionPolicy';
+import { parseRules } from '../permissions/rules';
+import { invalidSensitivePatterns } from '../permissions/sensitive';
+import { isObject } from '../util/json';
 import type { PermissionMode } from './permissions';
 
 export type OutputFormat = 'text' | 'stream-json';
@@ -182,10 +184,16 @@ function parsePermissions(value: string, cwd: string): PermissionMode | string {
     return `--permissions: expected "deny", "allow" or a JSON rules file; cannot use ${value}: ${e instanceof Error ? e.message : String(e)}`;
   }
   const { rules, problems } = parseRules(raw);
+  const sensitive = isObject(raw) ? raw.sensitivePaths : undefined;
+  const sensitivePaths = Array.isArray(sensitive) ? sensitive.filter((s): s is string => typeof s === 'string') : [];
+  if (sensitive !== undefined && (!Array.isArray(sensitive) || sensitivePaths.length !== sensitive.length)) {
+    problems.push('"sensitivePaths" must be a list of names or globs');
+  }
+  problems.push(...invalidSensitivePatterns(sensitivePaths));
   if (problems.length > 0) {
     return `--permissions ${value}: ${problems.join('; ')}`;
   }
-  return { kind: 'rules', file, rules };
+  return { kind: 'rules', file, rules, ...(sensitivePaths.length > 0 ? { sensitivePaths } : {}) };
 }
 
 function isDirectory(p: string): boolean {

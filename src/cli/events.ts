@@ -52,6 +52,8 @@ export interface PermissionEvent {
   readonly option_kind?: string;
   /** The rule (or default) that decided. */
   readonly rule: string;
+  /** What the policy checked: one line per target (`run ls -la`, `write src/a.ts (sensitive: …)`). */
+  readonly targets?: readonly string[];
 }
 
 export interface ToolResultEvent {

@@ -1,27 +1,33 @@
 import type * as acp from '@agentclientprotocol/sdk';
-import { PermissionPolicy, type PermissionRule } from '../session/permissionPolicy';
-import type { PermissionDecider } from '../session/sessionController';
+import { hostSemantics } from '../permissions/canonicalPath';
+import { hostPolicyContext } from '../permissions/nodeFs';
+import { PermissionPolicy } from '../permissions/policy';
+import { verdictOf } from '../permissions/remember';
+import type { PathSemantics, PermissionRule } from '../permissions/types';
+import type { PermissionDecider, PermissionVerdict } from '../session/sessionController';
 
 /** `--permissions`: `deny`, `allow`, or a rules file in the extension's format. */
 export type PermissionMode =
   | { readonly kind: 'deny' }
   | { readonly kind: 'allow' }
-  | { readonly kind: 'rules'; readonly file: string; readonly rules: readonly PermissionRule[] };
+  | { readonly kind: 'rules'; readonly file: string; readonly rules: readonly PermissionRule[]; readonly sensitivePaths?: readonly string[] };
 
 export function describePermissionMode(mode: PermissionMode): string {
   return mode.kind === 'rules' ? `rules from ${mode.file}` : mode.kind;
 }
 
 /**
- * Answers permission requests without a human.
+ * Answers permission requests without a human, through the extension's policy
+ * (src/permissions/policy.ts), so a rule means the same here as in the editor.
  *
  * - `deny`: a reject option (`reject_once`, else `reject_always`).
- * - `allow`: an allow option (`allow_once`, else `allow_always`) — through the same policy as the
- *   extension's rules, so sensitive paths (`.env`, `.git/`, keys) are never allowed automatically.
- * - rules: the first matching rule decides; `ask` (a rule, a sensitive path, or no rule matched)
- *   falls back to `deny`, since nobody is there to ask.
+ * - `allow`: one rule that allows everything — still never a sensitive path, a target outside
+ *   the working directory, an unreadable target or a command with substitution, `eval`, a pipe
+ *   into a shell or a redirection to a file.
+ * - rules: reject/ask rules first, then allow rules must cover every target; whatever would be
+ *   asked in the editor (a rule, a sensitive path, no rule matched) is denied: nobody is there to ask.
  *
- * When no reject option was offered, {@link decide} returns undefined and the caller answers
+ * When no reject option was offered, {@link decide} returns no option and the caller answers
  * `cancelled` (which every agent treats as "not allowed").
  */
 export class HeadlessPermissions implements PermissionDecider {
@@ -29,41 +35,51 @@ export class HeadlessPermissions implements PermissionDecider {
   private readonly reasons = new Map<string, string>();
 
   constructor(mode: PermissionMode, cwd: string) {
+    const sensitive = mode.kind === 'rules' ? (mode.sensitivePaths ?? []) : [];
+    const ctx = { ...hostPolicyContext(cwd, [cwd], sensitive), ...semanticsOverride(process.env.HERMES_ACP_PATH_SEMANTICS) };
     if (mode.kind === 'allow') {
-      this.policy = new PermissionPolicy([{ effect: 'allow', description: '--permissions allow' }], { cwd });
+      this.policy = new PermissionPolicy([{ effect: 'allow', description: '--permissions allow' }], ctx);
     } else if (mode.kind === 'rules') {
-      this.policy = new PermissionPolicy(mode.rules, { cwd });
+      this.policy = new PermissionPolicy(mode.rules, ctx);
     }
   }
 
-  decide(request: acp.RequestPermissionRequest): { readonly optionId: string; readonly rule: string } | undefined {
-    const d = this.evaluate(request);
-    this.reasons.set(request.toolCall.toolCallId, d.rule);
-    return d.optionId !== undefined ? { optionId: d.optionId, rule: d.rule } : undefined;
+  decide(request: acp.RequestPermissionRequest): PermissionVerdict {
+    const v = this.evaluate(request);
+    this.reasons.set(request.toolCall.toolCallId, v.rule);
+    return v;
   }
 
-  /** The rule that decided the last request about this tool call (for the `permission` event); read once. */
+  /** What decided the last request about this tool call (for the `permission` event); read once. */
   takeRuleFor(toolCallId: string): string | undefined {
     const rule = this.reasons.get(toolCallId);
     this.reasons.delete(toolCallId);
     return rule;
   }
 
-  private evaluate(request: acp.RequestPermissionRequest): { readonly optionId: string | undefined; readonly rule: string } {
+  private evaluate(request: acp.RequestPermissionRequest): PermissionVerdict {
     if (this.policy === undefined) {
       return denyWith(request.options, '--permissions deny');
     }
-    const d = this.policy.evaluate(request);
-    if (d.effect !== 'ask') {
-      return { optionId: d.optionId, rule: d.rule };
+    const v = verdictOf(this.policy.evaluate(request));
+    if (v.optionId !== undefined) {
+      return v;
     }
-    return denyWith(request.options, `${d.reason}; denied: nobody to ask in a headless run`);
+    const denied = denyWith(request.options, `${v.rule}; denied: nobody to ask in a headless run`);
+    return { ...denied, check: { ...v.check, decision: denied.rule } };
   }
 }
 
-function denyWith(options: readonly acp.PermissionOption[], rule: string): { readonly optionId: string | undefined; readonly rule: string } {
+function denyWith(options: readonly acp.PermissionOption[], rule: string): PermissionVerdict {
   const option = options.find((o) => o.kind === 'reject_once') ?? options.find((o) => o.kind === 'reject_always');
-  return option !== undefined
-    ? { optionId: option.optionId, rule }
-    : { optionId: undefined, rule: `${rule} (the agent offered no reject option: answered cancelled)` };
+  return option !== undefined ? { optionId: option.optionId, rule } : { rule: `${rule} (the agent offered no reject option: answered cancelled)` };
+}
+
+/**
+ * `HERMES_ACP_PATH_SEMANTICS=win32|darwin|posix` judges paths as that platform's file system
+ * would (separators, drive letters, case): to check a rules file meant for another platform, and
+ * for the permission corpus, which runs Windows and macOS cases on Linux.
+ */
+function semanticsOverride(value: string | undefined): { semantics: PathSemantics } | undefined {
+  return value === 'win32' || value === 'darwin' || value === 'posix' ? { semantics: hostSemantics(value === 'posix' ? 'linux' : value) } : undefined;
 }

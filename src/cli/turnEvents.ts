@@ -67,6 +67,7 @@ export class TurnEvents {
           ...(outcome.kind === 'selected' ? { optionId: outcome.optionId } : {}),
           ...(option !== undefined ? { option_kind: option.kind } : {}),
           rule: this.ruleFor(tool.toolCallId) ?? action.answeredBy.replace(/^rule: /, ''),
+          ...(tool.permission?.check !== undefined ? { targets: tool.permission.check.targets } : {}),
         });
       }
     }

@@ -69,6 +69,16 @@ export interface PermissionOptionView {
   readonly kind: 'allow_once' | 'allow_always' | 'reject_once' | 'reject_always';
 }
 
+/** What the client's permission policy checked (also written to the traffic log). */
+export interface PermissionCheckView {
+  /** One line per target: `run ls -la`, `write src/a.ts`, `read /etc/hosts (outside the workspace)`. */
+  readonly targets: readonly string[];
+  /** The rule that decided, or why the user is asked. */
+  readonly decision: string;
+  /** The argv of the request's only command, when an "always" answer may remember it (exact or a prefix the user picks). */
+  readonly argv?: readonly string[];
+}
+
 export interface PermissionView {
   readonly requestId: string;
   readonly status: PermissionStatusView;
@@ -80,6 +90,9 @@ export interface PermissionView {
   readonly answeredBy?: string;
   /** When the agent gives up on its own (Hermes: 60 s), host time; the card counts down to it. */
   readonly expiresAt?: number;
+  readonly check?: PermissionCheckView;
+  /** What an "always" answer left in the client's memory (or why nothing). */
+  readonly remembered?: string;
 }
 
 export type EntryView =

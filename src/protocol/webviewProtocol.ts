@@ -57,7 +57,8 @@ export type WebviewMessage =
   | { readonly type: 'session/resync'; readonly lastSeq: number }
   | { readonly type: 'prompt/submit'; readonly text: string; readonly attachments: readonly AttachmentView[] }
   | { readonly type: 'turn/cancel' }
-  | { readonly type: 'permission/choose'; readonly requestId: string; readonly optionId: string }
+  /** `rememberPrefix`: for an "always" option, remember only the first N words of the command (exact when absent). */
+  | { readonly type: 'permission/choose'; readonly requestId: string; readonly optionId: string; readonly rememberPrefix?: number }
   | { readonly type: 'location/open'; readonly path: string; readonly line?: number }
   | { readonly type: 'diff/open'; readonly entryId: string; readonly contentIndex: number }
   | { readonly type: 'output/open'; readonly entryId: string; readonly contentIndex: number }

@@ -1,4 +1,5 @@
 import type * as acp from '@agentclientprotocol/sdk';
+import type { PermissionCheckView } from '../protocol/sessionView';
 import type { AgentQuirks, Entry, ModelState, NoticeAction, NoticeLevel } from './sessionState';
 
 /**
@@ -30,6 +31,7 @@ export type SessionAction =
       readonly requestId: string;
       readonly toolCall: acp.ToolCallUpdate;
       readonly options: readonly acp.PermissionOption[];
+      readonly check?: PermissionCheckView;
     }
   | {
       readonly type: 'permissionResolved';
@@ -38,6 +40,7 @@ export type SessionAction =
       readonly outcome: PermissionOutcome;
       /** `user`, `rule: <description>`, or why it was cancelled (`turn cancelled`, `agent exited`, …). */
       readonly answeredBy: string;
+      readonly remembered?: string;
     }
   | { readonly type: 'cancelRequested'; readonly at: number }
   | { readonly type: 'turnEnded'; readonly turnId: number; readonly id: string; readonly at: number; readonly stopReason: acp.StopReason; readonly usage?: unknown }

@@ -4,6 +4,7 @@ import type { Disposable } from '../util/disposable';
 import { Emitter } from '../util/emitter';
 import { isObject } from '../util/json';
 import type { AgentConnection } from './agentConnection';
+import { decideSafely, type PendingPermission, type PermissionDecider } from './permissionDecider';
 import type { PermissionOutcome, SessionAction } from './sessionActions';
 import { findPermissionTool, reduceSession } from './sessionReducer';
 import {
@@ -23,18 +24,7 @@ export interface SessionChange {
   readonly action: SessionAction;
 }
 
-/** A permission request waiting for an answer, as announced to the surface layer. */
-export interface PendingPermission {
-  readonly requestId: string;
-  readonly sessionId: string;
-  readonly request: acp.RequestPermissionRequest;
-}
-
-/** Decides permission requests before a human sees them (the client-side policy). */
-export interface PermissionDecider {
-  /** An offered optionId and the rule that chose it, or undefined to ask the user. */
-  decide(request: acp.RequestPermissionRequest): { readonly optionId: string; readonly rule: string } | undefined;
-}
+export type { PendingPermission, PermissionDecider, PermissionVerdict } from './permissionDecider';
 
 export interface SessionControllerDeps {
   /** The agent connection; may be provided later ({@link SessionController.useConnection}) and replaced after a restart. */
@@ -238,6 +228,7 @@ export class SessionController implements Disposable {
   requestPermission(request: acp.RequestPermissionRequest, signal?: AbortSignal): Promise<acp.RequestPermissionResponse> {
     const requestId = `permission-${++this.permissionCounter}`;
     const deferred = new Deferred<acp.RequestPermissionResponse>();
+    const verdict = decideSafely(this.deps.permissions, request);
     // Registered before the state changes, so listeners of the change already see it pending.
     this.pending.set(requestId, { deferred, request, toolCallId: request.toolCall.toolCallId, turnId: this.stateValue.turn?.id });
     this.dispatch({
@@ -247,6 +238,7 @@ export class SessionController implements Disposable {
       requestId,
       toolCall: request.toolCall,
       options: request.options,
+      ...(verdict?.check !== undefined ? { check: verdict.check } : {}),
     });
     if (this.stateValue.turn?.cancelRequested === true || this.stateValue.phase === 'exited' || this.stateValue.phase === 'closed') {
       // Requests arriving after session/cancel are answered `cancelled` too (recommendation, reference §8).
@@ -254,9 +246,9 @@ export class SessionController implements Disposable {
       return deferred.promise;
     }
     signal?.addEventListener('abort', () => this.settlePermission(requestId, { kind: 'expired' }, 'the agent withdrew the request'), { once: true });
-    const decision = this.deps.permissions?.decide(request);
-    if (decision !== undefined && request.options.some((o) => o.optionId === decision.optionId)) {
-      this.settlePermission(requestId, { kind: 'selected', optionId: decision.optionId }, `rule: ${decision.rule}`);
+    const optionId = verdict?.optionId;
+    if (optionId !== undefined && request.options.some((o) => o.optionId === optionId)) {
+      this.settlePermission(requestId, { kind: 'selected', optionId }, `rule: ${verdict?.rule ?? ''}`);
       return deferred.promise;
     }
     this.onPermissionRequestedEmitter.fire({ requestId, sessionId: this.stateValue.sessionId ?? request.sessionId, request });
@@ -267,12 +259,12 @@ export class SessionController implements Disposable {
    * Answers a pending request with an option the agent offered. Returns false (and answers
    * nothing) when the request is no longer pending or the option was not offered.
    */
-  choosePermission(requestId: string, optionId: string, answeredBy = 'user'): boolean {
+  choosePermission(requestId: string, optionId: string, answeredBy = 'user', remembered?: string): boolean {
     const p = this.pending.get(requestId);
     if (!p?.request.options.some((o) => o.optionId === optionId)) {
       return false;
     }
-    this.settlePermission(requestId, { kind: 'selected', optionId }, answeredBy);
+    this.settlePermission(requestId, { kind: 'selected', optionId }, answeredBy, remembered);
     return true;
   }
 
@@ -440,13 +432,13 @@ export class SessionController implements Disposable {
     }
   }
 
-  private settlePermission(requestId: string, outcome: PermissionOutcome, answeredBy: string): void {
+  private settlePermission(requestId: string, outcome: PermissionOutcome, answeredBy: string, remembered?: string): void {
     const p = this.pending.get(requestId);
     if (p === undefined) {
       return;
     }
     this.pending.delete(requestId);
-    this.dispatch({ type: 'permissionResolved', requestId, at: this.deps.now(), outcome, answeredBy });
+    this.dispatch({ type: 'permissionResolved', requestId, at: this.deps.now(), outcome, answeredBy, ...(remembered !== undefined ? { remembered } : {}) });
     p.deferred.resolve(
       outcome.kind === 'selected' ? { outcome: { outcome: 'selected', optionId: outcome.optionId } } : { outcome: { outcome: 'cancelled' } },
     );

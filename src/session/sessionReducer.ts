@@ -58,12 +58,18 @@ export function reduceSession(state: SessionState, action: SessionAction): Sessi
         return next;
       });
     case 'permissionRequested': {
-      const permission: PermissionState = { requestId: action.requestId, options: action.options, status: 'pending', requestedAt: action.at };
+      const permission: PermissionState = {
+        requestId: action.requestId,
+        options: action.options,
+        status: 'pending',
+        requestedAt: action.at,
+        ...(action.check !== undefined ? { check: action.check } : {}),
+      };
       const ctx: UpdateContext = { id: action.id, at: action.at, turnId: state.turn?.id, replaying: false };
       return { ...state, entries: upsertTool(state.entries, action.toolCall, ctx, permission) };
     }
     case 'permissionResolved':
-      return resolvePermission(state, action.requestId, action.outcome, action.answeredBy, action.at);
+      return resolvePermission(state, action.requestId, action.outcome, action.answeredBy, action.at, action.remembered);
     case 'cancelRequested': {
       if (state.turn === undefined || state.turn.cancelRequested) {
         return state;
@@ -309,7 +315,7 @@ function upsertPlanSnapshot(entries: readonly Entry[], plan: readonly acp.PlanEn
   return appendEntry(entries, snapshot, ctx.at);
 }
 
-function resolvePermission(state: SessionState, requestId: string, outcome: PermissionOutcome, answeredBy: string, at: number): SessionState {
+function resolvePermission(state: SessionState, requestId: string, outcome: PermissionOutcome, answeredBy: string, at: number, remembered?: string): SessionState {
   for (let i = state.entries.length - 1; i >= 0; i--) {
     const e = state.entries[i];
     if (e?.kind !== 'tool' || e.permission?.requestId !== requestId) {
@@ -319,10 +325,8 @@ function resolvePermission(state: SessionState, requestId: string, outcome: Perm
     if (p.status !== 'pending') {
       return state;
     }
-    const permission: PermissionState =
-      outcome.kind === 'selected'
-        ? { ...p, status: 'selected', optionId: outcome.optionId, answeredAt: at, answeredBy }
-        : { ...p, status: outcome.kind, answeredAt: at, answeredBy };
+    const base = { ...p, answeredAt: at, answeredBy, ...(remembered !== undefined ? { remembered } : {}) };
+    const permission: PermissionState = outcome.kind === 'selected' ? { ...base, status: 'selected', optionId: outcome.optionId } : { ...base, status: outcome.kind };
     let tool: ToolEntry = { ...e, permission };
     if (outcome.kind === 'selected') {
       const kind = p.options.find((o) => o.optionId === outcome.optionId)?.kind;

@@ -1,5 +1,6 @@
 import type * as acp from '@agentclientprotocol/sdk';
 import type { NoticeActionView } from '../protocol/sessionView';
+import type { PermissionCheckView } from '../protocol/sessionView';
 
 /**
  * The conversation model: plain, immutable JSON owned by the host. Every change produces a new
@@ -33,6 +34,10 @@ export interface PermissionState {
   readonly optionId?: string;
   /** Who answered: `user`, or the rule that answered (`rule: …`), or why it was cancelled. */
   readonly answeredBy?: string;
+  /** What the client's policy checked before asking (or answering). */
+  readonly check?: PermissionCheckView;
+  /** What an "always" answer left in the client's memory (or why nothing). */
+  readonly remembered?: string;
 }
 
 export interface UserEntry {

@@ -154,6 +154,8 @@ export class ViewProjector {
             ...(t.permission.answeredAt !== undefined ? { answeredAt: t.permission.answeredAt } : {}),
             ...(t.permission.optionId !== undefined ? { optionId: t.permission.optionId } : {}),
             ...(t.permission.answeredBy !== undefined ? { answeredBy: t.permission.answeredBy } : {}),
+            ...(t.permission.check !== undefined ? { check: t.permission.check } : {}),
+            ...(t.permission.remembered !== undefined ? { remembered: t.permission.remembered } : {}),
             ...(t.permission.status === 'pending' && this.permissionTimeoutMs !== undefined
               ? { expiresAt: t.permission.requestedAt + this.permissionTimeoutMs }
               : {}),

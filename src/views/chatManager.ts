@@ -7,12 +7,16 @@ import { describeError } from '../acp/errors';
 import { notificationLabel } from '../util/displayText';
 import { toMarkdown } from '../session/transcript';
 import type { ViewContext } from '../session/viewProjection';
-import type { AttachmentView, HostMessage, MentionView, WebviewMessage } from '../protocol/webviewProtocol';
+import type { HostMessage, MentionView, WebviewMessage } from '../protocol/webviewProtocol';
 import { Emitter } from '../util/emitter';
 import { TerminalManager } from '../acp/terminals';
 import { WorkspaceBoundary } from '../acp/workspaceBoundary';
 import type { PendingPermission } from '../session/sessionController';
-import type { PermissionRule } from '../session/permissionPolicy';
+import { hostPolicyContext } from '../permissions/nodeFs';
+import { parseRules } from '../permissions/rules';
+import type { PermissionRule } from '../permissions/types';
+import { watchPermissionSettings } from './permissionSettings';
+import { promptBlocks } from './promptAttachments';
 import { ChatSession, type SpawnConsent } from './chatSession';
 import { DiffReviewer } from './diffReview';
 import { WorkspaceFileSystem, type WriteRecord } from './workspaceFileSystem';
@@ -65,7 +69,7 @@ export class ChatManager implements vscode.Disposable {
   private readonly respawnTimers = new Set<NodeJS.Timeout>();
   private disposed = false;
   readonly reviewer = new DiffReviewer();
-  private readonly boundary = new WorkspaceBoundary(() => (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath));
+  private readonly boundary = new WorkspaceBoundary(() => this.workspaceFolders());
   private readonly fileSystem: WorkspaceFileSystem;
   /** Terminals agents create through the client (`terminal/*`), shown live in tool cards. */
   readonly terminals = new TerminalManager({ roots: () => (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath) });
@@ -87,11 +91,12 @@ export class ChatManager implements vscode.Disposable {
       boundary: this.boundary,
       maxReadBytes: 50 * 1024 * 1024,
       writeMode: () => options.config.writesMode(),
-      review: (params, before) => this.reviewWrite(params, before),
+      review: (params, before) => this.reviewer.reviewWrite(params, before, this.chatForSession(params.sessionId)?.agentName ?? 'the agent'),
       onDidWrite: (record) => this.onDidWriteEmitter.fire(record),
     });
     this.subscriptions.push(
       vscode.workspace.onDidChangeWorkspaceFolders(() => this.boundary.reset()),
+      watchPermissionSettings(options.config),
       vscode.window.onDidChangeWindowState((state) => {
         if (!state.focused) {
           this.surfaceHidden();
@@ -163,6 +168,10 @@ export class ChatManager implements vscode.Disposable {
     return this.sidebarChat;
   }
 
+  private workspaceFolders(): string[] {
+    return (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath);
+  }
+
   get workspaceRoot(): string {
     return vscode.workspace.workspaceFolders?.[0]?.uri.fsPath ?? process.cwd();
   }
@@ -219,6 +228,8 @@ export class ChatManager implements vscode.Disposable {
       cwd: this.workspaceRoot,
       consent: this.options.consent,
       rules: () => [...this.workspaceRules(), ...this.options.config.permissionRules().rules],
+      permissionContext: () => hostPolicyContext(this.workspaceRoot, this.workspaceFolders(), this.options.config.sensitivePaths().patterns),
+      endReviews: (sessionId, reason) => this.reviewer.endWrites(sessionId, reason),
       rememberAlways: () => this.options.config.rememberAlways(),
       rememberForWorkspace: (rule) => void this.options.workspaceState.update(this.workspaceRulesKey, [...this.workspaceRules(), rule]),
       settingsScope: agentSettingsScope,
@@ -282,7 +293,7 @@ export class ChatManager implements vscode.Disposable {
    * per window); declining tells them why nothing happened.
    */
   async allowAgent(def: AgentDefinition): Promise<boolean> {
-    if (await this.options.consent.allow(def.name)) {
+    if (await this.options.consent.allow(def)) {
       return true;
     }
     void vscode.window.showInformationMessage(vscode.l10n.t('{0} was not started: this workspace is not trusted.', def.name));
@@ -299,6 +310,9 @@ export class ChatManager implements vscode.Disposable {
       if (c.host === host) {
         c.controller.cancelPendingPermissions('agent restarted');
         c.noteRestart();
+        if (c.sessionId !== undefined) {
+          this.reviewer.endWrites(c.sessionId, 'the agent was restarted');
+        }
       }
     }
     try {
@@ -339,14 +353,20 @@ export class ChatManager implements vscode.Disposable {
     switch (message.type) {
       case 'prompt/submit': {
         const caps = chat.host.client?.agent?.agentCapabilities?.promptCapabilities;
-        void promptBlocks(message.text, message.attachments, caps?.embeddedContext === true, caps?.image === true).then((blocks) => chat.submit(blocks));
+        const check = async (p: string): Promise<string> => (await this.boundary.resolve(p, 'read')).realPath;
+        void promptBlocks(message.text, message.attachments, { embedded: caps?.embeddedContext === true, images: caps?.image === true, check }).then(({ blocks, refused }) => {
+          for (const r of refused) {
+            chat.controller.addNotice('warning', vscode.l10n.t('{0} was not attached: {1}', r.label, r.reason));
+          }
+          return chat.submit(blocks);
+        });
         return;
       }
       case 'turn/cancel':
         void chat.cancel();
         return;
       case 'permission/choose':
-        chat.choosePermission(message.requestId, message.optionId);
+        chat.choosePermission(message.requestId, message.optionId, 'user', message.rememberPrefix);
         return;
       case 'location/open':
         void openLocation(message.path, message.line);
@@ -557,7 +577,7 @@ The new message follows.
     let listed = false;
     const fromAgent: KnownSession[] = [];
     // Listing starts the agent: in an untrusted workspace only with consent (else the workspace's own list).
-    if (host.state.kind !== 'ready' && !(await this.options.consent.allow(def.name))) {
+    if (host.state.kind !== 'ready' && !(await this.options.consent.allow(def))) {
       return { sessions: [...known].sort((a, b) => (a.updatedAt < b.updatedAt ? 1 : -1)), listed };
     }
     try {
@@ -627,8 +647,9 @@ The new message follows.
     });
   }
 
+  /** Answers remembered for this workspace; parsed like settings (workspace state is data, not code). */
   private workspaceRules(): PermissionRule[] {
-    return this.options.workspaceState.get<PermissionRule[]>(this.workspaceRulesKey) ?? [];
+    return parseRules(this.options.workspaceState.get<unknown>(this.workspaceRulesKey) ?? []).rules;
   }
 
   /** A permission is waiting: open its diff (per hermes.review.openDiffs) and make sure it is seen. */
@@ -667,24 +688,6 @@ The new message follows.
     if (choice !== undefined && !chat.choosePermission(p.requestId, choice.optionId, 'user (notification)')) {
       void vscode.window.showInformationMessage(vscode.l10n.t('That request was already answered or has expired.'));
     }
-  }
-
-  /** `hermes.review.writes: review`: the write waits for Accept/Reject in the diff editor. */
-  private reviewWrite(params: acp.WriteTextFileRequest, before: string | undefined): Promise<boolean> {
-    const chat = this.chatForSession(params.sessionId);
-    return new Promise<boolean>((resolve) => {
-      let pending = true;
-      const decide = (accepted: boolean): void => {
-        if (pending) {
-          pending = false;
-          resolve(accepted);
-        }
-      };
-      void this.reviewer.show(
-        { path: params.path, oldText: before ?? null, newText: params.content },
-        { agentName: chat?.agentName ?? 'the agent', preserveFocus: false, target: { kind: 'write', decide, isPending: () => pending } },
-      );
-    });
   }
 
   private routePermission(params: acp.RequestPermissionRequest, signal: AbortSignal): Promise<acp.RequestPermissionResponse> {
@@ -732,42 +735,6 @@ The new message follows.
 
 function sameDefinition(a: AgentDefinition, b: AgentDefinition): boolean {
   return a.command === b.command && a.name === b.name && a.args.join('\0') === b.args.join('\0') && JSON.stringify(a.env) === JSON.stringify(b.env);
-}
-
-/**
- * The prompt: the text, plus each attachment as context — an embedded `resource` with the file's
- * (or selection's) text when the agent advertises `embeddedContext`, else a `resource_link` with an
- * absolute file URI (every agent must accept those).
- */
-export async function promptBlocks(text: string, attachments: readonly AttachmentView[], embedded: boolean, images = false): Promise<acp.ContentBlock[]> {
-  const blocks: acp.ContentBlock[] = [{ type: 'text', text }];
-  for (const a of attachments) {
-    if (a.image !== undefined) {
-      // ACP: image blocks only to agents that advertise promptCapabilities.image.
-      if (images) {
-        blocks.push({ type: 'image', mimeType: a.image.mimeType, data: a.image.data });
-      }
-      continue;
-    }
-    const fileUri = vscode.Uri.file(a.path);
-    const range = a.startLine !== undefined ? `#L${a.startLine}${a.endLine !== undefined ? `-L${a.endLine}` : ''}` : '';
-    const uri = `${fileUri.toString()}${range}`;
-    if (embedded) {
-      try {
-        const doc = await vscode.workspace.openTextDocument(fileUri);
-        const content =
-          a.startLine !== undefined
-            ? doc.getText(new vscode.Range(a.startLine - 1, 0, (a.endLine ?? a.startLine) - 1, Number.MAX_SAFE_INTEGER))
-            : doc.getText();
-        blocks.push({ type: 'resource', resource: { uri, text: content, mimeType: 'text/plain' } });
-        continue;
-      } catch {
-        // unreadable (binary, deleted): fall back to a link
-      }
-    }
-    blocks.push({ type: 'resource_link', uri, name: a.label });
-  }
-  return blocks;
 }
 
 let fileIndex: { at: number; files: Promise<vscode.Uri[]> } | undefined;

@@ -3,34 +3,31 @@ import type { AgentHost } from '../acp/agentHost';
 import type { AcpClient } from '../acp/acpConnection';
 import { describeError } from '../acp/errors';
 import { quirksFor } from '../session/agentQuirks';
-import { PermissionPolicy, requestFacts, type PermissionRule } from '../session/permissionPolicy';
-import { SessionController, type PermissionDecider, type TurnResult } from '../session/sessionController';
+import { SessionController, type TurnResult } from '../session/sessionController';
 import { defaultQuirks } from '../session/sessionState';
 import { afterTurn, heldAfterLoad } from '../session/turnNotices';
 import { DisposableStore, type Disposable } from '../util/disposable';
 import { Emitter } from '../util/emitter';
+import type { AgentToStart } from '../permissions/consentKey';
+import { ChatPermissions, type ChatPermissionOptions } from './chatPermissions';
 import { ContextNotes, type ContextNoteSummary } from './contextNotes';
 import type { AgentSettingsScope } from './settingsScope';
 import { describeStartError } from './startErrors';
 
-/** Asks before an agent process is started (untrusted workspaces). */
+/** Asks before an agent process is started (untrusted workspaces); keyed by what would run, not its name. */
 export interface SpawnConsent {
-  allow(agentName: string): Promise<boolean>;
+  allow(agent: AgentToStart): Promise<boolean>;
 }
 
-export interface ChatSessionOptions {
+export interface ChatSessionOptions extends ChatPermissionOptions {
   readonly host: AgentHost;
   readonly cwd: string;
   readonly consent: SpawnConsent;
   readonly now?: () => number;
-  /** The client-side rules (settings, and answers remembered for the workspace). */
-  readonly rules?: () => readonly PermissionRule[];
-  /** Where an answer of kind allow_always / reject_always is remembered as a rule. */
-  readonly rememberAlways?: () => 'off' | 'session' | 'workspace';
-  /** Stores a rule remembered for the workspace. */
-  readonly rememberForWorkspace?: (rule: PermissionRule) => void;
   /** Where this window reads agent commands (named by the "not found" notice). */
   readonly settingsScope?: () => AgentSettingsScope;
+  /** Ends this session's writes waiting for review, as rejected (cancel, exit, close). */
+  readonly endReviews?: (sessionId: string, reason: string) => void;
 }
 
 let chatCounter = 0;
@@ -60,31 +57,24 @@ export class ChatSession implements Disposable {
   /** The session state or the chat's own status changed. */
   readonly onDidChange = this.onDidChangeEmitter.event;
   private readonly now: () => number;
-  /** Rules remembered from this session's "always" answers. */
-  private readonly sessionRules: PermissionRule[] = [];
-  private readonly policy: PermissionPolicy;
+  private readonly permissions: ChatPermissions;
 
   constructor(private readonly options: ChatSessionOptions) {
     this.now = options.now ?? Date.now;
-    this.policy = new PermissionPolicy([], { cwd: options.cwd });
-    const decider: PermissionDecider = {
-      decide: (request) => {
-        this.policy.setRules([...this.sessionRules, ...(options.rules?.() ?? [])]);
-        return this.policy.decide(request);
-      },
-    };
+    this.permissions = new ChatPermissions(options, options.host.log);
     this.controller = new SessionController({
       cwd: options.cwd,
       quirks: defaultQuirks,
       now: this.now,
       newId: () => `${this.id}-e${++this.entryCounter}`,
-      permissions: decider,
+      permissions: this.permissions,
     });
     this.disposables.add(this.controller.onDidChange(() => this.onDidChangeEmitter.fire()));
     this.disposables.add(this.controller.onPermissionRequested((p) => this.armPermissionDeadline(p.requestId)));
     this.disposables.add(this.controller.onPermissionSettled((id) => this.clearDeadline(id)));
     this.disposables.add(
       options.host.onDidExit((exit) => {
+        this.endReviews(exit.expected ? 'the agent was stopped' : 'the agent exited');
         if (!exit.expected) {
           this.controller.agentExited(exit.message, exit.stderrTail);
         } else {
@@ -166,6 +156,7 @@ export class ChatSession implements Disposable {
     this.usedValue = true;
     const before = this.controller.state.entries.length;
     const result = await this.controller.prompt(blocks, context);
+    this.endReviews('the turn ended');
     const state = this.controller.state;
     const after = afterTurn({ result, turnEntries: state.entries.slice(before), quirks: state.quirks, agentName: this.agentName, held: this.heldPrompt });
     this.heldPrompt = after.held;
@@ -210,47 +201,25 @@ export class ChatSession implements Disposable {
   }
 
   cancel(): Promise<boolean> {
+    if (this.controller.state.phase === 'running') {
+      this.endReviews('the turn was cancelled');
+    }
     return this.controller.cancel();
   }
 
+  private endReviews(reason: string): void {
+    const sessionId = this.controller.sessionId;
+    if (sessionId !== undefined) {
+      this.options.endReviews?.(sessionId, reason);
+    }
+  }
+
   /**
-   * The user answered a permission request. An "always" answer also becomes a client rule (per
-   * `hermes.permissions.rememberAlways`) that answers matching requests — the ones already
-   * waiting included — the same way, so the user is not asked twice.
+   * The user answered a permission request; an "always" answer is remembered as client rules
+   * ({@link ChatPermissions.choose}).
    */
-  choosePermission(requestId: string, optionId: string, answeredBy = 'user'): boolean {
-    const pending = this.controller.pendingPermissions.find((p) => p.requestId === requestId);
-    if (pending === undefined || !this.controller.choosePermission(requestId, optionId, answeredBy)) {
-      return false;
-    }
-    const option = pending.request.options.find((o) => o.optionId === optionId);
-    const scope = this.options.rememberAlways?.() ?? 'session';
-    if (option === undefined || scope === 'off' || (option.kind !== 'allow_always' && option.kind !== 'reject_always')) {
-      return true;
-    }
-    const facts = requestFacts(pending.request.toolCall, this.options.cwd);
-    const what = facts.command !== undefined ? `"${facts.command}"` : facts.paths.length > 0 ? facts.paths.join(', ') : (facts.kind ?? 'this tool');
-    const rule: PermissionRule = {
-      effect: option.kind === 'allow_always' ? 'allow' : 'reject',
-      ...(facts.kind !== undefined ? { kind: [facts.kind] } : {}),
-      ...(facts.command !== undefined ? { command: facts.command.trim() } : facts.paths.length === 1 && facts.paths[0] !== undefined ? { path: facts.paths[0] } : {}),
-      scope,
-      description: `you chose "${option.name}" for ${what} (${scope === 'workspace' ? 'this workspace' : 'this session'})`,
-    };
-    if (scope === 'workspace') {
-      this.options.rememberForWorkspace?.(rule);
-    } else {
-      this.sessionRules.push(rule);
-    }
-    // "Always" applies to matching requests that are already waiting too.
-    this.policy.setRules([...this.sessionRules, ...(this.options.rules?.() ?? [])]);
-    for (const other of this.controller.pendingPermissions) {
-      const decision = this.policy.decide(other.request);
-      if (decision !== undefined) {
-        this.controller.choosePermission(other.requestId, decision.optionId, `rule: ${decision.rule}`);
-      }
-    }
-    return true;
+  choosePermission(requestId: string, optionId: string, answeredBy = 'user', rememberPrefix?: number): boolean {
+    return this.permissions.choose(this.controller, requestId, optionId, answeredBy, rememberPrefix);
   }
 
   /**
@@ -282,6 +251,7 @@ export class ChatSession implements Disposable {
       clearTimeout(t);
     }
     this.timers.clear();
+    this.endReviews('the session was closed');
     this.controller.dispose();
     this.disposables.dispose();
     this.onDidChangeEmitter.dispose();
@@ -311,7 +281,7 @@ export class ChatSession implements Disposable {
 
   private async connect(): Promise<AcpClient | undefined> {
     const host = this.options.host;
-    if (host.state.kind !== 'ready' && !(await this.options.consent.allow(this.agentName))) {
+    if (host.state.kind !== 'ready' && !(await this.options.consent.allow(host.definition))) {
       this.controller.addNotice(
         'warning',
         `${this.agentName} was not started: this workspace is not trusted.`,

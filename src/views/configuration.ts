@@ -1,7 +1,9 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { AgentDefinition } from '../acp/agentHost';
-import { parseRules, type PermissionRule } from '../session/permissionPolicy';
+import { parseRules } from '../permissions/rules';
+import { invalidSensitivePatterns } from '../permissions/sensitive';
+import type { PermissionRule } from '../permissions/types';
 import { isObject } from '../util/json';
 
 export type TraceLevel = 'off' | 'messages' | 'verbose';
@@ -89,6 +91,14 @@ export class Configuration {
   /** `hermes.permissions.rules` (machine-scoped: a repository cannot auto-allow anything). */
   permissionRules(): { rules: PermissionRule[]; problems: string[] } {
     return parseRules(this.section.get<unknown>('permissions.rules') ?? []);
+  }
+
+  /** `hermes.permissions.sensitivePaths` (machine-scoped): names or globs asked about on top of the built-in list. */
+  sensitivePaths(): { patterns: string[]; problems: string[] } {
+    const raw = this.section.get<unknown>('permissions.sensitivePaths') ?? [];
+    const patterns = Array.isArray(raw) ? raw.filter((p): p is string => typeof p === 'string') : [];
+    const problems = invalidSensitivePatterns(patterns);
+    return { patterns, problems: Array.isArray(raw) && patterns.length === raw.length ? problems : ['expected a list of strings', ...problems] };
   }
 
   /** Where an "always" answer on a permission card is remembered as a client rule. */

@@ -1,17 +1,21 @@
 import * as path from 'node:path';
 import type * as acp from '@agentclientprotocol/sdk';
 import * as vscode from 'vscode';
-import { pickOption } from '../session/permissionPolicy';
+import { ClientRequestError, RpcCode } from '../acp/errors';
+import { ReviewLedger } from '../permissions/reviewLedger';
+import { pickOption } from '../permissions/rules';
 import type { ChatSession } from './chatSession';
 import { ContextKey } from './commandIds';
+import { closeProposalTabs } from './proposalTabs';
 
 /** Read-only virtual documents holding what the agent proposes. */
 export const proposalScheme = 'hermes-proposal';
 
-/** What Allow/Reject in the diff editor's title answers. */
+/** What Allow/Reject in the diff editor's title answer. */
 export type ReviewTarget =
   | { readonly kind: 'permission'; readonly chat: ChatSession; readonly requestId: string }
-  | { readonly kind: 'write'; readonly decide: (accepted: boolean) => void; readonly isPending: () => boolean };
+  /** A `fs/write_text_file` waiting in {@link DiffReviewer.ledger}. */
+  | { readonly kind: 'write'; readonly id: number };
 
 export interface ShowOptions {
   readonly agentName: string;
@@ -20,26 +24,40 @@ export interface ShowOptions {
   readonly preserveFocus: boolean;
 }
 
+/** A proposal on screen that waits for an answer; its tab closes when the answer (or the end) comes. */
+interface OpenProposal {
+  readonly target: ReviewTarget;
+  /** The documents this proposal's tab shows (the key is the one its tab is found by). */
+  readonly documents: readonly string[];
+}
+
 /**
  * Shows proposed edits in VS Code's own diff editor: left the current text (the open document,
  * unsaved edits included), right the proposal as a read-only virtual document. Snippet and hunk
  * diffs are shown in the context of the file when they can be located in it. Allow / Reject in
  * the editor title answer the pending permission (or write) the diff belongs to; closing the tab
- * answers nothing.
+ * answers nothing. A proposal's tab closes once it is answered or ends (cancel, timeout, session
+ * end): no rejected or stale change stays on screen. Both of its sides are read-only (the virtual
+ * proposal, and the file in the diff editor's original pane), so closing it never loses an edit.
  */
 export class DiffReviewer implements vscode.TextDocumentContentProvider, vscode.Disposable {
   private readonly contents = new Map<string, string>();
   private readonly targets = new Map<string, ReviewTarget>();
+  private readonly proposals = new Map<string, OpenProposal>();
   private readonly disposables: vscode.Disposable[] = [];
   private counter = 0;
   private readonly onDidChangeEmitter = new vscode.EventEmitter<vscode.Uri>();
   readonly onDidChange = this.onDidChangeEmitter.event;
+  /** Writes waiting for review (`hermes.review.writes: review`). */
+  readonly ledger = new ReviewLedger();
 
   constructor() {
+    const settled = this.ledger.onDidSettle(() => this.closeSettled());
     this.disposables.push(
       vscode.workspace.registerTextDocumentContentProvider(proposalScheme, this),
       vscode.window.onDidChangeActiveTextEditor(() => this.updateContext()),
       this.onDidChangeEmitter,
+      { dispose: () => settled.dispose() },
     );
   }
 
@@ -55,7 +73,9 @@ export class DiffReviewer implements vscode.TextDocumentContentProvider, vscode.
     if (isMultiFilePatch(diff)) {
       // Hermes V4A patches name several files in one diff: show the raw patch, not a wrong diff.
       const patchUri = this.virtual(`patch-${id}.diff`, diff.newText, id);
+      this.track(patchUri, [patchUri], options.target);
       await vscode.window.showTextDocument(patchUri, { preview: true, preserveFocus: options.preserveFocus });
+      this.closeSettled();
       return;
     }
     const name = path.basename(diff.path);
@@ -78,49 +98,111 @@ export class DiffReviewer implements vscode.TextDocumentContentProvider, vscode.
       left = this.virtual(name, oldText, id, 'snippet');
       this.contents.set(right.toString(), diff.newText);
     }
-    if (options.target !== undefined) {
-      this.targets.set(right.toString(), options.target);
-    }
+    this.track(right, left.scheme === proposalScheme ? [right, left] : [right], options.target);
     this.onDidChangeEmitter.fire(right);
     await vscode.commands.executeCommand('vscode.diff', left, right, title, { preview: true, preserveFocus: options.preserveFocus });
+    // The answer may have come while the editor opened: updateContext also closes settled proposals.
     this.updateContext();
   }
 
-  /** Allow / Reject from the diff editor title. Returns false when there is nothing to answer. */
+  /**
+   * `hermes.review.writes: review`: shows the write and waits for Allow/Reject. Resolves true on
+   * Allow, false on Reject; a write that ended unanswered (cancel, close, exit, restart,
+   * deactivate) is refused with an error that says why.
+   */
+  async reviewWrite(params: acp.WriteTextFileRequest, before: string | undefined, agentName: string): Promise<boolean> {
+    const { id, outcome } = this.ledger.begin(params.sessionId, params.path);
+    void this.show({ path: params.path, oldText: before ?? null, newText: params.content }, { agentName, preserveFocus: false, target: { kind: 'write', id } });
+    const o = await outcome;
+    if (o.kind === 'ended') {
+      throw new ClientRequestError(RpcCode.internalError, `The edit to ${params.path} was not applied: ${o.reason}. The file was not changed.`, {
+        path: params.path,
+        rejected: true,
+      });
+    }
+    return o.kind === 'accepted';
+  }
+
+  /** Ends the session's writes waiting for review, as rejected. */
+  endWrites(sessionId: string, reason: string): void {
+    this.ledger.endSession(sessionId, reason);
+  }
+
+  /**
+   * Allow / Reject from the diff editor title. Returns false when there is nothing to answer; a
+   * click on a proposal that already ended says so (nothing on disk changes).
+   */
   answer(uri: vscode.Uri | undefined, accept: boolean): boolean {
     const key = (uri ?? vscode.window.activeTextEditor?.document.uri)?.toString();
     const target = key !== undefined ? this.targets.get(key) : undefined;
-    if (target === undefined) {
-      return false;
-    }
     let answered = false;
-    if (target.kind === 'write') {
-      if (target.isPending()) {
-        target.decide(accept);
-        answered = true;
+    if (target?.kind === 'write') {
+      const a = this.ledger.answer(target.id, accept);
+      answered = a.kind === 'answered';
+      if (a.kind === 'ended') {
+        void vscode.window.showInformationMessage(vscode.l10n.t('The edit to {0} already ended ({1}); nothing was changed.', a.label, a.reason));
       }
-    } else {
+    } else if (target !== undefined) {
       const pending = target.chat.controller.pendingPermissions.find((p) => p.requestId === target.requestId);
       if (pending !== undefined) {
         const optionId = pickOption(pending.request.options, accept ? 'allow' : 'reject');
         answered = optionId !== undefined && target.chat.controller.choosePermission(target.requestId, optionId, 'user (diff editor)');
+      } else {
+        void vscode.window.showInformationMessage(vscode.l10n.t('That request was already answered or has expired; nothing was changed.'));
       }
+    } else {
+      void vscode.window.showInformationMessage(vscode.l10n.t('There is no proposed edit waiting for an answer here.'));
     }
     this.updateContext();
     return answered;
   }
 
-  /** Keeps the title buttons in step with the card (call when any permission settles). */
+  /** Keeps the title buttons in step with the card and closes proposals that were answered or ended (call when any permission settles). */
   updateContext(): void {
     const key = vscode.window.activeTextEditor?.document.uri.toString();
     const target = key !== undefined ? this.targets.get(key) : undefined;
-    void vscode.commands.executeCommand('setContext', ContextKey.reviewPending, target !== undefined && isPending(target));
+    void vscode.commands.executeCommand('setContext', ContextKey.reviewPending, target !== undefined && this.isPending(target));
+    this.closeSettled();
+  }
+
+  /** Closes the tabs of proposals that are no longer waiting, and forgets their documents. */
+  closeSettled(): void {
+    const done: OpenProposal[] = [];
+    for (const [key, p] of [...this.proposals]) {
+      if (!this.isPending(p.target)) {
+        this.proposals.delete(key);
+        done.push(p);
+      }
+    }
+    if (done.length === 0) {
+      return;
+    }
+    const documents = new Set(done.flatMap((p) => p.documents));
+    void closeProposalTabs(documents).then(() => {
+      for (const d of documents) {
+        this.contents.delete(d);
+        this.targets.delete(d);
+      }
+    });
   }
 
   dispose(): void {
+    this.ledger.dispose();
     for (const d of this.disposables) {
       d.dispose();
     }
+  }
+
+  private track(key: vscode.Uri, documents: readonly vscode.Uri[], target: ReviewTarget | undefined): void {
+    if (target === undefined) {
+      return;
+    }
+    this.targets.set(key.toString(), target);
+    this.proposals.set(key.toString(), { target, documents: documents.map((d) => d.toString()) });
+  }
+
+  private isPending(target: ReviewTarget): boolean {
+    return target.kind === 'write' ? this.ledger.isPending(target.id) : target.chat.controller.pendingPermissions.some((p) => p.requestId === target.requestId);
   }
 
   private virtual(name: string, text: string, id: number, side?: string): vscode.Uri {
@@ -128,10 +210,6 @@ export class DiffReviewer implements vscode.TextDocumentContentProvider, vscode.
     this.contents.set(uri.toString(), text);
     return uri;
   }
-}
-
-function isPending(target: ReviewTarget): boolean {
-  return target.kind === 'write' ? target.isPending() : target.chat.controller.pendingPermissions.some((p) => p.requestId === target.requestId);
 }
 
 async function currentText(filePath: string): Promise<string | undefined> {

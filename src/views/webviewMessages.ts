@@ -38,7 +38,11 @@ export function parseWebviewMessage(raw: unknown): WebviewMessage | undefined {
     case 'permission/choose': {
       const requestId = str('requestId');
       const optionId = str('optionId');
-      return requestId !== undefined && optionId !== undefined ? { type: 'permission/choose', requestId, optionId } : undefined;
+      const rememberPrefix = int('rememberPrefix');
+      if (requestId === undefined || optionId === undefined || (rememberPrefix !== undefined && rememberPrefix < 1)) {
+        return undefined;
+      }
+      return { type: 'permission/choose', requestId, optionId, ...(rememberPrefix !== undefined ? { rememberPrefix } : {}) };
     }
     case 'location/open': {
       const path = str('path');

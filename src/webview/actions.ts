@@ -8,7 +8,8 @@ export interface Actions {
   resync(lastSeq: number): void;
   submitPrompt(text: string, attachments?: readonly AttachmentView[]): void;
   cancelTurn(): void;
-  choosePermission(requestId: string, optionId: string): void;
+  /** `rememberPrefix`: an "always" answer remembers only the first N words of the command. */
+  choosePermission(requestId: string, optionId: string, rememberPrefix?: number): void;
   openLocation(path: string, line?: number): void;
   openDiff(entryId: string, contentIndex: number): void;
   openOutput(entryId: string, contentIndex: number): void;
@@ -36,7 +37,8 @@ export function createActions(bridge: Pick<HostBridge, 'post'>): Actions {
     // Slash commands are sent as plain prompt text; attachments are the composer's context chips.
     submitPrompt: (text, attachments = []) => post({ type: 'prompt/submit', text, attachments }),
     cancelTurn: () => post({ type: 'turn/cancel' }),
-    choosePermission: (requestId, optionId) => post({ type: 'permission/choose', requestId, optionId }),
+    choosePermission: (requestId, optionId, rememberPrefix) =>
+      post({ type: 'permission/choose', requestId, optionId, ...(rememberPrefix !== undefined ? { rememberPrefix } : {}) }),
     openLocation: (path, line) => post({ type: 'location/open', path, ...(line !== undefined ? { line } : {}) }),
     openDiff: (entryId, contentIndex) => post({ type: 'diff/open', entryId, contentIndex }),
     openOutput: (entryId, contentIndex) => post({ type: 'output/open', entryId, contentIndex }),

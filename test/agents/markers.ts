@@ -26,6 +26,7 @@ export const markerKeys = {
   read: ['path', 'line', 'limit'],
   command: ['cmd'],
   'permission-timeout': ['ms', 'path', 'text', 'cancel-request'],
+  'permission-file': ['path'],
   terminal: ['cmd'],
   'meta-terminal': ['cmd'],
   plan: [],

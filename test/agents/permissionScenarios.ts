@@ -5,7 +5,7 @@
  *    only `allow_once` allows; Hermes writes the file itself and v0.19.0 never completes the tool call.
  * B. dangerous commands: `perm-check-<n>` with five options, two of kind `allow_always`.
  */
-import type { PermissionOption, ToolCallContent } from '@agentclientprotocol/sdk';
+import type { PermissionOption, ToolCallContent, ToolCallUpdate } from '@agentclientprotocol/sdk';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, relative, isAbsolute, basename } from 'node:path';
@@ -259,4 +259,30 @@ export async function command(turn: Turn, marker: Marker): Promise<void> {
       await turn.say(`Command not run: ${describeAnswer(answer)}.`);
       break;
   }
+}
+
+/**
+ * Sends every request of a JSON file (`[{toolCall, options}, …]`) as `session/request_permission`,
+ * one after the other, verbatim: the permission corpus (test/unit/permissions) drives the client's
+ * policy with the exact shapes it wants. Each answer is logged; the reply counts them.
+ */
+export async function permissionFile(turn: Turn, marker: Marker): Promise<void> {
+  const file = turn.resolvePath(strArg(marker, 'path', 'permission-requests.json'));
+  let requests: unknown;
+  try {
+    requests = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (err) {
+    await turn.say(`Cannot read ${file}: ${err instanceof Error ? err.message : String(err)}`);
+    return;
+  }
+  if (!Array.isArray(requests)) {
+    await turn.say(`${file} is not a JSON array of {toolCall, options}.`);
+    return;
+  }
+  const answers: string[] = [];
+  for (const r of requests as { toolCall: ToolCallUpdate; options: PermissionOption[] }[]) {
+    const answer = await turn.requestPermission(r.toolCall, r.options);
+    answers.push(`${r.toolCall.toolCallId}=${answer.outcome === 'selected' ? answer.optionId : answer.outcome}`);
+  }
+  await turn.say(`Answered ${answers.length} permission requests: ${answers.join(', ')}`);
 }

@@ -22,6 +22,7 @@ export const scenarios: Record<MarkerName, Scenario> = {
   read: client.read,
   command: permission.command,
   'permission-timeout': permission.permissionTimeout,
+  'permission-file': permission.permissionFile,
   terminal: client.terminal,
   'meta-terminal': client.metaTerminal,
   plan: textual.plan,

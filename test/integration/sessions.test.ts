@@ -3,7 +3,8 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { promptBlocks } from '../../src/views/chatManager';
+import { WorkspaceBoundary } from '../../src/acp/workspaceBoundary';
+import { promptBlocks } from '../../src/views/promptAttachments';
 import type { ChatSession } from '../../src/views/chatSession';
 import { api, isAlive, lastAssistantText, useScriptedAgent, waitFor } from './support';
 
@@ -103,15 +104,31 @@ suite('sessions around a turn (scripted agent, real extension)', () => {
     assert.match(sent?.text ?? '', /"text":"\/help"/);
   });
 
-  test('an @file attachment becomes a resource_link with an absolute file URI', async () => {
+  test('an @file attachment becomes a resource_link with an absolute file URI; files outside the workspace are refused', async () => {
     const root = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath ?? '';
     const file = path.join(root, 'mentioned.ts');
     fs.writeFileSync(file, 'export const m = 1;\n');
-    const blocks = await promptBlocks('look at this', [{ path: file, label: 'mentioned.ts' }], false);
-    assert.deepEqual(blocks[1], { type: 'resource_link', uri: vscode.Uri.file(file).toString(), name: 'mentioned.ts' });
+    const boundary = new WorkspaceBoundary(() => [root]);
+    const check = async (p: string): Promise<string> => (await boundary.resolve(p, 'read')).realPath;
+    const { blocks } = await promptBlocks('look at this', [{ path: file, label: 'mentioned.ts' }], { embedded: false, check });
+    assert.deepEqual(blocks[1], { type: 'resource_link', uri: vscode.Uri.file(fs.realpathSync(file)).toString(), name: 'mentioned.ts' });
     assert.ok(path.isAbsolute(vscode.Uri.parse((blocks[1] as { uri: string }).uri).fsPath));
-    const embedded = await promptBlocks('look', [{ path: file, label: 'mentioned.ts', startLine: 1, endLine: 1 }], true);
-    assert.equal(embedded[1]?.type, 'resource');
+    const embedded = await promptBlocks('look', [{ path: file, label: 'mentioned.ts', startLine: 1, endLine: 1 }], { embedded: true, check });
+    assert.equal(embedded.blocks[1]?.type, 'resource');
+    const outside = fs.mkdtempSync(path.join(os.tmpdir(), 'hermes-attach-'));
+    fs.writeFileSync(path.join(outside, 'secret.txt'), 'secret');
+    fs.symlinkSync(outside, path.join(root, 'escape-link'));
+    try {
+      for (const p of [path.join(outside, 'secret.txt'), path.join(root, 'escape-link', 'secret.txt'), `${root}${'/..'.repeat(root.split('/').length)}${outside}/secret.txt`]) {
+        const r = await promptBlocks('look', [{ path: p, label: 'secret.txt' }], { embedded: true, check });
+        assert.equal(r.blocks.length, 1, `${p} must not be attached`);
+        assert.equal(r.refused.length, 1);
+        assert.match(r.refused[0]?.reason ?? '', /outside|workspace/i);
+      }
+    } finally {
+      fs.rmSync(path.join(root, 'escape-link'));
+      fs.rmSync(outside, { recursive: true, force: true });
+    }
   });
 
   test('two sessions stream concurrently on one agent process', async () => {

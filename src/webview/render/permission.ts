@@ -1,8 +1,9 @@
 import type { PermissionOptionView, PermissionView } from '../../protocol/sessionView';
-import { clear, el, icon, uniqueId } from '../dom';
+import { append, clear, el, icon, uniqueId } from '../dom';
 import { t } from '../strings';
 import { visibleTitle } from '../text';
 import { agentName, type RenderEnv } from './env';
+import { checkDetails, offersRememberChoice, RememberChoice } from './permissionCheck';
 
 /** Alt+Y answers the first allow_once option, Alt+N the first reject_once option. */
 export const allowShortcut = 'Alt+Y';
@@ -10,8 +11,9 @@ export const rejectShortcut = 'Alt+N';
 
 /**
  * A permission request inside its tool card: one real button per option (none pre-selected),
- * how long it has waited and, when the agent gives up on its own, the countdown. Once answered,
- * the buttons go and the card says what was chosen and by whom.
+ * what the client's policy checked and why it asks, how long it has waited and, when the agent
+ * gives up on its own, the countdown; for a single command, which words "always" remembers.
+ * Once answered, the buttons go and the card says what was chosen, by whom, and what was remembered.
  */
 export class PermissionPrompt {
   readonly element: HTMLElement;
@@ -19,6 +21,7 @@ export class PermissionPrompt {
   private readonly timer = el('span', { class: 'permission-timer' });
   private permission: PermissionView | undefined;
   private title = '';
+  private remember: RememberChoice | undefined;
   private ticking = false;
   private readonly tick = (): void => this.updateTimer();
 
@@ -37,6 +40,8 @@ export class PermissionPrompt {
       this.permission.optionId === permission.optionId &&
       this.permission.answeredBy === permission.answeredBy &&
       this.permission.expiresAt === permission.expiresAt &&
+      this.permission.check === permission.check &&
+      this.permission.remembered === permission.remembered &&
       this.title === title;
     this.permission = permission;
     this.title = title;
@@ -47,19 +52,26 @@ export class PermissionPrompt {
     clear(e);
     e.className = `permission permission-${permission.status}`;
     e.setAttribute('aria-label', t('Permission requested: {0}', visibleTitle(title)));
+    this.remember = undefined;
     if (permission.status === 'pending') {
-      e.append(
+      this.remember = offersRememberChoice(permission) ? new RememberChoice(permission.check.argv) : undefined;
+      append(e, [
         el('div', { class: 'permission-head' }, [
           icon('shield'),
           el('span', { class: 'permission-title', attrs: { id: this.headingId }, text: t('{0} asks for permission', agentName(this.env)) }),
         ]),
         this.timer,
+        permission.check !== undefined ? checkDetails(permission.check, undefined) : null,
+        this.remember?.element,
         this.options(permission),
-      );
+      ]);
       this.updateTimer();
     } else {
       e.removeAttribute('aria-label');
       e.append(el('div', { class: 'permission-head' }, [icon(outcomeIcon(permission)), el('span', { text: outcomeText(permission, this.env) })]));
+      if (permission.check !== undefined || permission.remembered !== undefined) {
+        e.append(checkDetails(permission.check ?? { targets: [], decision: '' }, permission.remembered));
+      }
     }
     this.setTicking(permission.status === 'pending');
   }
@@ -79,7 +91,9 @@ export class PermissionPrompt {
       b.disabled = true;
     }
     this.element.classList.add('answering');
-    this.env.actions.choosePermission(permission.requestId, option.optionId);
+    this.remember?.disable();
+    const always = option.kind === 'allow_always' || option.kind === 'reject_always';
+    this.env.actions.choosePermission(permission.requestId, option.optionId, always ? this.remember?.prefix : undefined);
   }
 
   dispose(): void {
