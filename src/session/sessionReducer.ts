@@ -3,6 +3,7 @@ import { append, appendEntry, applyChunk, closeOpenTools, lastIndexOfTool, repla
 import { mergeReplay } from './replayMerge';
 import type { PermissionOutcome, SessionAction } from './sessionActions';
 import type { Entry, PermissionState, PlanSnapshotEntry, SessionState, ToolEntry, TurnEndEntry, TurnOutcome } from './sessionState';
+import { chunkUsageFromMeta } from './metaConventions';
 import { parseUsage, usageDelta } from './usage';
 
 /**
@@ -93,7 +94,7 @@ export function reduceSession(state: SessionState, action: SessionAction): Sessi
       if (action.stopReason === 'refusal') {
         entries = markTurnExcluded(entries, turn.id);
       }
-      const reported = parseUsage(action.usage);
+      const reported = parseUsage(action.usage) ?? turn.metaUsage;
       const usage =
         reported === undefined ? undefined : state.quirks.cumulativePromptUsage ? usageDelta(reported, state.cumulativeUsage) : reported;
       const footer: TurnEndEntry = {
@@ -217,8 +218,11 @@ function applyUpdate(state: SessionState, update: acp.SessionUpdate, ctx: Update
   switch (update.sessionUpdate) {
     case 'user_message_chunk':
     case 'agent_message_chunk':
-    case 'agent_thought_chunk':
-      return withEntries(state, ctx, (entries) => applyChunk(entries, update, ctx));
+    case 'agent_thought_chunk': {
+      const next = withEntries(state, ctx, (entries) => applyChunk(entries, update, ctx));
+      const metaUsage = update._meta !== undefined && update._meta !== null && next.turn !== undefined ? chunkUsageFromMeta(update._meta) : undefined;
+      return metaUsage !== undefined && next.turn !== undefined ? { ...next, turn: { ...next.turn, metaUsage } } : next;
+    }
     case 'tool_call':
     case 'tool_call_update':
       return withEntries(state, ctx, (entries) => upsertTool(entries, update, ctx));
