@@ -4,7 +4,7 @@ import type { Disposable } from '../util/disposable';
 import { Emitter } from '../util/emitter';
 import { isObject } from '../util/json';
 import type { ClientPorts } from './clientPorts';
-import { AgentProtocolError, AgentTimeoutError, ClientRequestError, type AgentExitedError } from './errors';
+import { AgentProtocolError, AgentTimeoutError, ClientRequestError, RpcCode, type AgentExitedError } from './errors';
 import { decodeLine, LineReader } from './lineReader';
 import type { TrafficLog } from './trafficLog';
 import { zLoadSessionResponse, zNewSessionResponse, zResumeSessionResponse, zSetSessionConfigOptionResponse } from './sdkSchema';
@@ -476,13 +476,21 @@ export class AcpClient implements Disposable {
   }
 }
 
-/** Ports throw {@link ClientRequestError}; the SDK only sends the code of its own RequestError. */
+/**
+ * Ports throw {@link ClientRequestError}; the SDK only sends the code of its own RequestError and
+ * answers anything else `-32603`. A file that vanished between the boundary check and the read (Node's
+ * `ENOENT`, VS Code's `FileNotFound`) is ACP's "resource not found", `-32002`, not an internal error.
+ */
 async function wireErrors<T>(p: Promise<T>): Promise<T> {
   try {
     return await p;
   } catch (e) {
     if (ClientRequestError.is(e)) {
       throw new acp.RequestError(e.code, e.message, e.data);
+    }
+    const code = isObject(e) || e instanceof Error ? (e as { code?: unknown }).code : undefined;
+    if (code === 'ENOENT' || code === 'ENOTDIR' || code === 'FileNotFound') {
+      throw new acp.RequestError(RpcCode.resourceNotFound, e instanceof Error ? e.message : 'Resource not found');
     }
     throw e;
   }
