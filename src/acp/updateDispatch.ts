@@ -1,6 +1,7 @@
 import type * as acp from '@agentclientprotocol/sdk';
 import type { Disposable } from '../util/disposable';
 import { Emitter } from '../util/emitter';
+import { SessionBuffer } from '../util/sessionBuffer';
 import type { TrafficLog } from './trafficLog';
 import { parseSessionNotification } from './updateValidation';
 
@@ -27,9 +28,6 @@ interface Subscriber {
   readonly problem: ProblemListener | undefined;
 }
 
-const maxBufferedPerSession = 5000;
-const maxBufferedSessions = 32;
-
 /**
  * Validates each `session/update` line and routes it to its session's listener, synchronously and
  * in wire order. Updates (and problems) for sessions nobody listens to yet — ACP allows them before
@@ -38,7 +36,7 @@ const maxBufferedSessions = 32;
  */
 export class UpdateDispatcher implements Disposable {
   private readonly subscribers = new Map<string, Subscriber>();
-  private readonly buffered = new Map<string, Buffered[]>();
+  private readonly buffered = new SessionBuffer<Buffered>();
   private readonly onAnyUpdateEmitter = new Emitter<acp.SessionNotification>();
   /** Every valid `session/update`, whatever its session (for observers such as the traffic view). */
   readonly onAnyUpdate = this.onAnyUpdateEmitter.event;
@@ -48,12 +46,8 @@ export class UpdateDispatcher implements Disposable {
   subscribe(sessionId: string, update: UpdateListener, problem?: ProblemListener): Disposable {
     const subscriber: Subscriber = { update, problem };
     this.subscribers.set(sessionId, subscriber);
-    const early = this.buffered.get(sessionId);
-    if (early !== undefined) {
-      this.buffered.delete(sessionId);
-      for (const item of early) {
-        deliver(subscriber, item);
-      }
+    for (const item of this.buffered.take(sessionId)) {
+      deliver(subscriber, item);
     }
     return {
       dispose: () => {
@@ -99,21 +93,7 @@ export class UpdateDispatcher implements Disposable {
       deliver(subscriber, item);
       return;
     }
-    let queue = this.buffered.get(sessionId);
-    if (queue === undefined) {
-      if (this.buffered.size >= maxBufferedSessions) {
-        const oldest = this.buffered.keys().next().value;
-        if (oldest !== undefined) {
-          this.buffered.delete(oldest);
-        }
-      }
-      queue = [];
-      this.buffered.set(sessionId, queue);
-    }
-    queue.push(item);
-    if (queue.length > maxBufferedPerSession) {
-      queue.shift();
-    }
+    this.buffered.push(sessionId, item);
   }
 }
 

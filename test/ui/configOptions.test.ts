@@ -14,25 +14,14 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { fixturesDir, replayAgentPath } from '../support/paths';
 import { agentTapPath } from '../unit/hardening/support';
+import { readTap } from '../unit/hardening/tapFile';
 import type { PageElement } from './pageTypes';
 import { openVsCode, type UiSession } from './support';
 import { composerBox, waitUntil } from './uiHelpers';
 
-interface TapLine {
-  readonly kind: string;
-  readonly text: string;
-}
-
 /** JSON-RPC messages the extension wrote to the agent, from the tap file. */
 function clientMessages(tapFile: string): { method?: string; params?: Record<string, unknown> }[] {
-  if (!fs.existsSync(tapFile)) {
-    return [];
-  }
-  return fs
-    .readFileSync(tapFile, 'utf8')
-    .split('\n')
-    .filter((l) => l.trim() !== '')
-    .map((l) => JSON.parse(l) as TapLine)
+  return readTap(tapFile)
     .filter((l) => l.kind === 'in')
     .flatMap((l) => {
       try {
