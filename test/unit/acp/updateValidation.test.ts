@@ -237,6 +237,24 @@ suite('session/update validation with the SDK schema', () => {
       });
     }
 
+    test('hostile content (payloads.json: HTML, SVG, Markdown, bidi) is valid ACP: it passes unchanged, as text, titles, paths and diffs', () => {
+      const corpus = JSON.parse(readFileSync(path.join(fixturesDir, 'hostile', 'payloads.json'), 'utf8')) as { payloads: { id: string; text: string | null }[] };
+      const texts = corpus.payloads.flatMap((p) => (typeof p.text === 'string' ? [p.text.replaceAll('{{B}}', 'console.log(1)')] : []));
+      assert.ok(texts.length > 50);
+      for (const text of texts) {
+        for (const update of [
+          { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text } },
+          { sessionUpdate: 'tool_call', toolCallId: text, title: text, kind: 'edit', locations: [{ path: text }], content: [{ type: 'diff', path: text, oldText: text, newText: text }] },
+          { sessionUpdate: 'plan', entries: [{ content: text, priority: 'high', status: 'pending' }] },
+          { sessionUpdate: 'session_info_update', title: text },
+        ]) {
+          const r = parseSessionNotification(asParams(update));
+          assert.ok(r.ok && r.salvaged === undefined && canon(r.value) === canon(asParams(update)), `${update.sessionUpdate}: ${text.slice(0, 60)}`);
+          assert.ok(legacy.parseSessionNotification(asParams(update)).ok);
+        }
+      }
+    });
+
     test('params that are not a session notification are rejected with a reason and no session', () => {
       for (const [params, reason] of [
         [null, 'params is not an object'],
