@@ -3,7 +3,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 const vscodeBan = {
-  paths: [{ name: 'vscode', message: 'The core (src/acp, src/session, src/protocol, src/changes, src/permissions, src/registry, src/transports), the application layer (src/app) and the runner (src/cli) must not import vscode.' }],
+  paths: [{ name: 'vscode', message: 'The core (src/acp, src/session, src/protocol, src/changes, src/permissions, src/registry, src/mcp, src/transports), the application layer (src/app) and the runner (src/cli) must not import vscode.' }],
 };
 
 export default tseslint.config(
@@ -41,6 +41,16 @@ export default tseslint.config(
       'no-restricted-imports': ['error', {
         ...vscodeBan,
         patterns: [{ group: ['**/views/*', '**/webview/*', '**/cli/*'], message: 'src/app is below the VS Code shell and the runner: no views, webview or CLI imports.' }],
+      }],
+    },
+  },
+  {
+    // MCP server configuration: read by the extension and the runner alike, so no VS Code.
+    files: ['src/mcp/**'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        ...vscodeBan,
+        patterns: [{ group: ['**/views/*', '**/webview/*', '**/cli/*', '**/session/*'], message: 'src/mcp is core: no views, webview, CLI or session imports.' }],
       }],
     },
   },

@@ -4,7 +4,7 @@
 //   node scripts/build.mjs --tests       also transpiles src/ and test/ to out/ for mocha
 //   node scripts/build.mjs --watch       rebuilds on change
 import * as esbuild from 'esbuild';
-import { mkdirSync, writeFileSync, existsSync, cpSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, writeFileSync, existsSync, cpSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -24,6 +24,9 @@ const common = {
   logLevel: 'warning',
   metafile: true,
   legalComments: 'none',
+  // jsonc-parser's `main` is a UMD build whose requires esbuild cannot follow; its ES module build
+  // bundles (the unbundled test build keeps the UMD one, which Node loads as is).
+  alias: { 'jsonc-parser': 'jsonc-parser/lib/esm/main.js' },
 };
 
 /** @type {esbuild.BuildOptions[]} */
@@ -120,13 +123,33 @@ builds.push(
 
 const present = builds.filter((b) => Object.values(b.entryPoints).every((p) => p.startsWith('grammar:') || existsSync(join(root, p))));
 
+// src/acp/sdkSchema.ts imports the SDK's generated schemas by path (the package does not export
+// them); Node refuses that deep import, so in out/ this one file is bundled with the schemas inside
+// (zod stays external: one zod for everything).
+const sdkSchemaEntry = 'src/acp/sdkSchema.ts';
+
 if (withTests) {
   // Start from an empty out/: a module that became a folder (src/webview/markdown.ts →
   // markdown/index.ts) would otherwise be shadowed by its stale transpiled file.
   rmSync(join(root, 'out'), { recursive: true, force: true });
   present.push({
     absWorkingDir: root,
-    entryPoints: ['src', 'test', 'bench'].filter((d) => existsSync(join(root, d))).map((d) => `${d}/**/*.ts`),
+    entryPoints: { 'src/acp/sdkSchema': sdkSchemaEntry },
+    outdir: 'out',
+    bundle: true,
+    packages: 'external',
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+    sourcemap: 'inline',
+    logLevel: 'warning',
+  });
+  present.push({
+    absWorkingDir: root,
+    entryPoints: ['src', 'test', 'bench']
+      .filter((d) => existsSync(join(root, d)))
+      .flatMap((d) => readdirSync(join(root, d), { recursive: true }).map((f) => `${d}/${f.replaceAll('\\', '/')}`))
+      .filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts') && f !== sdkSchemaEntry),
     outdir: 'out',
     outbase: '.',
     bundle: false,

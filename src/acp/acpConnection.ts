@@ -4,11 +4,13 @@ import type { Disposable } from '../util/disposable';
 import { Emitter } from '../util/emitter';
 import { isObject } from '../util/json';
 import type { ClientPorts } from './clientPorts';
-import { AgentProtocolError, AgentTimeoutError, ClientRequestError, type AgentExitedError } from './errors';
+import { AgentProtocolError, AgentTimeoutError, ClientRequestError, RpcCode, type AgentExitedError } from './errors';
 import { decodeLine, LineReader } from './lineReader';
 import { SlicedFeed } from './slicedFeed';
-import { parseSessionNotification } from './sessionUpdateGuard';
 import type { TrafficLog } from './trafficLog';
+import { zLoadSessionResponse, zNewSessionResponse, zResumeSessionResponse, zSetSessionConfigOptionResponse } from './sdkSchema';
+import { UpdateDispatcher, type UpdateProblem } from './updateDispatch';
+import { checkSetupResponse, type SetupSchema } from './updateValidation';
 
 /** The process side of a connection: AgentProcess satisfies it; tests may pass plain streams. */
 export interface AgentTransport {
@@ -69,9 +71,6 @@ export interface ForkSessionResponse {
   readonly _meta?: Record<string, unknown> | null;
 }
 
-const maxBufferedPerSession = 5000;
-const maxBufferedSessions = 32;
-
 /**
  * An ACP v1 client connection over an agent's stdio, built on the SDK's app API.
  *
@@ -90,14 +89,12 @@ export class AcpClient implements Disposable {
   /** Agent → client requests not yet answered on the wire. */
   private readonly unanswered = new Set<string | number>();
   private closing = false;
-  private readonly sessionListeners = new Map<string, (n: acp.SessionNotification) => void>();
-  private readonly buffered = new Map<string, acp.SessionNotification[]>();
   private exitError: AgentExitedError | undefined;
   private readonly exitRejection: Promise<never>;
-  private readonly onAnyUpdateEmitter = new Emitter<acp.SessionNotification>();
+  private readonly updates: UpdateDispatcher;
   private readonly onDidCloseEmitter = new Emitter<AgentExitedError>();
   /** Every valid `session/update`, whatever its session (for observers such as the traffic view). */
-  readonly onAnyUpdate = this.onAnyUpdateEmitter.event;
+  readonly onAnyUpdate: UpdateDispatcher['onAnyUpdate'];
   /** The agent exited (or was stopped); all pending requests have been rejected. */
   readonly onDidClose = this.onDidCloseEmitter.event;
   /** Resolves with the exit reason once the connection is closed. */
@@ -110,6 +107,8 @@ export class AcpClient implements Disposable {
   ) {
     this.log = options.log;
     this.timeouts = { ...defaultTimeouts, ...options.timeouts };
+    this.updates = new UpdateDispatcher(this.log);
+    this.onAnyUpdate = this.updates.onAnyUpdate;
     const readable = new ReadableStream<acp.AnyMessage>({
       start: (controller) => {
         this.toSdk = controller;
@@ -212,16 +211,16 @@ export class AcpClient implements Disposable {
   }
 
   newSession(params: acp.NewSessionRequest): Promise<acp.NewSessionResponse> {
-    return this.call(acp.methods.agent.session.new, params, { timeoutMs: this.timeouts.session });
+    return this.call(acp.methods.agent.session.new, params, { timeoutMs: this.timeouts.session }).then((r) => this.checked(r, zNewSessionResponse));
   }
 
   /** The agent replays history as `session/update`s before answering: subscribe to the session first. */
   loadSession(params: acp.LoadSessionRequest): Promise<acp.LoadSessionResponse> {
-    return this.call(acp.methods.agent.session.load, params, { timeoutMs: this.timeouts.session });
+    return this.call(acp.methods.agent.session.load, params, { timeoutMs: this.timeouts.session }).then((r) => this.checked(r, zLoadSessionResponse));
   }
 
   resumeSession(params: acp.ResumeSessionRequest): Promise<acp.ResumeSessionResponse> {
-    return this.call(acp.methods.agent.session.resume, params, { timeoutMs: this.timeouts.session });
+    return this.call(acp.methods.agent.session.resume, params, { timeoutMs: this.timeouts.session }).then((r) => this.checked(r, zResumeSessionResponse));
   }
 
   listSessions(params: acp.ListSessionsRequest): Promise<acp.ListSessionsResponse> {
@@ -234,7 +233,7 @@ export class AcpClient implements Disposable {
 
   /** `session/fork` is unstable in ACP v1; Hermes and Claude serve it. */
   forkSession(params: ForkSessionRequest): Promise<ForkSessionResponse> {
-    return this.callUntyped<ForkSessionResponse>('session/fork', params, { timeoutMs: this.timeouts.session });
+    return this.callUntyped<ForkSessionResponse>('session/fork', params, { timeoutMs: this.timeouts.session }).then((r) => this.checked(r, zNewSessionResponse));
   }
 
   prompt(params: acp.PromptRequest, options: CallOptions = {}): Promise<acp.PromptResponse> {
@@ -255,12 +254,21 @@ export class AcpClient implements Disposable {
   }
 
   setConfigOption(params: acp.SetSessionConfigOptionRequest): Promise<acp.SetSessionConfigOptionResponse> {
-    return this.call(acp.methods.agent.session.setConfigOption, params);
+    return this.call(acp.methods.agent.session.setConfigOption, params).then((r) => this.checked(r, zSetSessionConfigOptionResponse));
   }
 
   /** Legacy `session/set_model` (removed from ACP, still served by Hermes with `provider:model` ids). */
   setModel(sessionId: string, modelId: string): Promise<unknown> {
     return this.callUntyped('session/set_model', { sessionId, modelId });
+  }
+
+  /** A session setup answer with its `modes`/`configOptions` checked against the SDK's schema (it checks no responses itself). */
+  private checked<T>(response: T, schema: SetupSchema): T {
+    const { value, note } = checkSetupResponse(response, schema);
+    if (note !== undefined) {
+      this.log.note(note);
+    }
+    return value;
   }
 
   /** Any other request, typed by the caller. */
@@ -278,22 +286,8 @@ export class AcpClient implements Disposable {
    * Updates that arrived before anyone listened (e.g. right after `session/new`, before its
    * response was processed) are delivered first.
    */
-  subscribeSession(sessionId: string, listener: (n: acp.SessionNotification) => void): Disposable {
-    this.sessionListeners.set(sessionId, listener);
-    const early = this.buffered.get(sessionId);
-    if (early !== undefined) {
-      this.buffered.delete(sessionId);
-      for (const n of early) {
-        listener(n);
-      }
-    }
-    return {
-      dispose: () => {
-        if (this.sessionListeners.get(sessionId) === listener) {
-          this.sessionListeners.delete(sessionId);
-        }
-      },
-    };
+  subscribeSession(sessionId: string, listener: (n: acp.SessionNotification) => void, onProblem?: (p: UpdateProblem) => void): Disposable {
+    return this.updates.subscribe(sessionId, listener, onProblem);
   }
 
   /**
@@ -315,7 +309,7 @@ export class AcpClient implements Disposable {
   /** Closes stdin at once; the process itself is the caller's to dispose. */
   dispose(): void {
     this.closing = true;
-    this.onAnyUpdateEmitter.dispose();
+    this.updates.dispose();
     this.transport.stdin.end();
   }
 
@@ -411,7 +405,7 @@ export class AcpClient implements Disposable {
     if (typeof method === 'string') {
       if (!hasId) {
         if (method === 'session/update') {
-          this.onSessionUpdateLine(msg.params, text, bytes.length, utf8Note);
+          this.updates.dispatch(msg.params, text, bytes.length, utf8Note);
           return;
         }
         this.log.append({ dir: 'in', kind: 'notification', method, size: bytes.length, text, ...(utf8Note !== undefined ? { note: utf8Note } : {}) });
@@ -433,40 +427,6 @@ export class AcpClient implements Disposable {
       return;
     }
     this.log.append({ dir: 'in', kind: 'invalid', size: bytes.length, text, note: 'not a JSON-RPC request, response or notification' });
-  }
-
-  private onSessionUpdateLine(params: unknown, text: string, size: number, utf8Note: string | undefined): void {
-    const parsed = parseSessionNotification(params);
-    if (!parsed.ok) {
-      this.log.append({ dir: 'in', kind: 'ignored', method: 'session/update', size, text, note: parsed.reason });
-      return;
-    }
-    this.log.append({ dir: 'in', kind: 'notification', method: 'session/update', size, text, ...(utf8Note !== undefined ? { note: utf8Note } : {}) });
-    const n = parsed.value;
-    if (this.onAnyUpdateEmitter.hasListeners) {
-      this.onAnyUpdateEmitter.fire(n);
-    }
-    const listener = this.sessionListeners.get(n.sessionId);
-    if (listener !== undefined) {
-      listener(n);
-      return;
-    }
-    // ACP allows updates for sessions we do not know yet (before the session/new response, replays).
-    let queue = this.buffered.get(n.sessionId);
-    if (queue === undefined) {
-      if (this.buffered.size >= maxBufferedSessions) {
-        const oldest = this.buffered.keys().next().value;
-        if (oldest !== undefined) {
-          this.buffered.delete(oldest);
-        }
-      }
-      queue = [];
-      this.buffered.set(n.sessionId, queue);
-    }
-    queue.push(n);
-    if (queue.length > maxBufferedPerSession) {
-      queue.shift();
-    }
   }
 
   private forward(msg: acp.AnyMessage): void {
@@ -520,13 +480,21 @@ export class AcpClient implements Disposable {
   }
 }
 
-/** Ports throw {@link ClientRequestError}; the SDK only sends the code of its own RequestError. */
+/**
+ * Ports throw {@link ClientRequestError}; the SDK only sends the code of its own RequestError and
+ * answers anything else `-32603`. A file that vanished between the boundary check and the read (Node's
+ * `ENOENT`, VS Code's `FileNotFound`) is ACP's "resource not found", `-32002`, not an internal error.
+ */
 async function wireErrors<T>(p: Promise<T>): Promise<T> {
   try {
     return await p;
   } catch (e) {
     if (ClientRequestError.is(e)) {
       throw new acp.RequestError(e.code, e.message, e.data);
+    }
+    const code = isObject(e) || e instanceof Error ? (e as { code?: unknown }).code : undefined;
+    if (code === 'ENOENT' || code === 'ENOTDIR' || code === 'FileNotFound') {
+      throw new acp.RequestError(RpcCode.resourceNotFound, e instanceof Error ? e.message : 'Resource not found');
     }
     throw e;
   }

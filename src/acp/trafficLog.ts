@@ -1,3 +1,4 @@
+import type { Disposable } from '../util/disposable';
 import { Emitter } from '../util/emitter';
 
 /** Which way a traffic entry went. `note` entries are ours (not on the wire). */
@@ -51,6 +52,14 @@ export interface TrafficInput {
 }
 
 /**
+ * Rewrites an entry's text (and note) before it is stored, e.g. to hide secrets: nothing else
+ * derives from the log but what it stored, so a redacted value reaches no channel, report or fixture.
+ */
+export interface TrafficRedactor {
+  redact(text: string, entry: TrafficInput): string;
+}
+
+/**
  * A bounded ring of every message in both directions plus stderr lines — the source of
  * "Hermes: Show Traffic", of error reports, and of recorded fixtures (after Zed's ACP debug log).
  */
@@ -63,6 +72,7 @@ export class TrafficLog {
   private readonly maxChars: number;
   private readonly maxEntryChars: number;
   private readonly now: () => number;
+  private redactors: readonly TrafficRedactor[] = [];
   private readonly onDidAppendEmitter = new Emitter<TrafficEntry>();
   /** Fires for every appended entry. */
   readonly onDidAppend = this.onDidAppendEmitter.event;
@@ -74,9 +84,25 @@ export class TrafficLog {
     this.now = options.now ?? Date.now;
   }
 
+  /** Applies `redactor` to every entry appended from now on (the MCP secrets of the sessions on this log). */
+  addRedactor(redactor: TrafficRedactor): Disposable {
+    this.redactors = [...this.redactors, redactor];
+    return {
+      dispose: () => {
+        this.redactors = this.redactors.filter((r) => r !== redactor);
+      },
+    };
+  }
+
   append(input: TrafficInput): TrafficEntry {
     let text = input.text;
     let note = input.note;
+    for (const r of this.redactors) {
+      text = r.redact(text, input);
+      if (note !== undefined) {
+        note = r.redact(note, input);
+      }
+    }
     if (text.length > this.maxEntryChars) {
       const kept = `kept the first ${this.maxEntryChars} of ${text.length} characters`;
       text = flatPrefix(text, this.maxEntryChars);

@@ -1,6 +1,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
+import { readMcpSources } from '../mcp/mcpServers';
 import { parseRules } from '../permissions/rules';
 import { invalidSensitivePatterns } from '../permissions/sensitive';
 import { isObject } from '../util/json';
@@ -26,6 +27,8 @@ export interface RunOptions {
   readonly mode?: string;
   /** `--auth ID`: the agent sign-in method to `authenticate` with before `session/new`. */
   readonly auth?: string;
+  /** `--mcp-config`: an `mcp.json` (VS Code's format) read before the `--cwd`'s `.vscode/mcp.json`. */
+  readonly mcpConfig?: string;
 }
 
 export type ParsedCommandLine =
@@ -52,6 +55,9 @@ Options:
       --mode ID            use this session mode (default: the agent's, or under deny/rules
                            the mode that asks when the agent starts in one that does not)
       --auth ID            sign in with this agent method (ACP authenticate) before the session
+      --mcp-config FILE    MCP servers for the agent, in VS Code's mcp.json format (also read:
+                           .vscode/mcp.json in the --cwd); \${input:ID} values come from the
+                           environment variable HERMES_MCP_INPUT_<ID> (upper case, _ for others)
   -h, --help               show this help
   -V, --version            show the version
 
@@ -78,6 +84,7 @@ export function parseCommandLine(argv: readonly string[], cwd: string, readStdin
         'traffic-log': { type: 'string' },
         mode: { type: 'string' },
         auth: { type: 'string' },
+        'mcp-config': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
         version: { type: 'boolean', short: 'V' },
       },
@@ -152,6 +159,13 @@ export function parseCommandLine(argv: readonly string[], cwd: string, readStdin
     }
   }
 
+  if (values['mcp-config'] !== undefined) {
+    const unreadable = readMcpSources([{ kind: 'file', path: path.resolve(cwd, values['mcp-config']), required: true }])[0]?.problems.find((p) => p.server === undefined);
+    if (unreadable !== undefined) {
+      return error(`--mcp-config: ${unreadable.message}`);
+    }
+  }
+
   const permissions = parsePermissions(values.permissions ?? 'deny', cwd);
   if (typeof permissions === 'string') {
     return error(permissions);
@@ -169,6 +183,7 @@ export function parseCommandLine(argv: readonly string[], cwd: string, readStdin
       ...(values['traffic-log'] !== undefined ? { trafficLog: path.resolve(cwd, values['traffic-log']) } : {}),
       ...(values.mode !== undefined ? { mode: values.mode } : {}),
       ...(values.auth !== undefined ? { auth: values.auth } : {}),
+      ...(values['mcp-config'] !== undefined ? { mcpConfig: path.resolve(cwd, values['mcp-config']) } : {}),
     },
   };
 }

@@ -13,6 +13,8 @@ import type { RunOptions } from './args';
 import type { EventBody, EventSink, LeftProcess } from './events';
 import { startFailureVerdict, turnVerdict, type StopCause, type Verdict } from './exitCodes';
 import { applyMode, permissionsEnforced, sessionModes } from './modeChoice';
+import { McpSecretRedactor } from '../mcp/redaction';
+import { runnerMcpServers } from './mcp';
 import { HeadlessPermissions } from './permissions';
 import { newRunMarker, runMarkerVariable, stopMarked } from './processSweep';
 import { describeSignIn, isAuthRequired, signInMethods, soleAgentMethod, type SignInMethod } from './signIn';
@@ -61,12 +63,14 @@ export class Runner {
   private readonly stderrTail: string[] = [];
   private readonly marker = newRunMarker();
   private readonly log = new TrafficLog();
+  private readonly redactor = new McpSecretRedactor();
 
   constructor(
     private readonly options: RunOptions,
     private readonly deps: RunnerDeps,
   ) {
     this.profile = profileFor(undefined, executableName(options.agent.command, options.agent.args));
+    this.log.addRedactor(this.redactor);
   }
 
   /** SIGINT/SIGTERM. The first one cancels the turn (`session/cancel`); the next kills the agent at once. */
@@ -111,12 +115,15 @@ export class Runner {
     }
     this.proc = proc;
     proc.onStderrLine((line) => {
-      this.log.append({ dir: 'stderr', kind: 'text', size: Buffer.byteLength(line), text: line });
-      this.stderrTail.push(line);
+      const entry = { dir: 'stderr', kind: 'text', size: Buffer.byteLength(line), text: line } as const;
+      this.log.append(entry);
+      // An agent that echoes an MCP secret to stderr must not print it on ours either.
+      const shown = this.redactor.redact(line, entry);
+      this.stderrTail.push(shown);
       if (this.stderrTail.length > stderrTailLines) {
         this.stderrTail.shift();
       }
-      this.deps.sink.diagnostic(line);
+      this.deps.sink.diagnostic(shown);
     });
     if (this.stop !== undefined) {
       proc.kill();
@@ -146,6 +153,8 @@ export class Runner {
     this.init = init;
     this.profile = profileFor(init.agentInfo?.name, executableName(options.agent.command, options.agent.args));
 
+    const mcp = await runnerMcpServers({ cwd: options.cwd, mcpConfig: options.mcpConfig, env: process.env }, init, agentIdentity(init.agentInfo, options.agent.command, options.agent.args).name, this.redactor);
+    mcp.diagnostics.forEach((line) => this.deps.sink.diagnostic(line));
     const decider = new HeadlessPermissions(options.permissions, options.cwd);
     let ids = 0;
     const controller = new SessionController({
@@ -155,6 +164,7 @@ export class Runner {
       now: this.deps.now,
       newId: () => `e${++ids}`,
       permissions: decider,
+      mcpServers: mcp.servers,
     });
     this.controller = controller;
     // The decider found no option to answer with (e.g. no reject option): answer `cancelled`.

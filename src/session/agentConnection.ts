@@ -26,6 +26,16 @@ export interface AgentConnection {
   setMode(sessionId: string, modeId: string): Promise<unknown>;
   setModel(sessionId: string, modelId: string): Promise<unknown>;
   setConfigOption(params: acp.SetSessionConfigOptionRequest): Promise<acp.SetSessionConfigOptionResponse>;
-  /** Delivers the session's updates synchronously and in wire order, including ones that arrived early. */
-  subscribeSession(sessionId: string, listener: (n: acp.SessionNotification) => void): Disposable;
+  /**
+   * Delivers the session's updates synchronously and in wire order, including ones that arrived
+   * early; `onProblem` hears of updates that were not valid ACP (rejected, or with parts left out).
+   */
+  subscribeSession(sessionId: string, listener: (n: acp.SessionNotification) => void, onProblem?: (p: UpdateProblem) => void): Disposable;
+}
+
+/** A `session/update` the connection could not use as sent (`src/acp/updateDispatch.ts` reports them). */
+export interface UpdateProblem {
+  readonly kind: 'rejected' | 'salvaged';
+  readonly updateKind: string | undefined;
+  readonly reason: string;
 }

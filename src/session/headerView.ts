@@ -5,6 +5,9 @@ import type { ViewContext } from './viewProjection';
 
 /** The chat's header: agent, phase, plan, modes, models, config options, commands, usage, status. */
 export function headerView(state: SessionState, ctx: ViewContext): SessionHeaderView {
+  // ACP session-config-options: a client that understands `configOptions` uses them alone when an
+  // agent sends them with the legacy `modes`/`models` (Claude sends both: four selectors otherwise).
+  const legacy = state.configOptions.length === 0;
   return {
     hostTime: ctx.now,
     agentName: ctx.agentName,
@@ -25,7 +28,7 @@ export function headerView(state: SessionState, ctx: ViewContext): SessionHeader
     ...(state.title !== undefined ? { title: state.title } : {}),
     ...(state.turn !== undefined ? { turnStartedAt: state.turn.startedAt } : {}),
     ...(state.usage !== undefined ? { usage: state.usage } : {}),
-    ...(state.modes !== undefined && state.modes.availableModes.length > 0
+    ...(legacy && state.modes !== undefined && state.modes.availableModes.length > 0
       ? {
           modes: {
             current: state.modes.currentModeId,
@@ -33,7 +36,7 @@ export function headerView(state: SessionState, ctx: ViewContext): SessionHeader
           },
         }
       : {}),
-    ...(state.models !== undefined
+    ...(legacy && state.models !== undefined
       ? {
           models: {
             current: state.models.currentModelId,

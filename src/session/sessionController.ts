@@ -16,6 +16,7 @@ import {
   type NoticeLevel,
   type SessionState,
 } from './sessionState';
+import { UpdateProblemNotices } from './updateProblems';
 
 export interface SessionChange {
   readonly prev: SessionState;
@@ -65,6 +66,7 @@ export class SessionController implements Disposable {
   readonly onPermissionSettled: PendingPermissions['onSettled'];
   private readonly permissions: PendingPermissions;
   private disposed = false;
+  private readonly problemNotices = new UpdateProblemNotices();
   private connectionValue: AgentConnection | undefined;
 
   constructor(private readonly deps: SessionControllerDeps) {
@@ -342,7 +344,16 @@ export class SessionController implements Disposable {
     }
     this.subscription?.dispose();
     this.subscribedTo = sessionId;
-    this.subscription = this.connection.subscribeSession(sessionId, (n) => this.onUpdate(n.update));
+    this.subscription = this.connection.subscribeSession(
+      sessionId,
+      (n) => this.onUpdate(n.update),
+      (p) => {
+        const notice = this.problemNotices.noticeFor(p);
+        if (notice !== undefined) {
+          this.addNotice('warning', notice.title, notice.detail);
+        }
+      },
+    );
   }
 
   /**

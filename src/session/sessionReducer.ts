@@ -1,4 +1,5 @@
 import type * as acp from '@agentclientprotocol/sdk';
+import { chunkUsageFromMeta } from './metaConventions';
 import type { SessionAction } from './sessionActions';
 import type { SessionState } from './sessionState';
 import { withDraftArrays, type UpdateContext } from './slices/entryList';
@@ -54,8 +55,12 @@ function applyUpdate(state: SessionState, update: acp.SessionUpdate, ctx: Update
   switch (update.sessionUpdate) {
     case 'user_message_chunk':
     case 'agent_message_chunk':
-    case 'agent_thought_chunk':
-      return applyMessageUpdate(state, update, ctx);
+    case 'agent_thought_chunk': {
+      const next = applyMessageUpdate(state, update, ctx);
+      // Qwen Code reports a model call's tokens only in a chunk's `_meta.usage`.
+      const metaUsage = update._meta !== undefined && update._meta !== null && next.turn !== undefined ? chunkUsageFromMeta(update._meta) : undefined;
+      return metaUsage !== undefined && next.turn !== undefined ? { ...next, turn: { ...next.turn, metaUsage } } : next;
+    }
     case 'tool_call':
     case 'tool_call_update':
       return applyToolUpdate(state, update, ctx);

@@ -162,6 +162,8 @@ export interface TurnState {
   readonly id: number;
   readonly startedAt: number;
   readonly cancelRequested: boolean;
+  /** The last token counts the agent put in a chunk's `_meta.usage` this turn (Qwen), for a response without `usage`. */
+  readonly metaUsage?: TokenUsage;
 }
 
 export interface ModelInfo {

@@ -1,8 +1,6 @@
 import type * as acp from '@agentclientprotocol/sdk';
 import type { Disposable } from '../util/disposable';
-
-const maxBufferedPerSession = 5000;
-const maxBufferedSessions = 32;
+import { SessionBuffer } from '../util/sessionBuffer';
 
 /**
  * Delivers translated updates to the session's listener, synchronously and in arrival order, the
@@ -12,7 +10,7 @@ const maxBufferedSessions = 32;
  */
 export class SessionRouter {
   private readonly listeners = new Map<string, (n: acp.SessionNotification) => void>();
-  private readonly buffered = new Map<string, acp.SessionNotification[]>();
+  private readonly buffered = new SessionBuffer<acp.SessionNotification>();
   private readonly publicByWire = new Map<string, string>();
   private readonly wireByPublic = new Map<string, string>();
 
@@ -32,12 +30,8 @@ export class SessionRouter {
 
   subscribe(sessionId: string, listener: (n: acp.SessionNotification) => void): Disposable {
     this.listeners.set(sessionId, listener);
-    const early = this.buffered.get(sessionId);
-    if (early !== undefined) {
-      this.buffered.delete(sessionId);
-      for (const n of early) {
-        listener(n);
-      }
+    for (const n of this.buffered.take(sessionId)) {
+      listener(n);
     }
     return {
       dispose: () => {
@@ -56,20 +50,6 @@ export class SessionRouter {
       listener(n);
       return;
     }
-    let queue = this.buffered.get(sessionId);
-    if (queue === undefined) {
-      if (this.buffered.size >= maxBufferedSessions) {
-        const oldest = this.buffered.keys().next().value;
-        if (oldest !== undefined) {
-          this.buffered.delete(oldest);
-        }
-      }
-      queue = [];
-      this.buffered.set(sessionId, queue);
-    }
-    queue.push(n);
-    if (queue.length > maxBufferedPerSession) {
-      queue.shift();
-    }
+    this.buffered.push(sessionId, n);
   }
 }

@@ -221,6 +221,7 @@ export function buildAgent(runtime: AgentRuntime): acp.AgentApp {
         agentCapabilities: {
           loadSession: true,
           promptCapabilities: { image: true, embeddedContext: true },
+          mcpCapabilities: runtime.knobs.mcp,
           sessionCapabilities,
         },
         authMethods: authMethodsOf(runtime) as AuthMethod[],
@@ -254,6 +255,8 @@ export function buildAgent(runtime: AgentRuntime): acp.AgentApp {
       const stored = runtime.store.create(params.cwd, { modeId: modeDefaults.initial, modelId: defaultModelId });
       open(runtime, stored);
       log(`session/new ${stored.sessionId} in ${params.cwd}`);
+      // The whole list, secrets included, as a careless agent would log it: the client must redact it.
+      log(`session/new mcpServers ${JSON.stringify(params.mcpServers)}`);
       afterSetupResponse(runtime, client, requestId, stored, true);
       return { sessionId: stored.sessionId, ...setupOf(runtime, stored) };
     })

@@ -23,11 +23,17 @@ export interface Knobs {
   readonly infoName: string | null;
   /** `SCRIPTED_AGENT_AUTH`: `required` (one agent sign-in method), `required-two` (two), else none needed. */
   readonly auth: 'none' | 'required' | 'required-two';
+  /** `SCRIPTED_AGENT_MCP=http,sse`: the MCP transports advertised in `mcpCapabilities` (stdio is implied). */
+  readonly mcp: { readonly http: boolean; readonly sse: boolean };
 }
 
 function flag(env: NodeJS.ProcessEnv, name: string): boolean {
   const v = env[name]?.trim().toLowerCase();
   return v === '1' || v === 'true' || v === 'yes';
+}
+
+function list(env: NodeJS.ProcessEnv, name: string): string[] {
+  return (env[name] ?? '').split(',').map((x) => x.trim().toLowerCase());
 }
 
 function int(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number): number {
@@ -57,5 +63,6 @@ export function readKnobs(env: NodeJS.ProcessEnv = process.env): Knobs {
     modes: oneOf(env.SCRIPTED_AGENT_MODES, ['hermes', 'auto-first', 'none'] as const, 'hermes'),
     infoName: env.SCRIPTED_AGENT_INFO_NAME === 'none' ? null : env.SCRIPTED_AGENT_INFO_NAME?.trim() || 'scripted-agent',
     auth: oneOf(env.SCRIPTED_AGENT_AUTH, ['none', 'required', 'required-two'] as const, 'none'),
+    mcp: { http: list(env, 'SCRIPTED_AGENT_MCP').includes('http'), sse: list(env, 'SCRIPTED_AGENT_MCP').includes('sse') },
   };
 }

@@ -1,5 +1,6 @@
 import type * as acp from '@agentclientprotocol/sdk';
 import { isObject } from '../../util/json';
+import { toolNameFromMeta } from '../metaConventions';
 import type { PermissionOutcome, SessionAction } from '../sessionActions';
 import { finishedToolStatuses, type Entry, type MetaTerminal, type PermissionState, type SessionState, type ToolEntry, type ToolStatus } from '../sessionState';
 import { append, appendEntry, replaceAt, withEntries, type UpdateContext } from './entryList';
@@ -94,8 +95,9 @@ function mergeToolFields(base: ToolEntry, u: acp.ToolCallUpdate, at: number): To
   if (u.kind !== undefined && u.kind !== null) {
     set('toolKind', u.kind);
   }
-  if (typeof u.name === 'string') {
-    set('name', u.name);
+  const name = typeof u.name === 'string' ? u.name : toolNameFromMeta(u._meta);
+  if (name !== undefined) {
+    set('name', name);
   }
   if (u.content !== undefined && u.content !== null) {
     set('content', u.content);

@@ -43,7 +43,7 @@ export function reduceTurn(state: SessionState, action: TurnAction): SessionStat
       if (action.stopReason === 'refusal') {
         entries = markTurnExcluded(entries, turn.id);
       }
-      const reported = parseUsage(action.usage);
+      const reported = parseUsage(action.usage) ?? turn.metaUsage;
       const usage =
         reported === undefined ? undefined : state.quirks.cumulativePromptUsage ? usageDelta(reported, state.cumulativeUsage) : reported;
       const footer: TurnEndEntry = {

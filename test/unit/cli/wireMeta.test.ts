@@ -1,10 +1,10 @@
 /**
  * The runner reads agents' `_meta` (tool names, per-chunk usage), which arrives through our own
- * `session/update` fast path (src/acp/sessionUpdateGuard.ts), not the SDK's schemas: it must keep
+ * `session/update` fast path (src/acp/updateFastPath.ts) or the SDK's schema (src/acp/updateValidation.ts): it must keep
  * `_meta` on message chunks and tool calls, as the agents send it.
  */
 import * as assert from 'node:assert/strict';
-import { parseSessionNotification } from '../../../src/acp/sessionUpdateGuard';
+import { parseSessionNotification } from '../../../src/acp/updateValidation';
 
 function updateOf(raw: unknown): unknown {
   const parsed = parseSessionNotification({ sessionId: 's', update: raw });

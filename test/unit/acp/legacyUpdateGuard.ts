@@ -1,7 +1,11 @@
 import type * as acp from '@agentclientprotocol/sdk';
-import { isObject, type JsonObject } from '../util/json';
+import { isObject, type JsonObject } from '../../../src/util/json';
 
 /**
+ * The hand-written `session/update` guard the client used before it validated with the SDK's own
+ * schema (src/acp/sessionUpdateGuard.ts until issue 17), kept unchanged as the reference of the
+ * differential test: the new validation must accept every recorded update this one accepted.
+ *
  * Structural validation of incoming `session/update` notifications.
  *
  * We read `session/update` off the wire ourselves instead of letting the SDK dispatch it: the SDK's
