@@ -57,7 +57,7 @@ const builds = [
   {
     // The real-agents rig (scripts/realAgents.mjs, test/realAgents/README.md); not shipped.
     ...common,
-    entryPoints: { modelServer: 'test/realAgents/modelServerCli.ts', loadSession: 'test/realAgents/loadSession.ts', rig: 'test/realAgents/rig.ts' },
+    entryPoints: { modelServer: 'test/realAgents/modelServerCli.ts', loadSession: 'test/realAgents/loadSession.ts', rig: 'test/realAgents/rig.ts', scrubTraffic: 'test/realAgents/scrubTraffic.ts' },
     outdir: 'dist/realAgents',
     platform: 'node',
     format: 'cjs',

