@@ -1,5 +1,5 @@
 // Builds every program in this repository with esbuild.
-//   node scripts/build.mjs               extension, webview, CLI and the scripted agent into dist/
+//   node scripts/build.mjs               extension, webview, CLI, the scripted agent and the real-agents rig into dist/
 //   node scripts/build.mjs --production  the same, minified, no source maps
 //   node scripts/build.mjs --tests       also transpiles src/ and test/ to out/ for mocha
 //   node scripts/build.mjs --watch       rebuilds on change
@@ -62,6 +62,15 @@ const builds = [
     ...common,
     entryPoints: { scriptedAgent: 'test/agents/scriptedAgent.ts' },
     outdir: 'dist/agents',
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+  },
+  {
+    // The real-agents rig (scripts/realAgents.mjs, test/realAgents/README.md); not shipped.
+    ...common,
+    entryPoints: { modelServer: 'test/realAgents/modelServerCli.ts', loadSession: 'test/realAgents/loadSession.ts', rig: 'test/realAgents/rig.ts', scrubTraffic: 'test/realAgents/scrubTraffic.ts' },
+    outdir: 'dist/realAgents',
     platform: 'node',
     format: 'cjs',
     target: 'node20',
