@@ -160,13 +160,17 @@ suite('hermes-acp-run: recorded transcripts, one prompt each', function () {
       assert.deepEqual(evs[0]?.agent, { name: 'codex-acp', title: 'Codex', version: '0.16.0' });
     });
 
-    test('exec asked about before it is announced: one call, the permission first names it exec_command', async () => {
+    test('exec asked about before it is announced: one call, the permission first names it exec_command; its recorded cwd is outside --cwd, so even --permissions allow denies it', async () => {
       const { evs } = await replay('agents/codex-main.jsonl', 4, ['--permissions', 'allow'], 1);
       const use = one(ofType(evs, 'tool_use'), 'exec');
       const permission = one(ofType(evs, 'permission'), 'permission');
       assert.ok(evs.indexOf(use) < evs.indexOf(permission));
-      assert.deepEqual([use.name, permission.name, permission.optionId], ['exec_command', 'exec_command', 'approved']);
-      assert.equal(one(ofType(evs, 'tool_result'), 'exec result').is_error, false);
+      // The recording ran in /tmp/ws/codex (rawInput.cwd); this run's workspace is the lab's ws/.
+      assert.deepEqual([use.name, permission.name, permission.optionId], ['exec_command', 'exec_command', 'abort']);
+      assert.match(String(permission.rule), /\/tmp\/ws\/codex is outside the workspace folders/);
+      assert.ok((permission.targets as string[]).includes('run touch created-by-shell.txt'));
+      const result = one(ofType(evs, 'tool_result'), 'exec result');
+      assert.equal(result.name, 'exec_command');
     });
   });
 });
