@@ -1,5 +1,5 @@
 import * as fs from 'node:fs';
-import type { Untracked } from './changeTracker';
+import type { Untracked } from './changeTypes';
 
 /** A file on disk as the Changes feature sees it: text, absent, not tracked (and why), or not a file. */
 export type DiskText = { readonly kind: 'text'; readonly text: string } | { readonly kind: 'absent' } | { readonly kind: 'untracked'; readonly why: Untracked } | { readonly kind: 'notFile' };
