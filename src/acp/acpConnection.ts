@@ -2,15 +2,19 @@ import type { Readable, Writable } from 'node:stream';
 import * as acp from '@agentclientprotocol/sdk';
 import type { Disposable } from '../util/disposable';
 import { Emitter } from '../util/emitter';
-import { isObject } from '../util/json';
+import { AgentWire } from './agentWire';
+import { buildClientApp } from './clientHandlers';
 import type { ClientPorts } from './clientPorts';
-import { AgentProtocolError, AgentTimeoutError, ClientRequestError, RpcCode, type AgentExitedError } from './errors';
+import { AgentProtocolError, type AgentExitedError } from './errors';
 import { decodeLine, LineReader } from './lineReader';
+import { defaultTimeouts, guardRequest, type CallOptions, type RequestTimeouts } from './requestGuard';
 import { SlicedFeed } from './slicedFeed';
 import type { TrafficLog } from './trafficLog';
 import { zLoadSessionResponse, zNewSessionResponse, zResumeSessionResponse, zSetSessionConfigOptionResponse } from './sdkSchema';
 import { UpdateDispatcher, type UpdateProblem } from './updateDispatch';
 import { checkSetupResponse, type SetupSchema } from './updateValidation';
+
+export { defaultTimeouts, type CallOptions, type RequestTimeouts } from './requestGuard';
 
 /** The process side of a connection: AgentProcess satisfies it; tests may pass plain streams. */
 export interface AgentTransport {
@@ -21,25 +25,6 @@ export interface AgentTransport {
   markStdoutActivity?(): void;
 }
 
-/** Per-method answer deadlines. ACP itself has none, and the SDK adds none (`@agentclientprotocol/sdk` 2.4: a request waits until answered or the connection closes). */
-export interface RequestTimeouts {
-  /** Hermes needs ~12 s when no provider is configured (provider auto-detection); be generous. */
-  readonly initialize: number;
-  /** session/new, load, resume, fork: Hermes builds an agent per session (2–3 s); load replays history. */
-  readonly session: number;
-  /** A whole prompt turn. Long, but finite: a wedged agent must not hold the chat forever. */
-  readonly prompt: number;
-  /** Everything else (list, set_mode, close, …). */
-  readonly other: number;
-}
-
-export const defaultTimeouts: RequestTimeouts = {
-  initialize: 60_000,
-  session: 120_000,
-  prompt: 60 * 60_000,
-  other: 30_000,
-};
-
 export interface AcpClientOptions {
   readonly clientInfo: acp.Implementation;
   readonly ports: ClientPorts;
@@ -49,11 +34,6 @@ export interface AcpClientOptions {
   readonly maxLineBytes?: number;
   /** Extra client capabilities beyond fs/terminal, which follow the ports. */
   readonly capabilities?: Omit<acp.ClientCapabilities, 'fs' | 'terminal'>;
-}
-
-export interface CallOptions {
-  readonly timeoutMs?: number;
-  readonly signal?: AbortSignal;
 }
 
 /** Unstable / removed methods Hermes still serves, called through the SDK's untyped overload. */
@@ -85,9 +65,7 @@ export class AcpClient implements Disposable {
   private readonly log: TrafficLog;
   private readonly timeouts: RequestTimeouts;
   private toSdk!: ReadableStreamDefaultController<acp.AnyMessage>;
-  private readonly pendingIds = new Set<string | number>();
-  /** Agent → client requests not yet answered on the wire. */
-  private readonly unanswered = new Set<string | number>();
+  private readonly wire: AgentWire;
   private closing = false;
   private exitError: AgentExitedError | undefined;
   private readonly exitRejection: Promise<never>;
@@ -109,19 +87,20 @@ export class AcpClient implements Disposable {
     this.timeouts = { ...defaultTimeouts, ...options.timeouts };
     this.updates = new UpdateDispatcher(this.log);
     this.onAnyUpdate = this.updates.onAnyUpdate;
+    this.wire = new AgentWire({ log: this.log, updates: this.updates, stdin: transport.stdin, forward: (msg) => this.forward(msg), isExited: () => this.exitError !== undefined });
     const readable = new ReadableStream<acp.AnyMessage>({
       start: (controller) => {
         this.toSdk = controller;
       },
     });
     const writable = new WritableStream<acp.AnyMessage>({
-      write: (msg) => this.writeToAgent(msg),
+      write: (msg) => this.wire.write(msg),
     });
-    this.conn = this.buildApp().connect({ readable, writable });
+    this.conn = buildClientApp(options.clientInfo.name, options.ports).connect({ readable, writable });
 
     const reader = new LineReader(
       {
-        line: (bytes) => this.onLine(bytes),
+        line: (bytes) => this.wire.onLine(bytes),
         oversized: (total, prefix) =>
           this.log.append({
             dir: 'in',
@@ -300,7 +279,7 @@ export class AcpClient implements Disposable {
     }
     this.closing = true;
     const deadline = Date.now() + graceMs;
-    while (this.unanswered.size > 0 && this.exitError === undefined && Date.now() < deadline) {
+    while (this.wire.unansweredCount > 0 && this.exitError === undefined && Date.now() < deadline) {
       await new Promise<void>((resolve) => setTimeout(resolve, 5));
     }
     this.dispose();
@@ -329,104 +308,13 @@ export class AcpClient implements Disposable {
   }
 
   /** Races a request against the agent's exit, a timeout and the caller's signal. */
-  private async guard<T>(
-    method: string,
-    send: (signal: AbortSignal | undefined) => Promise<T>,
-    options: CallOptions,
-    cancellable: boolean,
-  ): Promise<T> {
-    if (this.exitError !== undefined) {
-      throw this.exitError;
-    }
-    const timeoutMs = options.timeoutMs ?? this.timeouts.other;
-    const abort = cancellable ? new AbortController() : undefined;
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => {
-        const err = new AgentTimeoutError(method, timeoutMs);
-        this.log.note(err.message);
-        // Settle first: aborting makes the SDK reject the request too (and send $/cancel_request).
-        reject(err);
-        abort?.abort(err);
-      }, timeoutMs);
+  private guard<T>(method: string, send: (signal: AbortSignal | undefined) => Promise<T>, options: CallOptions, cancellable: boolean): Promise<T> {
+    return guardRequest(method, send, options, cancellable, {
+      exitError: this.exitError,
+      exitRejection: this.exitRejection,
+      defaultTimeoutMs: this.timeouts.other,
+      log: this.log,
     });
-    const onCallerAbort = (): void => abort?.abort(options.signal?.reason);
-    options.signal?.addEventListener('abort', onCallerAbort, { once: true });
-    try {
-      return await Promise.race([send(abort?.signal), this.exitRejection, timeout]);
-    } finally {
-      clearTimeout(timer);
-      options.signal?.removeEventListener('abort', onCallerAbort);
-    }
-  }
-
-  private buildApp(): acp.ClientApp {
-    const { ports } = this.options;
-    const app = acp
-      .client({ name: this.options.clientInfo.name })
-      .onRequest(acp.methods.client.session.requestPermission, ({ params, signal }) => ports.permission.requestPermission(params, signal));
-    const fs = ports.fs;
-    if (fs !== undefined) {
-      app
-        .onRequest(acp.methods.client.fs.readTextFile, ({ params, signal }) => wireErrors(fs.readTextFile(params, signal)))
-        .onRequest(acp.methods.client.fs.writeTextFile, ({ params, signal }) => wireErrors(fs.writeTextFile(params, signal)));
-    }
-    const t = ports.terminal;
-    if (t !== undefined) {
-      app
-        .onRequest(acp.methods.client.terminal.create, ({ params, signal }) => wireErrors(t.createTerminal(params, signal)))
-        .onRequest(acp.methods.client.terminal.output, ({ params, signal }) => wireErrors(t.terminalOutput(params, signal)))
-        .onRequest(acp.methods.client.terminal.waitForExit, ({ params, signal }) => wireErrors(t.waitForTerminalExit(params, signal)))
-        .onRequest(acp.methods.client.terminal.kill, ({ params, signal }) => wireErrors(t.killTerminal(params, signal)))
-        .onRequest(acp.methods.client.terminal.release, ({ params, signal }) => wireErrors(t.releaseTerminal(params, signal)));
-    }
-    // Unhandled agent requests get -32601 from the SDK (that includes non-`_` extension methods such as
-    // Qwen's craft/drainMidTurnQueue); unhandled notifications are ignored. Both are in the traffic log.
-    return app;
-  }
-
-  private onLine(bytes: Uint8Array): void {
-    const { text, invalidUtf8 } = decodeLine(bytes);
-    let msg: unknown;
-    try {
-      msg = JSON.parse(text);
-    } catch (e) {
-      this.log.append({ dir: 'in', kind: 'invalid', size: bytes.length, text, note: `not JSON: ${(e as Error).message}` });
-      return;
-    }
-    const utf8Note = invalidUtf8 ? 'invalid UTF-8 replaced' : undefined;
-    if (!isObject(msg)) {
-      this.log.append({ dir: 'in', kind: 'invalid', size: bytes.length, text, note: 'not a JSON-RPC object' });
-      return;
-    }
-    const method = msg.method;
-    const id = msg.id;
-    const hasId = typeof id === 'string' || typeof id === 'number';
-    if (typeof method === 'string') {
-      if (!hasId) {
-        if (method === 'session/update') {
-          this.updates.dispatch(msg.params, text, bytes.length, utf8Note);
-          return;
-        }
-        this.log.append({ dir: 'in', kind: 'notification', method, size: bytes.length, text, ...(utf8Note !== undefined ? { note: utf8Note } : {}) });
-      } else {
-        this.unanswered.add(id);
-        this.log.append({ dir: 'in', kind: 'request', method, id, size: bytes.length, text, ...(utf8Note !== undefined ? { note: utf8Note } : {}) });
-      }
-      this.forward(msg as acp.AnyMessage);
-      return;
-    }
-    if (hasId && ('result' in msg || 'error' in msg)) {
-      const kind = 'error' in msg ? 'error' : 'response';
-      if (!this.pendingIds.delete(id)) {
-        this.log.append({ dir: 'in', kind: 'ignored', id, size: bytes.length, text, note: 'response to an unknown request id' });
-        return;
-      }
-      this.log.append({ dir: 'in', kind, id, size: bytes.length, text, ...(utf8Note !== undefined ? { note: utf8Note } : {}) });
-      this.forward(msg as acp.AnyMessage);
-      return;
-    }
-    this.log.append({ dir: 'in', kind: 'invalid', size: bytes.length, text, note: 'not a JSON-RPC request, response or notification' });
   }
 
   private forward(msg: acp.AnyMessage): void {
@@ -435,68 +323,6 @@ export class AcpClient implements Disposable {
     } catch {
       // the SDK side is closed (agent exited); the message is in the traffic log
     }
-  }
-
-  private writeToAgent(msg: acp.AnyMessage): Promise<void> | undefined {
-    const line = JSON.stringify(msg);
-    const rec = msg as Partial<Record<'id' | 'method', unknown>>;
-    const id = rec.id;
-    const method = typeof rec.method === 'string' ? rec.method : undefined;
-    const hasId = typeof id === 'string' || typeof id === 'number';
-    if (method !== undefined && hasId) {
-      this.pendingIds.add(id);
-    }
-    if (method === undefined && hasId) {
-      this.unanswered.delete(id);
-    }
-    const kind = method === undefined ? ('error' in msg ? 'error' : 'response') : hasId ? 'request' : 'notification';
-    const stdin = this.transport.stdin;
-    const writable = this.exitError === undefined && !stdin.destroyed && !stdin.writableEnded;
-    this.log.append({
-      dir: 'out',
-      kind,
-      size: Buffer.byteLength(line) + 1,
-      text: line,
-      ...(method !== undefined ? { method } : {}),
-      ...(hasId ? { id } : {}),
-      ...(writable ? {} : { note: "not sent: the agent's input is closed" }),
-    });
-    if (!writable) {
-      return undefined;
-    }
-    if (stdin.write(`${line}\n`)) {
-      return undefined;
-    }
-    // Backpressure: wait for the agent to read, unless it dies first.
-    return new Promise<void>((resolve) => {
-      const done = (): void => {
-        stdin.off('drain', done);
-        stdin.off('close', done);
-        resolve();
-      };
-      stdin.once('drain', done);
-      stdin.once('close', done);
-    });
-  }
-}
-
-/**
- * Ports throw {@link ClientRequestError}; the SDK only sends the code of its own RequestError and
- * answers anything else `-32603`. A file that vanished between the boundary check and the read (Node's
- * `ENOENT`, VS Code's `FileNotFound`) is ACP's "resource not found", `-32002`, not an internal error.
- */
-async function wireErrors<T>(p: Promise<T>): Promise<T> {
-  try {
-    return await p;
-  } catch (e) {
-    if (ClientRequestError.is(e)) {
-      throw new acp.RequestError(e.code, e.message, e.data);
-    }
-    const code = isObject(e) || e instanceof Error ? (e as { code?: unknown }).code : undefined;
-    if (code === 'ENOENT' || code === 'ENOTDIR' || code === 'FileNotFound') {
-      throw new acp.RequestError(RpcCode.resourceNotFound, e instanceof Error ? e.message : 'Resource not found');
-    }
-    throw e;
   }
 }
 

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { ownString } from './lines';
@@ -281,4 +281,31 @@ export async function removeStaleSpillDirs(root: string, isAlive: (pid: number) 
   });
   await Promise.all(stale.map((name) => fs.promises.rm(path.join(root, name), { recursive: true, force: true })));
   return stale.length;
+}
+
+/**
+ * A store for this process: it spills into a folder of its own, `<storageDir>/change-snapshots/<pid>-<random>`
+ * (folders of hosts that are gone are removed first); without `storageDir`, memory only.
+ */
+export function createSnapshotStore(options: { readonly storageDir?: string | undefined } & Omit<SnapshotStoreOptions, 'spillDir'>): SnapshotStore {
+  let spillDir: string | undefined;
+  if (options.storageDir !== undefined) {
+    const root = path.join(options.storageDir, 'change-snapshots');
+    void removeStaleSpillDirs(root, isAlive);
+    spillDir = path.join(root, `${process.pid}-${randomBytes(4).toString('hex')}`);
+  }
+  return new SnapshotStore({
+    ...(spillDir !== undefined ? { spillDir } : {}),
+    ...(options.memoryCapBytes !== undefined ? { memoryCapBytes: options.memoryCapBytes } : {}),
+    ...(options.diskCapBytes !== undefined ? { diskCapBytes: options.diskCapBytes } : {}),
+  });
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
 }
