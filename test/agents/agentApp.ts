@@ -59,6 +59,14 @@ function authMethodsOf(runtime: AgentRuntime): unknown[] {
   return runtime.knobs.auth === 'required' ? [login, setupMethod, envVar] : [login, token, setupMethod, envVar];
 }
 
+/** SCRIPTED_AGENT_AUTH: session setup answers `auth_required` until signed in (authenticate, or SCRIPTED_API_KEY). */
+function requireSignedIn(runtime: AgentRuntime, method: string): void {
+  if (runtime.knobs.auth !== 'none' && !runtime.signedIn) {
+    log(`${method} refused: auth_required (SCRIPTED_AGENT_AUTH)`);
+    throw acp.RequestError.authRequired(undefined, 'Sign in first: no stored credentials for the scripted agent.');
+  }
+}
+
 /** What new/load/resume/fork answer besides the id: Hermes' `modes` + legacy `models`, or `configOptions`. */
 type SessionSetup = {
   modes?: SessionModeState;
@@ -234,6 +242,12 @@ export function buildAgent(runtime: AgentRuntime): acp.AgentApp {
           log(`authenticate ${params.methodId} refused: not an agent method`);
           throw acp.RequestError.invalidParams({ methodId: params.methodId }, `cannot authenticate with '${params.methodId}' here`);
         }
+        const fail = runtime.knobs.authFail;
+        if (fail?.methodId === params.methodId && runtime.counters.authFailures < fail.times) {
+          runtime.counters.authFailures++;
+          log(`authenticate ${params.methodId} failed (SCRIPTED_AGENT_AUTH_FAIL, ${runtime.counters.authFailures})`);
+          throw new acp.RequestError(-32603, 'Internal error', { details: 'Login failed: the scripted credentials have expired.' });
+        }
         runtime.signedIn = true;
       }
       // Hermes answers `{}` to every authenticate; terminal methods should never be sent here.
@@ -248,10 +262,7 @@ export function buildAgent(runtime: AgentRuntime): acp.AgentApp {
             'No LLM provider configured. Run `hermes model` to select a provider, or run `hermes setup` for first-time configuration.',
         });
       }
-      if (runtime.knobs.auth !== 'none' && !runtime.signedIn) {
-        log('session/new refused: auth_required (SCRIPTED_AGENT_AUTH)');
-        throw acp.RequestError.authRequired(undefined, 'Sign in first: no stored credentials for the scripted agent.');
-      }
+      requireSignedIn(runtime, 'session/new');
       const stored = runtime.store.create(params.cwd, { modeId: modeDefaults.initial, modelId: defaultModelId });
       open(runtime, stored);
       log(`session/new ${stored.sessionId} in ${params.cwd}`);
@@ -261,6 +272,7 @@ export function buildAgent(runtime: AgentRuntime): acp.AgentApp {
       return { sessionId: stored.sessionId, ...setupOf(runtime, stored) };
     })
     .onRequest('session/load', async ({ params, client, requestId }): Promise<SessionSetup> => {
+      requireSignedIn(runtime, 'session/load');
       const stored = requireStored(runtime, params.sessionId);
       stored.cwd = params.cwd;
       const live = open(runtime, stored);
@@ -271,6 +283,7 @@ export function buildAgent(runtime: AgentRuntime): acp.AgentApp {
       return setupOf(runtime, stored);
     })
     .onRequest('session/resume', async ({ params, client, requestId }): Promise<SessionSetup> => {
+      requireSignedIn(runtime, 'session/resume');
       const stored = requireStored(runtime, params.sessionId);
       stored.cwd = params.cwd;
       open(runtime, stored);

@@ -12,7 +12,7 @@ import * as acp from '@agentclientprotocol/sdk';
 import { Readable } from 'node:stream';
 import { buildAgent } from './agentApp';
 import { log } from './agentLog';
-import { readKnobs } from './knobs';
+import { readKnobs, type Knobs } from './knobs';
 import { SerialStdout } from './rawStdout';
 import { exitAfterFlush, type AgentRuntime } from './runtime';
 import { useModeSet } from './sessionConfig';
@@ -35,6 +35,17 @@ function runFlag(flag: string): void {
   }
 }
 
+/** The env-var sign-in method: `SCRIPTED_API_KEY` set by the client before the start (logged, never the value). */
+function envKeySignsIn(knobs: Knobs): boolean {
+  const given = process.env.SCRIPTED_API_KEY;
+  if (knobs.auth === 'none' || given === undefined) {
+    return false;
+  }
+  const ok = given === knobs.apiKey;
+  log(ok ? 'SCRIPTED_API_KEY accepted: signed in' : 'SCRIPTED_API_KEY rejected: wrong value');
+  return ok;
+}
+
 async function serve(): Promise<void> {
   const knobs = readKnobs();
   useModeSet(knobs.modes);
@@ -46,8 +57,8 @@ async function serve(): Promise<void> {
     clientCapabilities: {},
     live: new Map(),
     alwaysAllowedCommands: new Set(),
-    counters: { editApproval: 0, permCheck: 0 },
-    signedIn: false,
+    counters: { editApproval: 0, permCheck: 0, authFailures: 0 },
+    signedIn: envKeySignsIn(knobs),
   };
   process.on('unhandledRejection', (reason) => log(`unhandled rejection: ${String(reason)}`));
   const input = Readable.toWeb(process.stdin) as unknown as ReadableStream<Uint8Array>;
