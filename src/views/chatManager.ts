@@ -27,7 +27,8 @@ import { agentSettingsScope } from './agentSetup';
 import type { TrafficChannel } from './trafficChannel';
 import { memorySecrets, type SecretStore, type SignInPorts } from '../app/signIn';
 import { vscodeSignInPorts } from './signInPorts';
-import { VsCodeSessionSetup } from './mcpSetup';
+import { inputBoxPrompt } from './mcpSetup';
+import { WorkspaceSessionSetup } from '../app/workspaceSetup';
 
 export interface ChatManagerOptions {
   readonly extensionUri: vscode.Uri;
@@ -69,7 +70,7 @@ export class ChatManager implements vscode.Disposable {
   private readonly onDidChangeSidebarChatEmitter = new Emitter<ChatSession>();
   readonly onDidChangeSidebarChat = this.onDidChangeSidebarChatEmitter.event;
   private readonly signInPorts: SignInPorts;
-  private readonly sessionSetup: VsCodeSessionSetup;
+  private readonly sessionSetup: WorkspaceSessionSetup;
   private readonly onDidWriteEmitter = new Emitter<WriteRecord>();
   /** Every write through `fs/write_text_file`, with the text before and after (the Changes view tracks them). */
   readonly onDidWrite = this.onDidWriteEmitter.event;
@@ -79,7 +80,7 @@ export class ChatManager implements vscode.Disposable {
     this.history = new SessionHistory(options.workspaceState);
     const secrets = options.secrets ?? memorySecrets();
     this.signInPorts = vscodeSignInPorts(secrets, () => this.workspaceRoot);
-    this.sessionSetup = new VsCodeSessionSetup(secrets, () => vscode.workspace.getConfiguration('hermes').get<unknown>('mcpServers'), () => this.workspaceFolders());
+    this.sessionSetup = new WorkspaceSessionSetup(inputBoxPrompt, secrets, () => vscode.workspace.getConfiguration('hermes').get<unknown>('mcpServers'), () => this.workspaceFolders());
     this.fileSystem = new WorkspaceFileSystem({
       boundary: this.boundary,
       maxReadBytes: 50 * 1024 * 1024,

@@ -220,7 +220,7 @@ export function buildAgent(runtime: AgentRuntime): acp.AgentApp {
         await new Promise((r) => setTimeout(r, runtime.knobs.initDelayMs));
       }
       // `fork` is unstable in v1, so the stable type lacks it; a non-literal object passes it through.
-      const sessionCapabilities: SessionCapabilities = { list: {}, resume: {}, close: {}, ...{ fork: {} } };
+      const sessionCapabilities: SessionCapabilities = { list: {}, resume: {}, close: {}, ...{ fork: {} }, ...(runtime.knobs.additionalDirs ? { additionalDirectories: {} } : {}) };
       // Like Hermes, always answer version 1 (the only one this agent speaks).
       const name = runtime.knobs.infoName;
       return {
@@ -268,6 +268,9 @@ export function buildAgent(runtime: AgentRuntime): acp.AgentApp {
       log(`session/new ${stored.sessionId} in ${params.cwd}`);
       // The whole list, secrets included, as a careless agent would log it: the client must redact it.
       log(`session/new mcpServers ${JSON.stringify(params.mcpServers)}`);
+      if (params.additionalDirectories !== undefined) {
+        log(`session/new additionalDirectories ${JSON.stringify(params.additionalDirectories)}`);
+      }
       afterSetupResponse(runtime, client, requestId, stored, true);
       return { sessionId: stored.sessionId, ...setupOf(runtime, stored) };
     })

@@ -29,6 +29,8 @@ export interface Knobs {
   readonly apiKey: string;
   /** `SCRIPTED_AGENT_AUTH_FAIL=ID[:N]`: `authenticate` with method ID fails (the first N times; always without N). */
   readonly authFail: { readonly methodId: string; readonly times: number } | undefined;
+  /** `SCRIPTED_AGENT_ADDITIONAL_DIRS=1`: advertises `sessionCapabilities.additionalDirectories`. */
+  readonly additionalDirs: boolean;
 }
 
 function authFail(raw: string | undefined): Knobs['authFail'] {
@@ -75,5 +77,6 @@ export function readKnobs(env: NodeJS.ProcessEnv = process.env): Knobs {
     mcp: { http: list(env, 'SCRIPTED_AGENT_MCP').includes('http'), sse: list(env, 'SCRIPTED_AGENT_MCP').includes('sse') },
     apiKey: env.SCRIPTED_AGENT_API_KEY?.trim() || 'sk-scripted',
     authFail: authFail(env.SCRIPTED_AGENT_AUTH_FAIL),
+    additionalDirs: flag(env, 'SCRIPTED_AGENT_ADDITIONAL_DIRS'),
   };
 }

@@ -55,7 +55,7 @@ suite('issue 17: sign-in card with a real scripted agent (agent, env var, termin
   const chats: ChatSession[] = [];
 
   function chatFor(def: AgentDefinition, signIn?: SignInPorts): { chat: ChatSession; host: AgentHost } {
-    const host = new AgentHost(def, { cwd: ws, clientInfo: { name: 'hermes-acp-tests', version: '0.0.0' }, ports: {} });
+    const host = new AgentHost(def, { cwd: ws, clientInfo: { name: 'hermes-acp-tests', version: '0.0.0' }, ports: { permission: { requestPermission: () => Promise.resolve({ outcome: { outcome: 'cancelled' } }) } } });
     const chat = new ChatSession({ host, cwd: ws, consent: { allow: () => Promise.resolve(true) }, t: formatMessage, ...(signIn !== undefined ? { signIn } : {}) });
     hosts.push(host);
     chats.push(chat);
