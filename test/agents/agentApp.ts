@@ -220,7 +220,13 @@ export function buildAgent(runtime: AgentRuntime): acp.AgentApp {
         await new Promise((r) => setTimeout(r, runtime.knobs.initDelayMs));
       }
       // `fork` is unstable in v1, so the stable type lacks it; a non-literal object passes it through.
-      const sessionCapabilities: SessionCapabilities = { list: {}, resume: {}, close: {}, ...{ fork: {} }, ...(runtime.knobs.additionalDirs ? { additionalDirectories: {} } : {}) };
+      const sessionCapabilities: SessionCapabilities = {
+        list: {},
+        resume: {},
+        ...(runtime.knobs.noClose ? {} : { close: {} }),
+        ...{ fork: {} },
+        ...(runtime.knobs.additionalDirs ? { additionalDirectories: {} } : {}),
+      };
       // Like Hermes, always answer version 1 (the only one this agent speaks).
       const name = runtime.knobs.infoName;
       return {

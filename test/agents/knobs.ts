@@ -31,6 +31,8 @@ export interface Knobs {
   readonly authFail: { readonly methodId: string; readonly times: number } | undefined;
   /** `SCRIPTED_AGENT_ADDITIONAL_DIRS=1`: advertises `sessionCapabilities.additionalDirectories`. */
   readonly additionalDirs: boolean;
+  /** `SCRIPTED_AGENT_NO_CLOSE=1`: `sessionCapabilities.close` is not advertised (`session/close` still works). */
+  readonly noClose: boolean;
 }
 
 function authFail(raw: string | undefined): Knobs['authFail'] {
@@ -78,5 +80,6 @@ export function readKnobs(env: NodeJS.ProcessEnv = process.env): Knobs {
     apiKey: env.SCRIPTED_AGENT_API_KEY?.trim() || 'sk-scripted',
     authFail: authFail(env.SCRIPTED_AGENT_AUTH_FAIL),
     additionalDirs: flag(env, 'SCRIPTED_AGENT_ADDITIONAL_DIRS'),
+    noClose: flag(env, 'SCRIPTED_AGENT_NO_CLOSE'),
   };
 }
