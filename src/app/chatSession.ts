@@ -1,7 +1,7 @@
 import type * as acp from '@agentclientprotocol/sdk';
 import type { AgentHost } from '../acp/agentHost';
 import type { AcpClient } from '../acp/acpConnection';
-import { describeError, type AgentExitedError } from '../acp/errors';
+import type { AgentExitedError } from '../acp/errors';
 import { quirksFor } from '../session/agentQuirks';
 import { SessionController, type PermissionDecider, type TurnResult } from '../session/sessionController';
 import { defaultQuirks, type AgentQuirks } from '../session/sessionState';
@@ -15,6 +15,7 @@ import { ContextNotes, type ContextNoteSummary } from './contextNotes';
 import type { AgentSettingsScope } from './settingsScope';
 import { describeStartError } from './startErrors';
 import { PermissionDeadlines } from './permissionDeadlines';
+import { restoreSession } from './restoreSession';
 import { SignIn, type SignInPorts } from './signIn';
 import { prepareSessionSetup, type SessionSetupSource } from './sessionSetup';
 import type { McpServersView } from '../protocol/sessionView';
@@ -94,16 +95,8 @@ export class ChatSession implements Disposable {
     });
     this.disposables.add(this.controller.onDidChange(() => this.onDidChangeEmitter.fire()));
     this.deadlines = new PermissionDeadlines(this.controller);
-    this.signIn = new SignIn(
-      {
-        host: options.host,
-        claimStart: (run) => this.claimStart(run),
-        noteRestart: () => this.noteRestart(),
-        changed: () => this.onDidChangeEmitter.fire(),
-      },
-      options.signIn,
-      options.t,
-    );
+    const signInChat = { host: options.host, claimStart: (run: () => Promise<boolean>) => this.claimStart(run), noteRestart: () => this.noteRestart(), changed: () => this.onDidChangeEmitter.fire() };
+    this.signIn = new SignIn(signInChat, options.signIn, options.t);
     this.disposables.add(this.controller.onPermissionRequested((p) => this.deadlines.arm(p.requestId)));
     this.disposables.add(this.controller.onPermissionSettled((id) => this.deadlines.clear(id)));
     this.disposables.add(
@@ -366,40 +359,13 @@ export class ChatSession implements Disposable {
 
   /** `session/load` (or `session/resume`) into this chat; history already shown is not repeated. */
   private async restore(client: AcpClient, sessionId: string): Promise<boolean> {
-    const caps = client.agent?.agentCapabilities;
-    const how = caps?.loadSession === true ? 'load' : caps?.sessionCapabilities?.resume !== undefined && caps.sessionCapabilities.resume !== null ? 'resume' : undefined;
-    if (how === undefined) {
-      this.readOnlyValue = true;
-      this.controller.addNotice('warning', this.options.t('{0} cannot reopen sessions; this conversation is read-only.', this.agentName), undefined, ['newSession']);
+    const context = { controller: this.controller, agentName: this.agentName, t: this.options.t, signIn: this.signIn };
+    const restored = await restoreSession({ ...context, setStatus: (status) => this.setStatus(status), retry: () => this.openNow(sessionId) }, client, sessionId);
+    if (restored.readOnly !== undefined && restored.readOnly !== this.readOnlyValue) {
+      this.readOnlyValue = restored.readOnly;
       this.onDidChangeEmitter.fire();
-      return false;
     }
-    this.setStatus(this.options.t('Restoring the conversation from {0}…', this.agentName));
-    try {
-      await this.controller.load(sessionId, how);
-      this.readOnlyValue = false;
-      this.signIn.reset();
-      if (!this.controller.state.entries.some((e) => e.kind === 'user' || e.kind === 'assistant')) {
-        // Hermes answers a load of an unknown id with success and no history.
-        this.controller.addNotice('warning', this.options.t('{0} returned no history for this session; it may not exist on this agent.', this.agentName), undefined, ['newSession']);
-      }
-      return true;
-    } catch (e) {
-      const signedIn = await this.signIn.handle(e, () => this.openNow(sessionId));
-      if (signedIn !== undefined) {
-        return signedIn;
-      }
-      this.readOnlyValue = true;
-      this.controller.addNotice(
-        'error',
-        this.options.t('{0} could not restore this session; the transcript is kept read-only.', this.agentName),
-        describeError(e),
-        ['newSession', 'showTraffic'],
-      );
-      return false;
-    } finally {
-      this.setStatus(undefined);
-    }
+    return restored.ok;
   }
 
   private showStartError(e: unknown): void {
