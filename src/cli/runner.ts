@@ -360,7 +360,7 @@ export class Runner {
   /** Stops the agent and everything it started (also what left its process group), then writes the traffic log if asked. */
   private async cleanup(): Promise<LeftProcess[]> {
     // ACP session/close before the agent is stopped (when advertised; bounded, never blocks the stop).
-    await closeSessionIfSupported(this.client, this.controller?.sessionId);
+    await closeSessionIfSupported(this.client, this.controller?.sessionId, 1000);
     this.controller?.dispose();
     this.client?.dispose();
     try {
