@@ -37,6 +37,11 @@ export function activate(context: vscode.ExtensionContext): HermesApi {
     config,
     traffic,
     consent: new WorkspaceTrustConsent(),
+    secrets: {
+      get: async (key) => context.secrets.get(key),
+      store: async (key, value) => context.secrets.store(key, value),
+      delete: async (key) => context.secrets.delete(key),
+    },
   });
   const chatView = new ChatViewProvider(context.extensionUri, manager, (m) => traffic.channel.warn(m));
   const m = manager;

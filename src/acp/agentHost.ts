@@ -52,6 +52,8 @@ export class AgentHost {
   private starting: Promise<AcpClient> | undefined;
   private generation = 0;
   private disposed = false;
+  /** Variables a sign-in method set (env-var auth): overlaid last, from the next start on; never logged. */
+  private signInEnvValue: Readonly<Record<string, string>> = {};
   private readonly onDidChangeStateEmitter = new Emitter<AgentState>();
   private readonly onDidExitEmitter = new Emitter<AgentExitedError>();
   private readonly onDidConnectEmitter = new Emitter<AcpClient>();
@@ -81,6 +83,21 @@ export class AgentHost {
 
   get pid(): number | undefined {
     return this.process?.isRunning === true ? this.process.pid : undefined;
+  }
+
+  get signInEnv(): Readonly<Record<string, string>> {
+    return this.signInEnvValue;
+  }
+
+  /** Sets (a value) or clears (undefined) a sign-in variable for the next start (env-var auth). */
+  setSignInEnv(name: string, value: string | undefined): void {
+    const next = { ...this.signInEnvValue };
+    if (value === undefined) {
+      delete next[name];
+    } else {
+      next[name] = value;
+    }
+    this.signInEnvValue = next;
   }
 
   /** Starts the agent if needed and resolves with a ready connection. */
@@ -151,7 +168,7 @@ export class AgentHost {
       command: def.command,
       args: def.args,
       cwd: this.options.cwd,
-      env: { ...def.env, ...this.options.env },
+      env: { ...def.env, ...this.options.env, ...this.signInEnvValue },
     };
     this.log.note(`starting ${def.name}: ${[def.command, ...def.args].join(' ')} (cwd ${this.options.cwd})`);
     let proc: AgentProcess;

@@ -1,6 +1,7 @@
 import type * as acp from '@agentclientprotocol/sdk';
 import type { AgentHost } from '../acp/agentHost';
 import type { ChatSession } from './chatSession';
+import { closeSessionIfSupported } from '../session/sessionClose';
 
 /**
  * The chats of a window. Agent requests name their session, so they are routed here to the chat
@@ -47,7 +48,8 @@ export class ChatRegistry {
 
   /**
    * Closes a chat: its running turn is cancelled, `release` frees what the session holds (its
-   * terminals), then the chat is disposed (pending requests answered). Its session stays on the agent.
+   * terminals), the agent is told with `session/close` when it advertises it (it keeps the stored
+   * session for a later load), then the chat is disposed (pending requests answered).
    */
   async close(chat: ChatSession, release: (sessionId: string) => Promise<void>): Promise<void> {
     if (chat.controller.state.phase === 'running') {
@@ -55,6 +57,7 @@ export class ChatRegistry {
     }
     if (chat.sessionId !== undefined) {
       await release(chat.sessionId);
+      await closeSessionIfSupported(chat.host.client, chat.sessionId);
     }
     chat.dispose();
     this.chats.delete(chat);

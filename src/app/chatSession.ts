@@ -1,7 +1,7 @@
 import type * as acp from '@agentclientprotocol/sdk';
 import type { AgentHost } from '../acp/agentHost';
 import type { AcpClient } from '../acp/acpConnection';
-import { describeError, type AgentExitedError } from '../acp/errors';
+import type { AgentExitedError } from '../acp/errors';
 import { quirksFor } from '../session/agentQuirks';
 import { SessionController, type PermissionDecider, type TurnResult } from '../session/sessionController';
 import { defaultQuirks, type AgentQuirks } from '../session/sessionState';
@@ -14,6 +14,11 @@ import { ChatPermissions, type ChatPermissionOptions } from './chatPermissions';
 import { ContextNotes, type ContextNoteSummary } from './contextNotes';
 import type { AgentSettingsScope } from './settingsScope';
 import { describeStartError } from './startErrors';
+import { PermissionDeadlines } from './permissionDeadlines';
+import { restoreSession } from './restoreSession';
+import { SignIn, type SignInPorts } from './signIn';
+import { prepareSessionSetup, type SessionSetupSource } from './sessionSetup';
+import type { McpServersView } from '../protocol/sessionView';
 
 /** Asks before an agent process is started (untrusted workspaces); keyed by what would run, not its name. */
 export interface SpawnConsent {
@@ -38,6 +43,10 @@ export interface ChatSessionOptions extends ChatPermissionOptions {
    * runner's `--permissions`, where nobody is there to ask.
    */
   readonly decider?: PermissionDecider;
+  /** Secrets and prompts for the sign-in card (env-var and terminal methods); agent-type methods need none. */
+  readonly signIn?: SignInPorts;
+  /** MCP servers and workspace folders for session setup. */
+  readonly setup?: SessionSetupSource;
 }
 
 let chatCounter = 0;
@@ -61,7 +70,6 @@ export class ChatSession implements Disposable {
   /** The user asked for a restart: the agent's exit that follows is not a crash. */
   private restartRequested = false;
   private entryCounter = 0;
-  private readonly timers = new Map<string, NodeJS.Timeout>();
   private readonly disposables = new DisposableStore();
   private readonly onDidChangeEmitter = new Emitter<void>();
   /** The session state or the chat's own status changed. */
@@ -69,6 +77,10 @@ export class ChatSession implements Disposable {
   private readonly now: () => number;
   private readonly permissions: ChatPermissions;
   private startErrorValue: unknown;
+  private readonly deadlines: PermissionDeadlines;
+  /** The "Sign in" card when session setup answered `auth_required`. */
+  readonly signIn: SignIn;
+  private mcpViewValue: McpServersView | undefined;
 
   constructor(private readonly options: ChatSessionOptions) {
     this.now = options.now ?? Date.now;
@@ -82,8 +94,11 @@ export class ChatSession implements Disposable {
       t: options.t,
     });
     this.disposables.add(this.controller.onDidChange(() => this.onDidChangeEmitter.fire()));
-    this.disposables.add(this.controller.onPermissionRequested((p) => this.armPermissionDeadline(p.requestId)));
-    this.disposables.add(this.controller.onPermissionSettled((id) => this.clearDeadline(id)));
+    this.deadlines = new PermissionDeadlines(this.controller);
+    const signInChat = { host: options.host, claimStart: (run: () => Promise<boolean>) => this.claimStart(run), noteRestart: () => this.noteRestart(), changed: () => this.onDidChangeEmitter.fire() };
+    this.signIn = new SignIn(signInChat, options.signIn, options.t);
+    this.disposables.add(this.controller.onPermissionRequested((p) => this.deadlines.arm(p.requestId)));
+    this.disposables.add(this.controller.onPermissionSettled((id) => this.deadlines.clear(id)));
     this.disposables.add(
       options.host.onDidExit((exit) => {
         this.endReviews(exit.expected ? 'the agent was stopped' : 'the agent exited');
@@ -116,6 +131,11 @@ export class ChatSession implements Disposable {
   /** Why the last start (agent or session) failed, as thrown; the notice says it to the user. */
   get startError(): unknown {
     return this.startErrorValue;
+  }
+
+  /** The MCP servers the last session setup passed, and those left out. */
+  get mcpServers(): McpServersView | undefined {
+    return this.mcpViewValue;
   }
 
   get readOnly(): boolean {
@@ -266,10 +286,7 @@ export class ChatSession implements Disposable {
   }
 
   dispose(): void {
-    for (const t of this.timers.values()) {
-      clearTimeout(t);
-    }
-    this.timers.clear();
+    this.deadlines.dispose();
     this.endReviews('the session was closed');
     this.controller.dispose();
     this.disposables.dispose();
@@ -287,7 +304,11 @@ export class ChatSession implements Disposable {
       return this.restore(client, previous);
     }
     const started = await this.startStep(this.options.t('Starting a session with {0}…', this.agentName), () => this.controller.start());
-    return started !== undefined;
+    if ('error' in started) {
+      return this.startFailed(started.error, () => this.start());
+    }
+    this.signIn.reset();
+    return true;
   }
 
   private async connect(): Promise<AcpClient | undefined> {
@@ -303,55 +324,48 @@ export class ChatSession implements Disposable {
     const connected = await this.startStep(this.options.t('Starting {0}…', this.agentName), async () => {
       const client = await host.start();
       this.controller.useConnection(client, { ...quirksFor(client.agent?.agentInfo), ...this.options.quirks });
+      const setup = await prepareSessionSetup(this.options.setup, client.agent, this.agentName, this.options.cwd, host.log);
+      this.controller.useSetup(setup.params);
+      this.mcpViewValue = setup.view;
       return client;
     });
-    return connected?.value;
+    if ('error' in connected) {
+      await this.startFailed(connected.error);
+      return undefined;
+    }
+    return connected.value;
   }
 
-  /** One step of the start (the agent, then the session) under a status line; a failure becomes the start-error notice. */
-  private async startStep<T>(status: string, step: () => Promise<T>): Promise<{ value: T } | undefined> {
+  /** One step of the start (the agent, then the session) under a status line. */
+  private async startStep<T>(status: string, step: () => Promise<T>): Promise<{ value: T } | { error: unknown }> {
     this.setStatus(status);
     try {
       return { value: await step() };
-    } catch (e) {
-      this.showStartError(e);
-      return undefined;
+    } catch (error) {
+      return { error };
     } finally {
       this.setStatus(undefined);
     }
+  }
+
+  /** A start failed: the sign-in card when the agent asks to sign in (`retry` repeats the call), else the start-error notice. */
+  private async startFailed(error: unknown, retry?: () => Promise<boolean>): Promise<boolean> {
+    const handled = retry !== undefined ? await this.signIn.handle(error, retry) : undefined;
+    if (handled === undefined) {
+      this.showStartError(error);
+    }
+    return handled ?? false;
   }
 
   /** `session/load` (or `session/resume`) into this chat; history already shown is not repeated. */
   private async restore(client: AcpClient, sessionId: string): Promise<boolean> {
-    const caps = client.agent?.agentCapabilities;
-    const how = caps?.loadSession === true ? 'load' : caps?.sessionCapabilities?.resume !== undefined && caps.sessionCapabilities.resume !== null ? 'resume' : undefined;
-    if (how === undefined) {
-      this.readOnlyValue = true;
-      this.controller.addNotice('warning', this.options.t('{0} cannot reopen sessions; this conversation is read-only.', this.agentName), undefined, ['newSession']);
+    const context = { controller: this.controller, agentName: this.agentName, t: this.options.t, signIn: this.signIn };
+    const restored = await restoreSession({ ...context, setStatus: (status) => this.setStatus(status), retry: () => this.openNow(sessionId) }, client, sessionId);
+    if (restored.readOnly !== undefined && restored.readOnly !== this.readOnlyValue) {
+      this.readOnlyValue = restored.readOnly;
       this.onDidChangeEmitter.fire();
-      return false;
     }
-    this.setStatus(this.options.t('Restoring the conversation from {0}…', this.agentName));
-    try {
-      await this.controller.load(sessionId, how);
-      this.readOnlyValue = false;
-      if (!this.controller.state.entries.some((e) => e.kind === 'user' || e.kind === 'assistant')) {
-        // Hermes answers a load of an unknown id with success and no history.
-        this.controller.addNotice('warning', this.options.t('{0} returned no history for this session; it may not exist on this agent.', this.agentName), undefined, ['newSession']);
-      }
-      return true;
-    } catch (e) {
-      this.readOnlyValue = true;
-      this.controller.addNotice(
-        'error',
-        this.options.t('{0} could not restore this session; the transcript is kept read-only.', this.agentName),
-        describeError(e),
-        ['newSession', 'showTraffic'],
-      );
-      return false;
-    } finally {
-      this.setStatus(undefined);
-    }
+    return restored.ok;
   }
 
   private showStartError(e: unknown): void {
@@ -367,26 +381,6 @@ export class ChatSession implements Disposable {
     }
   }
 
-  /** Hermes denies a permission after 60 s: show the request expired instead of leaving it clickable. */
-  private armPermissionDeadline(requestId: string): void {
-    const ms = this.controller.state.quirks.permissionTimeoutMs;
-    if (ms === undefined) {
-      return;
-    }
-    const timer = setTimeout(() => {
-      this.timers.delete(requestId);
-      this.controller.expirePermission(requestId);
-    }, ms);
-    this.timers.set(requestId, timer);
-  }
-
-  private clearDeadline(requestId: string): void {
-    const t = this.timers.get(requestId);
-    if (t !== undefined) {
-      clearTimeout(t);
-      this.timers.delete(requestId);
-    }
-  }
 }
 
 /** How the chat says an exit nobody asked for (AgentExitedError's message, localized). */

@@ -29,7 +29,8 @@ export async function forkChat(
   // Until the agent names the fork (session_info_update), it is named after its source.
   chat.showTitle(t('Fork of {0}', source.controller.state.title ?? firstUserText(source) ?? source.agentName));
   if (fromMessage === undefined && client !== undefined && sessionId !== undefined && caps?.fork !== undefined && caps.fork !== null) {
-    const res = await client.forkSession({ sessionId, cwd, mcpServers: [] });
+    const res = await client.forkSession({ sessionId, cwd, ...source.controller.setup });
+    chat.controller.useSetup(source.controller.setup);
     chat.controller.useConnection(client, source.controller.state.quirks);
     chat.controller.dispatch({ type: 'transcriptCopied', entries });
     chat.controller.attach(res.sessionId, res);

@@ -16,6 +16,7 @@ import { applyMode, permissionsEnforced, sessionModes } from './modeChoice';
 import { McpSecretRedactor } from '../mcp/redaction';
 import { runnerMcpServers } from './mcp';
 import { HeadlessPermissions } from './permissions';
+import { closeSessionIfSupported } from '../session/sessionClose';
 import { newRunMarker, runMarkerVariable, stopMarked } from './processSweep';
 import { describeSignIn, isAuthRequired, signInMethods, soleAgentMethod, type SignInMethod } from './signIn';
 import { finalAnswer } from './toolOutput';
@@ -358,6 +359,8 @@ export class Runner {
 
   /** Stops the agent and everything it started (also what left its process group), then writes the traffic log if asked. */
   private async cleanup(): Promise<LeftProcess[]> {
+    // ACP session/close before the agent is stopped (when advertised; bounded, never blocks the stop).
+    await closeSessionIfSupported(this.client, this.controller?.sessionId, 1000);
     this.controller?.dispose();
     this.client?.dispose();
     try {

@@ -4,59 +4,9 @@
  * Terminal methods need the user at a terminal, env-var methods a variable set before the run;
  * the error says which.
  */
-import { isRpcError, RpcCode } from '../acp/errors';
-import { isObject } from '../util/json';
+import type { SignInMethod } from '../acp/authMethods';
 
-export interface SignInMethod {
-  readonly id: string;
-  readonly name: string;
-  /** `agent` (ACP's default when `type` is absent), `terminal`, `env_var`, or what the agent wrote. */
-  readonly type: string;
-  /** Terminal methods: the arguments to add to the agent command. */
-  readonly args?: readonly string[];
-  /** Env-var methods: the variables to set. */
-  readonly vars?: readonly string[];
-}
-
-/** `initialize`'s `authMethods`, read leniently (agents send unstable types such as `env_var`). */
-export function signInMethods(raw: unknown): SignInMethod[] {
-  if (!Array.isArray(raw)) {
-    return [];
-  }
-  const out: SignInMethod[] = [];
-  for (const m of raw as unknown[]) {
-    if (!isObject(m) || typeof m.id !== 'string') {
-      continue;
-    }
-    const args = Array.isArray(m.args) ? (m.args as unknown[]).filter((a): a is string => typeof a === 'string') : undefined;
-    const vars = envVarNames(m);
-    out.push({
-      id: m.id,
-      name: typeof m.name === 'string' ? m.name : m.id,
-      type: typeof m.type === 'string' ? m.type : 'agent',
-      ...(args !== undefined ? { args } : {}),
-      ...(vars.length > 0 ? { vars } : {}),
-    });
-  }
-  return out;
-}
-
-function envVarNames(m: Record<string, unknown>): string[] {
-  const names: string[] = [];
-  if (typeof m.varName === 'string') {
-    names.push(m.varName);
-  }
-  for (const v of Array.isArray(m.vars) ? (m.vars as unknown[]) : []) {
-    if (isObject(v) && typeof v.name === 'string') {
-      names.push(v.name);
-    }
-  }
-  return names;
-}
-
-export function isAuthRequired(e: unknown): boolean {
-  return isRpcError(e) && e.code === RpcCode.authRequired;
-}
+export { isAuthRequired, signInMethods, type SignInMethod } from '../acp/authMethods';
 
 /** The one agent-type method, used on `auth_required` without `--auth`; undefined when there are none or several. */
 export function soleAgentMethod(methods: readonly SignInMethod[]): SignInMethod | undefined {

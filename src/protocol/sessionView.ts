@@ -211,6 +211,34 @@ export interface SessionHeaderView {
   readonly status?: string;
   /** Context the next prompt will carry (a fork's transcript, "the user reverted these hunks"), removable. */
   readonly contextNotes?: readonly ContextNoteView[];
+  /** The agent asked to sign in (`auth_required`): the "Sign in" card with its methods. */
+  readonly signIn?: SignInView;
+  /** The MCP servers the session was set up with, and those left out (with why). */
+  readonly mcp?: McpServersView;
+}
+
+export interface SignInMethodView {
+  readonly id: string;
+  readonly name: string;
+  readonly description?: string;
+  /** `agent` (the agent signs in when asked), `env_var` (a secret the user enters), `terminal`. */
+  readonly type: string;
+}
+
+export interface SignInView {
+  readonly agentName: string;
+  readonly methods: readonly SignInMethodView[];
+  /** The method being tried (its button is busy). */
+  readonly busy?: string;
+  /** Why the last attempt failed (a wrong secret, a failed `authenticate`). */
+  readonly error?: string;
+  /** What to do next (after a terminal method: finish there, then try again). */
+  readonly note?: string;
+}
+
+export interface McpServersView {
+  readonly passed: readonly { readonly name: string; readonly transport: string }[];
+  readonly skipped: readonly { readonly name: string; readonly reason: string }[];
 }
 
 export interface ContextNoteView {

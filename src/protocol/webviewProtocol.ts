@@ -71,6 +71,9 @@ export type WebviewMessage =
   | { readonly type: 'turn/restore'; readonly turnId: number }
   | { readonly type: 'turn/rewind'; readonly turnId: number }
   | { readonly type: 'transcript/copy' }
+  /** The "Sign in" card: a method chosen, or "Try again". */
+  | { readonly type: 'signIn/choose'; readonly methodId: string }
+  | { readonly type: 'signIn/retry' }
   | { readonly type: 'request/call'; readonly id: number; readonly call: WebviewCall };
 
 /** Webview → host requests that need an answer (`request/result`). One line per method. */
@@ -100,5 +103,7 @@ export const webviewMessageTypes: readonly WebviewMessage['type'][] = [
   'turn/restore',
   'turn/rewind',
   'transcript/copy',
+  'signIn/choose',
+  'signIn/retry',
   'request/call',
 ];

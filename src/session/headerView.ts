@@ -45,6 +45,8 @@ export function headerView(state: SessionState, ctx: ViewContext): SessionHeader
         }
       : {}),
     ...(ctx.status !== undefined ? { status: ctx.status } : {}),
+    ...(ctx.signIn !== undefined ? { signIn: ctx.signIn } : {}),
+    ...(ctx.mcp !== undefined && ctx.mcp.passed.length + ctx.mcp.skipped.length > 0 ? { mcp: ctx.mcp } : {}),
   };
 }
 

@@ -1,22 +1,15 @@
 import type * as acp from '@agentclientprotocol/sdk';
 import type { Disposable } from '../util/disposable';
 import { Emitter } from '../util/emitter';
-import { isObject } from '../util/json';
 import { formatMessage, type Localize } from '../util/l10n';
 import type { AgentConnection } from './agentConnection';
 import { PendingPermissions } from './pendingPermissions';
 import type { PendingPermission, PermissionDecider } from './permissionDecider';
 import type { SessionAction } from './sessionActions';
 import { reduceSession } from './sessionReducer';
-import {
-  initialSessionState,
-  type AgentQuirks,
-  type ModelState,
-  type NoticeAction,
-  type NoticeLevel,
-  type SessionState,
-} from './sessionState';
+import { initialSessionState, type AgentQuirks, type NoticeAction, type NoticeLevel, type SessionState } from './sessionState';
 import { UpdateProblemNotices } from './updateProblems';
+import { describe, parseModels } from './sessionResponses';
 
 export interface SessionChange {
   readonly prev: SessionState;
@@ -25,6 +18,12 @@ export interface SessionChange {
 }
 
 export type { PendingPermission, PermissionDecider, PermissionVerdict } from './permissionDecider';
+
+/** What session setup carries besides the id and cwd (ACP session-setup). */
+export interface SessionSetupParams {
+  readonly mcpServers: acp.McpServer[];
+  readonly additionalDirectories?: string[];
+}
 
 export interface SessionControllerDeps {
   /** The agent connection; may be provided later ({@link SessionController.useConnection}) and replaced after a restart. */
@@ -68,9 +67,11 @@ export class SessionController implements Disposable {
   private disposed = false;
   private readonly problemNotices = new UpdateProblemNotices();
   private connectionValue: AgentConnection | undefined;
+  private setupValue: SessionSetupParams;
 
   constructor(private readonly deps: SessionControllerDeps) {
     this.stateValue = initialSessionState(deps.quirks);
+    this.setupValue = { mcpServers: deps.mcpServers ?? [] };
     this.connectionValue = deps.connection;
     this.permissions = new PendingPermissions({
       state: () => this.stateValue,
@@ -93,6 +94,15 @@ export class SessionController implements Disposable {
     if (quirks !== undefined) {
       this.dispatch({ type: 'agentConnected', quirks });
     }
+  }
+
+  /** What session setup carries besides id and cwd (MCP servers, other workspace folders), from the next new/load/resume on. */
+  useSetup(setup: SessionSetupParams): void {
+    this.setupValue = setup;
+  }
+
+  get setup(): SessionSetupParams {
+    return this.setupValue;
   }
 
   get hasConnection(): boolean {
@@ -139,7 +149,7 @@ export class SessionController implements Disposable {
   /** `session/new`. */
   async start(): Promise<void> {
     this.dispatch({ type: 'sessionStarting' });
-    const res = await this.connection.newSession({ cwd: this.deps.cwd, mcpServers: this.deps.mcpServers ?? [] });
+    const res = await this.connection.newSession({ cwd: this.deps.cwd, ...this.setupValue });
     this.attach(res.sessionId, res);
   }
 
@@ -153,7 +163,7 @@ export class SessionController implements Disposable {
     this.dispatch({ type: 'replayStarted' });
     this.subscribe(sessionId);
     try {
-      const params = { sessionId, cwd: this.deps.cwd, mcpServers: this.deps.mcpServers ?? [] };
+      const params = { sessionId, cwd: this.deps.cwd, ...this.setupValue };
       const res = how === 'load' ? await this.connection.loadSession(params) : await this.connection.resumeSession(params);
       this.dispatch({ type: 'replayEnded' });
       this.attach(sessionId, res ?? {});
@@ -382,27 +392,4 @@ export class SessionController implements Disposable {
       }
     }
   }
-
-}
-
-function parseModels(raw: unknown): ModelState | undefined {
-  if (!isObject(raw) || typeof raw.currentModelId !== 'string' || !Array.isArray(raw.availableModels)) {
-    return undefined;
-  }
-  const availableModels = (raw.availableModels as unknown[]).flatMap((m) =>
-    isObject(m) && typeof m.modelId === 'string'
-      ? [{ modelId: m.modelId, name: typeof m.name === 'string' ? m.name : m.modelId, ...(typeof m.description === 'string' ? { description: m.description } : {}) }]
-      : [],
-  );
-  return { currentModelId: raw.currentModelId, availableModels };
-}
-
-function describe(e: unknown): string {
-  if (isObject(e) && isObject(e.data) && typeof e.data.details === 'string') {
-    return e.data.details;
-  }
-  if (e instanceof Error) {
-    return e.message;
-  }
-  return String(e);
 }

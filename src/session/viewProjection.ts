@@ -1,5 +1,5 @@
 import type * as acp from '@agentclientprotocol/sdk';
-import type { EntryView, PartView, SessionHeaderView, SessionView } from '../protocol/sessionView';
+import type { EntryView, McpServersView, PartView, SessionHeaderView, SessionView, SignInView } from '../protocol/sessionView';
 import type { EntryOp } from '../protocol/webviewProtocol';
 import { diffStats } from '../util/lineDiff';
 import { blockView } from './blockView';
@@ -18,6 +18,8 @@ export interface ViewContext {
   readonly status?: string;
   /** Context the next prompt will carry, shown (and removable) above the composer. */
   readonly contextNotes?: readonly { readonly key: string; readonly label: string; readonly text: string }[];
+  readonly signIn?: SignInView;
+  readonly mcp?: McpServersView;
   readonly now: number;
   /** Workspace-relative form of an absolute path, for labels. */
   relativePath(path: string): string;

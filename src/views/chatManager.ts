@@ -25,6 +25,10 @@ import { WorkspaceFileSystem, type WriteRecord } from './workspaceFileSystem';
 import { demoAgentQuirks, type Configuration } from './configuration';
 import { agentSettingsScope } from './agentSetup';
 import type { TrafficChannel } from './trafficChannel';
+import { memorySecrets, type SecretStore, type SignInPorts } from '../app/signIn';
+import { vscodeSignInPorts } from './signInPorts';
+import { inputBoxPrompt } from './mcpSetup';
+import { WorkspaceSessionSetup } from '../app/workspaceSetup';
 
 export interface ChatManagerOptions {
   readonly extensionUri: vscode.Uri;
@@ -34,6 +38,8 @@ export interface ChatManagerOptions {
   readonly config: Configuration;
   readonly traffic: TrafficChannel;
   readonly consent: SpawnConsent;
+  /** Sign-in values (env-var auth) and MCP `${input:…}` answers (`context.secrets`; kept in memory without it). */
+  readonly secrets?: SecretStore;
 }
 
 /**
@@ -63,6 +69,8 @@ export class ChatManager implements vscode.Disposable {
   private readonly subscriptions: vscode.Disposable[] = [];
   private readonly onDidChangeSidebarChatEmitter = new Emitter<ChatSession>();
   readonly onDidChangeSidebarChat = this.onDidChangeSidebarChatEmitter.event;
+  private readonly signInPorts: SignInPorts;
+  private readonly sessionSetup: WorkspaceSessionSetup;
   private readonly onDidWriteEmitter = new Emitter<WriteRecord>();
   /** Every write through `fs/write_text_file`, with the text before and after (the Changes view tracks them). */
   readonly onDidWrite = this.onDidWriteEmitter.event;
@@ -70,6 +78,9 @@ export class ChatManager implements vscode.Disposable {
   constructor(private readonly options: ChatManagerOptions) {
     this.messages = new ChatMessages(this, options.config, async (p) => (await this.boundary.resolve(p, 'read')).realPath);
     this.history = new SessionHistory(options.workspaceState);
+    const secrets = options.secrets ?? memorySecrets();
+    this.signInPorts = vscodeSignInPorts(secrets, () => this.workspaceRoot);
+    this.sessionSetup = new WorkspaceSessionSetup(inputBoxPrompt, secrets, () => vscode.workspace.getConfiguration('hermes').get<unknown>('mcpServers'), () => this.workspaceFolders());
     this.fileSystem = new WorkspaceFileSystem({
       boundary: this.boundary,
       maxReadBytes: 50 * 1024 * 1024,
@@ -201,6 +212,8 @@ export class ChatManager implements vscode.Disposable {
       rememberAlways: () => this.options.config.rememberAlways(),
       rememberForWorkspace: (rule) => void this.options.workspaceState.update(this.workspaceRulesKey, [...this.workspaceRules(), rule]),
       settingsScope: agentSettingsScope,
+      signIn: this.signInPorts,
+      setup: this.sessionSetup,
       ...(def.demo === true ? { quirks: demoAgentQuirks } : {}),
     });
     this.chats.add(chat);
@@ -279,6 +292,8 @@ export class ChatManager implements vscode.Disposable {
       },
       ...(chat.status !== undefined ? { status: chat.status } : {}),
       contextNotes: chat.contextNotes,
+      ...(chat.signIn.card !== undefined ? { signIn: chat.signIn.card } : {}),
+      ...(chat.mcpServers !== undefined ? { mcp: chat.mcpServers } : {}),
       turnChanges: (turnId) => this.turnChanges(chat, turnId),
     };
   }

@@ -63,6 +63,12 @@ export class ChatMessages {
       case 'config/set':
         void this.guard(chat, () => chat.controller.setConfigOption(message.configId, message.value));
         return;
+      case 'signIn/choose':
+        void chat.signIn.choose(message.methodId);
+        return;
+      case 'signIn/retry':
+        void chat.signIn.tryAgain();
+        return;
       case 'transcript/copy':
         void vscode.env.clipboard.writeText(toMarkdown(chat.controller.state, { timings: true }));
         return;

@@ -35,6 +35,12 @@ export function parseWebviewMessage(raw: unknown): WebviewMessage | undefined {
       return { type: 'turn/cancel' };
     case 'transcript/copy':
       return { type: 'transcript/copy' };
+    case 'signIn/retry':
+      return { type: 'signIn/retry' };
+    case 'signIn/choose': {
+      const methodId = str('methodId');
+      return methodId !== undefined ? { type: 'signIn/choose', methodId } : undefined;
+    }
     case 'permission/choose': {
       const requestId = str('requestId');
       const optionId = str('optionId');

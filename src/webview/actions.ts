@@ -21,6 +21,9 @@ export interface Actions {
   restoreTurn(turnId: number): void;
   rewindTurn(turnId: number): void;
   removeNote(key: string): void;
+  /** The "Sign in" card: a method, or "Try again". */
+  signIn(methodId: string): void;
+  retrySignIn(): void;
   /** `@` mentions: workspace files matching the query (a request the host answers). */
   searchMentions(query: string): Promise<readonly MentionView[]>;
   /** Routes a `request/result` from the host to the request waiting for it. */
@@ -50,6 +53,8 @@ export function createActions(bridge: Pick<HostBridge, 'post'>): Actions {
     restoreTurn: (turnId) => post({ type: 'turn/restore', turnId }),
     rewindTurn: (turnId) => post({ type: 'turn/rewind', turnId }),
     removeNote: (key) => post({ type: 'composer/removeNote', key }),
+    signIn: (methodId) => post({ type: 'signIn/choose', methodId }),
+    retrySignIn: () => post({ type: 'signIn/retry' }),
     searchMentions: (query) => {
       const id = ++nextRequest;
       const result = new Promise<unknown>((resolve, reject) => waiting.set(id, { resolve, reject }));

@@ -8,6 +8,8 @@ import { Composer } from './render/composer';
 import type { RenderEnv, Ticker } from './render/env';
 import { PlanDock, SessionControls, TopBar } from './render/header';
 import { Transcript } from './render/transcript';
+import { McpSummary } from './render/mcpSummary';
+import { SignInCard } from './render/signInCard';
 import { loadStrings } from './strings';
 import { UiState } from './uiState';
 import { ViewStore } from './viewStore';
@@ -62,6 +64,9 @@ export function startApp(win: Window & typeof globalThis, options: AppOptions = 
   const planDock = new PlanDock();
   const composer = new Composer(env, controls.element);
   const transcript = new Transcript(env, { composerBusy: () => composer.isBusy });
+  const signIn = new SignInCard(env);
+  const mcp = new McpSummary();
+  topBar.element.append(mcp.element);
 
   const store = new ViewStore({
     resync: (lastSeq) => actions.resync(lastSeq),
@@ -74,6 +79,8 @@ export function startApp(win: Window & typeof globalThis, options: AppOptions = 
         topBar.update(header);
         controls.update(header);
         planDock.update(header);
+        signIn.update(header);
+        mcp.update(header);
         composer.updateHeader(header);
         // Spinners in the transcript (plan items in progress) only turn while the agent works.
         const active = header.phase === 'running' || header.phase === 'cancelling' || header.phase === 'starting';
@@ -86,7 +93,7 @@ export function startApp(win: Window & typeof globalThis, options: AppOptions = 
 
   const root = document.getElementById('app') ?? document.body;
   root.classList.add('hermes-app');
-  root.append(topBar.element, transcript.element, el('div', { class: 'dock' }, [planDock.element, composer.element]), announcer.element);
+  root.append(topBar.element, transcript.element, el('div', { class: 'dock' }, [signIn.element, planDock.element, composer.element]), announcer.element);
 
   bridge.onMessage((message) => {
     switch (message.type) {

@@ -59,6 +59,14 @@ function authMethodsOf(runtime: AgentRuntime): unknown[] {
   return runtime.knobs.auth === 'required' ? [login, setupMethod, envVar] : [login, token, setupMethod, envVar];
 }
 
+/** SCRIPTED_AGENT_AUTH: session setup answers `auth_required` until signed in (authenticate, or SCRIPTED_API_KEY). */
+function requireSignedIn(runtime: AgentRuntime, method: string): void {
+  if (runtime.knobs.auth !== 'none' && !runtime.signedIn) {
+    log(`${method} refused: auth_required (SCRIPTED_AGENT_AUTH)`);
+    throw acp.RequestError.authRequired(undefined, 'Sign in first: no stored credentials for the scripted agent.');
+  }
+}
+
 /** What new/load/resume/fork answer besides the id: Hermes' `modes` + legacy `models`, or `configOptions`. */
 type SessionSetup = {
   modes?: SessionModeState;
@@ -212,7 +220,13 @@ export function buildAgent(runtime: AgentRuntime): acp.AgentApp {
         await new Promise((r) => setTimeout(r, runtime.knobs.initDelayMs));
       }
       // `fork` is unstable in v1, so the stable type lacks it; a non-literal object passes it through.
-      const sessionCapabilities: SessionCapabilities = { list: {}, resume: {}, close: {}, ...{ fork: {} } };
+      const sessionCapabilities: SessionCapabilities = {
+        list: {},
+        resume: {},
+        ...(runtime.knobs.noClose ? {} : { close: {} }),
+        ...{ fork: {} },
+        ...(runtime.knobs.additionalDirs ? { additionalDirectories: {} } : {}),
+      };
       // Like Hermes, always answer version 1 (the only one this agent speaks).
       const name = runtime.knobs.infoName;
       return {
@@ -234,6 +248,12 @@ export function buildAgent(runtime: AgentRuntime): acp.AgentApp {
           log(`authenticate ${params.methodId} refused: not an agent method`);
           throw acp.RequestError.invalidParams({ methodId: params.methodId }, `cannot authenticate with '${params.methodId}' here`);
         }
+        const fail = runtime.knobs.authFail;
+        if (fail?.methodId === params.methodId && runtime.counters.authFailures < fail.times) {
+          runtime.counters.authFailures++;
+          log(`authenticate ${params.methodId} failed (SCRIPTED_AGENT_AUTH_FAIL, ${runtime.counters.authFailures})`);
+          throw new acp.RequestError(-32603, 'Internal error', { details: 'Login failed: the scripted credentials have expired.' });
+        }
         runtime.signedIn = true;
       }
       // Hermes answers `{}` to every authenticate; terminal methods should never be sent here.
@@ -248,19 +268,20 @@ export function buildAgent(runtime: AgentRuntime): acp.AgentApp {
             'No LLM provider configured. Run `hermes model` to select a provider, or run `hermes setup` for first-time configuration.',
         });
       }
-      if (runtime.knobs.auth !== 'none' && !runtime.signedIn) {
-        log('session/new refused: auth_required (SCRIPTED_AGENT_AUTH)');
-        throw acp.RequestError.authRequired(undefined, 'Sign in first: no stored credentials for the scripted agent.');
-      }
+      requireSignedIn(runtime, 'session/new');
       const stored = runtime.store.create(params.cwd, { modeId: modeDefaults.initial, modelId: defaultModelId });
       open(runtime, stored);
       log(`session/new ${stored.sessionId} in ${params.cwd}`);
       // The whole list, secrets included, as a careless agent would log it: the client must redact it.
       log(`session/new mcpServers ${JSON.stringify(params.mcpServers)}`);
+      if (params.additionalDirectories !== undefined) {
+        log(`session/new additionalDirectories ${JSON.stringify(params.additionalDirectories)}`);
+      }
       afterSetupResponse(runtime, client, requestId, stored, true);
       return { sessionId: stored.sessionId, ...setupOf(runtime, stored) };
     })
     .onRequest('session/load', async ({ params, client, requestId }): Promise<SessionSetup> => {
+      requireSignedIn(runtime, 'session/load');
       const stored = requireStored(runtime, params.sessionId);
       stored.cwd = params.cwd;
       const live = open(runtime, stored);
@@ -271,6 +292,7 @@ export function buildAgent(runtime: AgentRuntime): acp.AgentApp {
       return setupOf(runtime, stored);
     })
     .onRequest('session/resume', async ({ params, client, requestId }): Promise<SessionSetup> => {
+      requireSignedIn(runtime, 'session/resume');
       const stored = requireStored(runtime, params.sessionId);
       stored.cwd = params.cwd;
       open(runtime, stored);

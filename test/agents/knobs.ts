@@ -25,6 +25,19 @@ export interface Knobs {
   readonly auth: 'none' | 'required' | 'required-two';
   /** `SCRIPTED_AGENT_MCP=http,sse`: the MCP transports advertised in `mcpCapabilities` (stdio is implied). */
   readonly mcp: { readonly http: boolean; readonly sse: boolean };
+  /** `SCRIPTED_AGENT_API_KEY`: the value `SCRIPTED_API_KEY` must have for the env-var method to sign in (default `sk-scripted`). */
+  readonly apiKey: string;
+  /** `SCRIPTED_AGENT_AUTH_FAIL=ID[:N]`: `authenticate` with method ID fails (the first N times; always without N). */
+  readonly authFail: { readonly methodId: string; readonly times: number } | undefined;
+  /** `SCRIPTED_AGENT_ADDITIONAL_DIRS=1`: advertises `sessionCapabilities.additionalDirectories`. */
+  readonly additionalDirs: boolean;
+  /** `SCRIPTED_AGENT_NO_CLOSE=1`: `sessionCapabilities.close` is not advertised (`session/close` still works). */
+  readonly noClose: boolean;
+}
+
+function authFail(raw: string | undefined): Knobs['authFail'] {
+  const m = /^([^:\s]+)(?::(\d+))?$/.exec(raw?.trim() ?? '');
+  return m?.[1] === undefined ? undefined : { methodId: m[1], times: m[2] !== undefined ? Number.parseInt(m[2], 10) : Number.POSITIVE_INFINITY };
 }
 
 function flag(env: NodeJS.ProcessEnv, name: string): boolean {
@@ -64,5 +77,9 @@ export function readKnobs(env: NodeJS.ProcessEnv = process.env): Knobs {
     infoName: env.SCRIPTED_AGENT_INFO_NAME === 'none' ? null : env.SCRIPTED_AGENT_INFO_NAME?.trim() || 'scripted-agent',
     auth: oneOf(env.SCRIPTED_AGENT_AUTH, ['none', 'required', 'required-two'] as const, 'none'),
     mcp: { http: list(env, 'SCRIPTED_AGENT_MCP').includes('http'), sse: list(env, 'SCRIPTED_AGENT_MCP').includes('sse') },
+    apiKey: env.SCRIPTED_AGENT_API_KEY?.trim() || 'sk-scripted',
+    authFail: authFail(env.SCRIPTED_AGENT_AUTH_FAIL),
+    additionalDirs: flag(env, 'SCRIPTED_AGENT_ADDITIONAL_DIRS'),
+    noClose: flag(env, 'SCRIPTED_AGENT_NO_CLOSE'),
   };
 }

@@ -24,7 +24,7 @@ export interface AgentRuntime {
   /** Commands approved with `allow_always` (Hermes writes them to its permanent allowlist). */
   readonly alwaysAllowedCommands: Set<string>;
   /** Hermes numbers its synthetic permission tool calls per process: `edit-approval-1`, `perm-check-1`, … */
-  readonly counters: { editApproval: number; permCheck: number };
+  readonly counters: { editApproval: number; permCheck: number; authFailures: number };
   /** `authenticate` succeeded (SCRIPTED_AGENT_AUTH). */
   signedIn: boolean;
 }

@@ -9,10 +9,11 @@
  *   node dist/agents/scriptedAgent.js --setup    stand-in for Hermes' terminal auth method; exit 0
  */
 import * as acp from '@agentclientprotocol/sdk';
+import * as fs from 'node:fs';
 import { Readable } from 'node:stream';
 import { buildAgent } from './agentApp';
 import { log } from './agentLog';
-import { readKnobs } from './knobs';
+import { readKnobs, type Knobs } from './knobs';
 import { SerialStdout } from './rawStdout';
 import { exitAfterFlush, type AgentRuntime } from './runtime';
 import { useModeSet } from './sessionConfig';
@@ -26,13 +27,36 @@ function runFlag(flag: string): void {
     case '--check':
       process.stdout.write('Scripted agent check OK\n');
       return;
-    case '--setup':
+    case '--setup': {
+      const file = process.env.SCRIPTED_AGENT_AUTH_FILE;
+      if (file !== undefined && file !== '') {
+        fs.writeFileSync(file, 'signed in by --setup\n');
+        process.stdout.write(`Scripted agent setup: signed in (${file}).\n`);
+        return;
+      }
       process.stdout.write('Scripted agent setup: nothing to configure (stands in for `hermes acp --setup`).\n');
       return;
+    }
     default:
       process.stderr.write(`scripted-agent: unknown option ${flag}\n`);
       process.exitCode = 2;
   }
+}
+
+/** Signed in before any request: a terminal `--setup` ran (SCRIPTED_AGENT_AUTH_FILE), or the env-var method's `SCRIPTED_API_KEY` is right (logged, never the value). */
+function signedInAtStart(knobs: Knobs): boolean {
+  const given = process.env.SCRIPTED_API_KEY;
+  const file = process.env.SCRIPTED_AGENT_AUTH_FILE;
+  if (knobs.auth !== 'none' && file !== undefined && file !== '' && fs.existsSync(file)) {
+    log('signed in by a terminal --setup (SCRIPTED_AGENT_AUTH_FILE)');
+    return true;
+  }
+  if (knobs.auth === 'none' || given === undefined) {
+    return false;
+  }
+  const ok = given === knobs.apiKey;
+  log(ok ? 'SCRIPTED_API_KEY accepted: signed in' : 'SCRIPTED_API_KEY rejected: wrong value');
+  return ok;
 }
 
 async function serve(): Promise<void> {
@@ -46,8 +70,8 @@ async function serve(): Promise<void> {
     clientCapabilities: {},
     live: new Map(),
     alwaysAllowedCommands: new Set(),
-    counters: { editApproval: 0, permCheck: 0 },
-    signedIn: false,
+    counters: { editApproval: 0, permCheck: 0, authFailures: 0 },
+    signedIn: signedInAtStart(knobs),
   };
   process.on('unhandledRejection', (reason) => log(`unhandled rejection: ${String(reason)}`));
   const input = Readable.toWeb(process.stdin) as unknown as ReadableStream<Uint8Array>;
