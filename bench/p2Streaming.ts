@@ -1,7 +1,7 @@
 import type { EntryView } from '../src/protocol/sessionView';
 import { patchWindowMs, textPatchIntervalMs } from '../src/views/webviewChannel';
 import { agentAnswer, chunked } from './streamText';
-import { frameTimes, frameTraceCategories, longTasks } from './traceFrames';
+import { frameTimes, frameTraceCategories, longTasks, longTasksOf, traceEvents, type LongTaskInfo } from './traceFrames';
 import { benchHeader, mainThreadDelta, percentile, streamInPage, WebviewBrowser, type MainThread, type StreamOutcome, type WebviewPage } from './webviewPage';
 
 /**
@@ -59,6 +59,8 @@ export interface P2Result {
   /** Main-thread tasks of the traced stream (turn end included) over 50 ms of CPU time, and over 50 ms of wall time. */
   readonly longTasksCpu?: number;
   readonly longTasksWall?: number;
+  /** The longest tasks over 50 ms of CPU time (at most 3), with what ran in them. */
+  readonly longestTasks?: readonly LongTaskInfo[];
   readonly longestTaskCpuMs?: number;
   readonly longestTaskWallMs?: number;
   readonly tasks?: number;
@@ -172,6 +174,7 @@ export async function runP2(options: P2Options = defaultP2): Promise<P2Result> {
         framesOverBudget: f.cpuMs.filter((ms) => ms > 1000 / 60).length,
         longTasksCpu: long.overCpuMs.length,
         longTasksWall: long.overWallMs.length,
+        longestTasks: longTasksOf(traceEvents(trace), 'cpu').slice(0, 3),
         longestTaskCpuMs: long.maxCpuMs,
         longestTaskWallMs: long.maxWallMs,
         tasks: long.tasks,

@@ -2,7 +2,7 @@ import type { CDPSession, Page } from 'playwright-core';
 import { openVsCode } from '../test/ui/support';
 import { send, waitUntil, footers } from '../test/ui/uiHelpers';
 import { agentAnswer, chunked } from './streamText';
-import type { TraceEvent } from './traceFrames';
+import { longTasksOf, type LongTaskInfo, type TraceEvent } from './traceFrames';
 
 /**
  * P7 — the whole stack: code-server (VS Code's real workbench and extension host) in Chromium,
@@ -20,13 +20,6 @@ export interface P7Options {
 
 export const defaultP7: P7Options = { chunks: 20_000, rate: 1_000 };
 
-export interface LongTaskInfo {
-  readonly thread: string;
-  readonly ms: number;
-  readonly cpuMs: number;
-  /** The task's biggest parts: script URLs and functions, or rendering / GC steps, with their time. */
-  readonly parts: readonly string[];
-}
 
 export interface P7Result {
   readonly chunks: number;
@@ -74,56 +67,6 @@ async function stopTrace(cdp: CDPSession): Promise<TraceEvent[]> {
   await cdp.send('IO.close', { handle });
   const parsed = JSON.parse(text) as { traceEvents?: TraceEvent[] } | TraceEvent[];
   return Array.isArray(parsed) ? parsed : (parsed.traceEvents ?? []);
-}
-
-/** Tasks over 50 ms on renderer main threads, each with what took its time. */
-function longTasksOf(events: readonly TraceEvent[]): LongTaskInfo[] {
-  const names = new Map<string, string>();
-  for (const e of events) {
-    if (e.ph === 'M' && e.name === 'thread_name' && e.args?.name !== undefined) {
-      names.set(`${e.pid}:${e.tid}`, e.args.name);
-    }
-  }
-  const byThread = new Map<string, TraceEvent[]>();
-  for (const e of events) {
-    const key = `${e.pid}:${e.tid}`;
-    if (e.ph === 'X' && e.dur !== undefined && names.get(key) === 'CrRendererMain') {
-      const list = byThread.get(key) ?? [];
-      list.push(e);
-      byThread.set(key, list);
-    }
-  }
-  const out: LongTaskInfo[] = [];
-  for (const [key, list] of byThread) {
-    list.sort((a, b) => a.ts - b.ts);
-    const urls = new Set(list.flatMap((e) => (e.args?.data?.url !== undefined && e.args.data.url !== '' ? [e.args.data.url] : [])));
-    const thread = [...urls].some((u) => u.includes('/webview/') || u.includes('main.js')) ? `renderer ${key} (webview)` : `renderer ${key}`;
-    for (const task of list.filter((e) => e.name === 'ThreadControllerImpl::RunTask' && (e.dur ?? 0) > 50_000)) {
-      const end = task.ts + (task.dur ?? 0);
-      const parts = new Map<string, number>();
-      for (const e of list) {
-        if (e.ts < task.ts || e.ts + (e.dur ?? 0) > end || e === task) {
-          continue;
-        }
-        const what =
-          e.name === 'FunctionCall' || e.name === 'EvaluateScript' || e.name === 'v8.compile'
-            ? `${e.args?.data?.functionName ?? e.name} ${(e.args?.data?.url ?? '').replace(/^.*\//, '')}`
-            : ['Layout', 'UpdateLayoutTree', 'Paint', 'MajorGC', 'MinorGC', 'ParseHTML', 'HandlePostMessage', 'EventDispatch', 'TimerFire'].includes(e.name)
-              ? e.name
-              : undefined;
-        if (what !== undefined) {
-          parts.set(what, (parts.get(what) ?? 0) + (e.dur ?? 0) / 1000);
-        }
-      }
-      out.push({
-        thread,
-        ms: (task.dur ?? 0) / 1000,
-        cpuMs: (task.tdur ?? task.dur ?? 0) / 1000,
-        parts: [...parts.entries()].sort((a, b) => b[1] - a[1]).slice(0, 5).map(([what, ms]) => `${what}: ${ms.toFixed(0)} ms`),
-      });
-    }
-  }
-  return out.sort((a, b) => b.cpuMs - a.cpuMs);
 }
 
 async function startTimer(page: Page): Promise<void> {

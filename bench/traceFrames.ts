@@ -27,10 +27,15 @@ export interface FrameTimes {
   readonly cpuMs: readonly number[];
 }
 
+/** The events of a trace file. */
+export function traceEvents(trace: Buffer): TraceEvent[] {
+  const parsed = JSON.parse(trace.toString('utf8')) as { traceEvents?: TraceEvent[] } | TraceEvent[];
+  return Array.isArray(parsed) ? parsed : (parsed.traceEvents ?? []);
+}
+
 /** Complete events named `name` on the page's renderer main thread (the one with the most of them), in order. */
 function mainThreadEvents(trace: Buffer, name: string): TraceEvent[] {
-  const parsed = JSON.parse(trace.toString('utf8')) as { traceEvents?: TraceEvent[] } | TraceEvent[];
-  const events = Array.isArray(parsed) ? parsed : (parsed.traceEvents ?? []);
+  const events = traceEvents(trace);
   const mainThreads = new Set<string>();
   for (const e of events) {
     if (e.ph === 'M' && e.name === 'thread_name' && e.args?.name === 'CrRendererMain') {
@@ -83,4 +88,65 @@ export function longTasks(trace: Buffer, thresholdMs = 50): LongTasks {
     maxCpuMs: Math.max(0, ...cpu),
     maxWallMs: Math.max(0, ...wall),
   };
+}
+
+export interface LongTaskInfo {
+  readonly thread: string;
+  readonly ms: number;
+  readonly cpuMs: number;
+  /** The task's biggest parts: script URLs and functions, or rendering / GC steps, with their time. */
+  readonly parts: readonly string[];
+}
+
+/**
+ * Tasks over 50 ms on renderer main threads (by wall-clock time, or by `cpu` time), each with what
+ * took its time; the longest by CPU time first.
+ */
+export function longTasksOf(events: readonly TraceEvent[], by: 'wall' | 'cpu' = 'wall'): LongTaskInfo[] {
+  const names = new Map<string, string>();
+  for (const e of events) {
+    if (e.ph === 'M' && e.name === 'thread_name' && e.args?.name !== undefined) {
+      names.set(`${e.pid}:${e.tid}`, e.args.name);
+    }
+  }
+  const byThread = new Map<string, TraceEvent[]>();
+  for (const e of events) {
+    const key = `${e.pid}:${e.tid}`;
+    if (e.ph === 'X' && e.dur !== undefined && names.get(key) === 'CrRendererMain') {
+      const list = byThread.get(key) ?? [];
+      list.push(e);
+      byThread.set(key, list);
+    }
+  }
+  const out: LongTaskInfo[] = [];
+  for (const [key, list] of byThread) {
+    list.sort((a, b) => a.ts - b.ts);
+    const urls = new Set(list.flatMap((e) => (e.args?.data?.url !== undefined && e.args.data.url !== '' ? [e.args.data.url] : [])));
+    const thread = [...urls].some((u) => u.includes('/webview/') || u.includes('main.js')) ? `renderer ${key} (webview)` : `renderer ${key}`;
+    for (const task of list.filter((e) => e.name === 'ThreadControllerImpl::RunTask' && (by === 'wall' ? (e.dur ?? 0) : (e.tdur ?? e.dur ?? 0)) > 50_000)) {
+      const end = task.ts + (task.dur ?? 0);
+      const parts = new Map<string, number>();
+      for (const e of list) {
+        if (e.ts < task.ts || e.ts + (e.dur ?? 0) > end || e === task) {
+          continue;
+        }
+        const what =
+          e.name === 'FunctionCall' || e.name === 'EvaluateScript' || e.name === 'v8.compile'
+            ? `${e.args?.data?.functionName ?? e.name} ${(e.args?.data?.url ?? '').replace(/^.*\//, '')}`
+            : ['Layout', 'UpdateLayoutTree', 'Paint', 'MajorGC', 'MinorGC', 'ParseHTML', 'HandlePostMessage', 'EventDispatch', 'TimerFire'].includes(e.name)
+              ? e.name
+              : undefined;
+        if (what !== undefined) {
+          parts.set(what, (parts.get(what) ?? 0) + (e.dur ?? 0) / 1000);
+        }
+      }
+      out.push({
+        thread,
+        ms: (task.dur ?? 0) / 1000,
+        cpuMs: (task.tdur ?? task.dur ?? 0) / 1000,
+        parts: [...parts.entries()].sort((a, b) => b[1] - a[1]).slice(0, 5).map(([what, ms]) => `${what}: ${ms.toFixed(0)} ms`),
+      });
+    }
+  }
+  return out.sort((a, b) => b.cpuMs - a.cpuMs);
 }

@@ -127,7 +127,7 @@ try {
     if (r.longTasksCpu !== undefined) {
       row(
         'P2 webview long tasks while streaming (renderer main thread, CDP trace)',
-        `${n(r.longTasksCpu)} of ${n(r.tasks)} tasks over 50 ms of CPU (longest ${ms(r.longestTaskCpuMs)} CPU, ${ms(r.longestTaskWallMs)} wall; ${n(r.longTasksWall)} over 50 ms wall-clock, which a busy machine inflates)`,
+        `${n(r.longTasksCpu)} of ${n(r.tasks)} tasks over 50 ms of CPU (longest ${ms(r.longestTaskCpuMs)} CPU, ${ms(r.longestTaskWallMs)} wall; ${n(r.longTasksWall)} over 50 ms wall-clock, which a busy machine inflates)${(r.longestTasks ?? []).length > 0 ? `; longest by CPU: ${r.longestTasks.map((t) => `${ms(t.cpuMs)} (${t.parts.slice(0, 3).join(', ')})`).join('; ')}` : ''}`,
         '0 over 50 ms',
         r.longTasksCpu === 0,
       );

@@ -29,6 +29,9 @@ const common = {
   alias: { 'jsonc-parser': 'jsonc-parser/lib/esm/main.js' },
 };
 
+/** Modules loaded lazily by `loadChunk` (src/util/lazyChunk.ts), shipped as `dist/<name>.js`. */
+const chunks = { registryUnpack: 'src/registry/registryUnpack.ts', processSpawn: 'src/acp/processSpawn.ts' };
+
 /** @type {esbuild.BuildOptions[]} */
 const builds = [
   {
@@ -50,9 +53,12 @@ const builds = [
     banner: { js: '#!/usr/bin/env node' },
   },
   {
-    // The bzip2 decompressor's worker thread (src/registry/bunzip2.ts loads it from next to the extension).
+    // The bzip2 decompressor's worker thread (src/registry/bunzip2.ts loads it from next to the
+    // extension), and the chunks that src/util/lazyChunk.ts requires on first use rather than at
+    // activation (P4: the extension bundle stays under 500 KB). Any bundle that reaches a chunk
+    // needs it in its own folder (see the rig's below); test/unit/util/lazyChunk.test.ts runs them.
     ...common,
-    entryPoints: { bunzip2Worker: 'src/registry/bunzip2Worker.ts' },
+    entryPoints: { bunzip2Worker: 'src/registry/bunzip2Worker.ts', ...chunks },
     outdir: 'dist',
     platform: 'node',
     format: 'cjs',
@@ -69,7 +75,7 @@ const builds = [
   {
     // The real-agents rig (scripts/realAgents.mjs, test/realAgents/README.md); not shipped.
     ...common,
-    entryPoints: { modelServer: 'test/realAgents/modelServerCli.ts', loadSession: 'test/realAgents/loadSession.ts', rig: 'test/realAgents/rig.ts', scrubTraffic: 'test/realAgents/scrubTraffic.ts' },
+    entryPoints: { modelServer: 'test/realAgents/modelServerCli.ts', loadSession: 'test/realAgents/loadSession.ts', rig: 'test/realAgents/rig.ts', scrubTraffic: 'test/realAgents/scrubTraffic.ts', processSpawn: chunks.processSpawn },
     outdir: 'dist/realAgents',
     platform: 'node',
     format: 'cjs',
@@ -85,6 +91,8 @@ const builds = [
     minify: true,
     // UI text keeps its characters (…, →, ⟨⟩) instead of \uXXXX escapes; the page is UTF-8.
     charset: 'utf8',
+    // DOMPurify's own minified build of the same code (its ES module minifies 0.6 KB larger here).
+    alias: { ...common.alias, dompurify: 'dompurify/dist/purify.min.js' },
     loader: { '.ttf': 'file', '.css': 'css' },
   },
 ];
@@ -105,19 +113,42 @@ const grammarEntries = {
   },
 };
 /**
- * The webview uses marked's Lexer only. marked ships one pre-bundled module whose default
- * instance (`new Marked()`, set up at load) keeps its parser and renderers alive; exporting just
- * the Lexer lets esbuild drop them (−11 KB). Fails the build if marked's layout changes.
+ * The webview uses marked's Lexer only, with `gfm` and `breaks` (src/webview/markdown/blockLexer.ts),
+ * never `pedantic`. marked ships one pre-bundled module whose default instance (`new Marked()`, set
+ * up at load) keeps its parser and renderers alive; exporting just the Lexer lets esbuild drop them
+ * (−11 KB). The `pedantic` rule tables are built at load by calls esbuild must keep, so they are cut
+ * out of the text (−0.9 KB); a lexer asked for them would get the normal rules. Fails the build if
+ * marked's layout changes (each cut must match exactly once, and the names must be gone after).
  */
 const markedLexerOnly = {
   name: 'marked-lexer-only',
   setup(b) {
     b.onLoad({ filter: /[\\/]marked[\\/]lib[\\/]marked\.esm\.js$/ }, (a) => {
-      const text = readFileSync(a.path, 'utf8');
+      const changed = () => {
+        throw new Error('marked.esm.js has changed: update the marked-lexer-only plugin in scripts/build.mjs');
+      };
+      let text = readFileSync(a.path, 'utf8');
+      const once = (s) => (text.split(s).length === 2 ? text.indexOf(s) : changed());
+      // `from` up to the `}` that ends the declaration before `to`.
+      const cut = (from, to) => {
+        const start = once(from);
+        const end = once(to) + 1;
+        if (end <= start) {
+          changed();
+        }
+        text = text.slice(0, start) + text.slice(end);
+      };
+      cut(',nt={...fe,', '},rt=/');
+      cut(',Dt={...me,', '},pe={...me,');
+      text = text.slice(0, once(',pedantic:nt}')) + '}' + text.slice(once(',pedantic:nt}') + ',pedantic:nt}'.length);
+      text = text.slice(0, once(',pedantic:Dt}')) + '}' + text.slice(once(',pedantic:Dt}') + ',pedantic:Dt}'.length);
+      if (/\b(?:nt|Dt)\b/.test(text)) {
+        changed();
+      }
       const instance = text.indexOf('var v=new ne;');
       const exports = /export\{[^}]*\bw as Lexer\b[^}]*\};/.exec(text.slice(instance));
       if (instance < 0 || exports === null) {
-        throw new Error('marked.esm.js has changed: update the marked-lexer-only plugin in scripts/build.mjs');
+        changed();
       }
       return { contents: `${text.slice(0, instance)}export{w as Lexer};${text.slice(instance + exports.index + exports[0].length)}`, loader: 'js' };
     });

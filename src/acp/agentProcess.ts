@@ -1,9 +1,10 @@
 import { existsSync, statSync } from 'node:fs';
 import type { Readable, Writable } from 'node:stream';
 import type { ChildProcess } from 'node:child_process';
-import { execa } from 'execa';
 import { Emitter } from '../util/emitter';
+import { loadChunk } from '../util/lazyChunk';
 import { AgentExitedError, AgentNotFoundError, AgentSpawnError } from './errors';
+import type * as ProcessSpawn from './processSpawn';
 import { flatPrefix } from './trafficLog';
 
 /** What to run. `env` entries overlay the inherited environment. */
@@ -118,6 +119,7 @@ export class AgentProcess {
       throw new AgentSpawnError(spec.command, 'ENOENT', new Error(`working directory ${spec.cwd} does not exist`));
     }
     installExitHook();
+    const { execa } = loadChunk<typeof ProcessSpawn>(__dirname, 'processSpawn');
     const child = execa(spec.command, [...spec.args], {
       cwd: spec.cwd,
       env: { ...spec.env },

@@ -5,11 +5,11 @@ import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createGunzip } from 'node:zlib';
 import { bunzip2File } from './bunzip2';
-import { extractTar } from './extractTar';
-import { extractZip } from './extractZip';
 import type { ExtractLimits } from './extractLimits';
 import { cmdPath, isInside } from './installPaths';
 import { RegistryError, throwIfAborted } from './registryErrors';
+import type * as RegistryUnpack from './registryUnpack';
+import { loadChunk } from '../util/lazyChunk';
 
 export type ArchiveKind = 'zip' | 'tar.gz' | 'tar.bz2' | 'raw';
 
@@ -52,7 +52,7 @@ export interface UnpackOptions {
 export async function unpack(file: string, dest: string, o: UnpackOptions): Promise<void> {
   switch (o.kind) {
     case 'zip':
-      return extractZip(file, dest, o.limits, o.signal);
+      return loadChunk<typeof RegistryUnpack>(__dirname, 'registryUnpack').extractZip(file, dest, o.limits, o.signal);
     case 'tar.gz':
     case 'tar.bz2': {
       // Decompressed to a plain tar first: a truncated or damaged stream fails here as a whole
@@ -60,7 +60,7 @@ export async function unpack(file: string, dest: string, o: UnpackOptions): Prom
       const plain = `${file}.tar`;
       try {
         await (o.kind === 'tar.gz' ? gunzipFile(file, plain, o.limits.maxBytes, o.signal) : bunzip2File(file, plain, o.limits.maxBytes, o.signal));
-        return await extractTar(plain, dest, o.limits, o.signal);
+        return await loadChunk<typeof RegistryUnpack>(__dirname, 'registryUnpack').extractTar(plain, dest, o.limits, o.signal);
       } finally {
         await rm(plain, { force: true });
       }

@@ -1,44 +1,10 @@
-import type { Links, Tokens } from 'marked';
+import type { Links, Token, Tokens } from 'marked';
 import { doc, domWindow } from '../dom';
 import { firstBlocksWithin, isRendered, lex, type Lexed, linksChanged, looksHostile, splitTail } from './blockLexer';
 import { OpenFence } from './openFence';
 import { renderBlocks, sameShell } from './renderBlocks';
 import type { MarkdownScheduler } from './scheduler';
-
-/** Past these sizes (or a slow lex), the rest of a message is shown as plain text. */
-const maxSourceChars = 1_000_000;
-const maxLexMs = 250;
-/** Unrendered text past this is lexed in pieces of this size (see renderTail). */
-const pieceChars = 32_768;
-/** Finished blocks one streaming task renders at most (source characters; at least one block). */
-const finishedCharsPerTask = 8_192;
-/**
- * Pacing of the tail while text streams: patches only append to the source, and the tail is
- * rendered on a timer, at most once per refresh interval. A refresh costs little script (the
- * tail is one block) but a frame or two (style, layout, paint, compositing, the scroll that keeps
- * the view at the bottom: ~1–2 ms on a fast machine, 10–20 ms in software-rendered Chromium on a
- * loaded 2-core VM). The interval is `minRefreshMs` (10 refreshes a second) while text arrives at
- * up to 400 characters a second — what fast models write — and grows with the rate beyond
- * (`refreshMsPerChar` per character a second: 4 refreshes a second at 1,000, 1 at 4,000 and
- * more): text that arrives faster than anyone reads is shown in larger steps, and a stream at
- * any rate costs a bounded number of frames.
- */
-const minRefreshMs = 100;
-const maxRefreshMs = 1_000;
-const refreshMsPerChar = 0.25;
-/**
- * A tail larger than `smallTailChars` also waits until it grew by a quarter (or `maxTailWaitMs`
- * passed), so a huge last block (a long table) costs a bounded multiple of its size, not
- * size × refreshes.
- */
-const smallTailChars = 2_000;
-const maxTailWaitMs = 1_000;
-/**
- * Top-level blocks per group element. A message's blocks sit in groups of this many, so appending
- * to a long message relayouts one group and the list of groups, not every block (layout cost
- * grew with the message length otherwise).
- */
-const groupSize = 20;
+import { finishedCharsPerTask, groupSize, maxLexMs, maxRefreshMs, maxSourceChars, maxTailWaitMs, minRefreshMs, pieceChars, refreshMsPerChar, smallTailChars } from './viewLimits';
 
 /**
  * How much a render does. `stream`: a paced streaming update; an open fence stays open.
@@ -66,6 +32,11 @@ export class MarkdownView {
   private placed = 0;
   private groups: HTMLElement[] = [];
   private tail: Node[] = [];
+  /**
+   * Finished blocks lexed but not yet placed (they start at `stableEnd`): the next task places
+   * them without lexing them again. Dropped by any other render (which lexes from `stableEnd`).
+   */
+  private backlog: Token[] = [];
   private fence: OpenFence | undefined;
   private plain: { node: Text; end: number } | undefined;
   private links: Links = {};
@@ -260,16 +231,9 @@ export class MarkdownView {
       // refresh after a busy second, a running reply shown from a snapshot); the rest follows in
       // the next task, so none holds the page (or, in code-server, the workbench) for long.
       const finished = pass === 'stream' ? firstBlocksWithin(split.finished, finishedCharsPerTask) : split.finished;
-      for (const { node, ordinal } of renderBlocks(finished)) {
-        this.place(node, this.placed + ordinal);
-      }
-      this.placed += finished.filter(isRendered).length;
-      this.stableEnd += finished === split.finished ? split.consumed : finished.reduce((n, tk) => n + tk.raw.length, 0);
+      this.placeFinished(finished);
       if (finished !== split.finished) {
-        this.timer = this.scheduler.setTimeout(() => {
-          this.timer = undefined;
-          this.render('stream');
-        }, 0);
+        this.continueWith(split.finished.slice(finished.length));
         return false;
       }
     }
@@ -282,6 +246,32 @@ export class MarkdownView {
     }
     this.rendered();
     return true;
+  }
+
+  /** Renders finished blocks (sanitized) after those placed, once; the open tail starts after them. */
+  private placeFinished(finished: readonly Token[]): void {
+    for (const { node, ordinal } of renderBlocks(finished)) {
+      this.place(node, this.placed + ordinal);
+    }
+    this.placed += finished.filter(isRendered).length;
+    this.stableEnd += finished.reduce((n, tk) => n + tk.raw.length, 0);
+  }
+
+  /** Places `backlog` in the next tasks (`finishedCharsPerTask` each), then renders the tail. */
+  private continueWith(backlog: Token[]): void {
+    this.backlog = backlog;
+    this.timer = this.scheduler.setTimeout(() => {
+      this.timer = undefined;
+      const rest = this.backlog;
+      this.backlog = [];
+      const next = firstBlocksWithin(rest, finishedCharsPerTask);
+      this.placeFinished(next);
+      if (next.length < rest.length) {
+        this.continueWith(rest.slice(next.length));
+      } else {
+        this.render('stream');
+      }
+    }, 0);
   }
 
   private lexTail(tailText: string): Lexed | undefined {
@@ -380,6 +370,7 @@ export class MarkdownView {
   }
 
   private cancelTimer(): void {
+    this.backlog = [];
     if (this.timer !== undefined) {
       this.scheduler.clearTimeout(this.timer);
       this.timer = undefined;

@@ -143,6 +143,26 @@ suite('webview: incremental Markdown equals one-shot rendering', () => {
     assert.equal(view.element.innerHTML, once(text));
   });
 
+  test('finished blocks a refresh brings are placed 2 KB a task, patches arriving in between; the DOM equals the one-shot render', () => {
+    const text = agentAnswer(40_000);
+    const blocks = (v: MarkdownView): number => v.element.querySelectorAll('.md-group > *').length;
+    const view = new MarkdownView(fx.timers);
+    view.set(text.slice(0, 9_000), true);
+    const placed = blocks(view);
+    assert.ok(placed > 0 && fx.timers.count > 0, 'one task placed the first blocks and left the rest for the next');
+    fx.timers.advance(0);
+    assert.ok(blocks(view) > placed, 'the next tasks placed the rest (and the open tail)');
+    const random = rng(7);
+    for (let shown = 9_000; shown < text.length; ) {
+      shown = Math.min(text.length, shown + 500 + Math.floor(random() * 6_000));
+      view.set(text.slice(0, shown), true);
+      // Sometimes every waiting task runs, sometimes the next patch comes first.
+      fx.timers.advance(random() < 0.3 ? 0 : 1 + Math.floor(random() * 300));
+    }
+    view.flush();
+    assert.equal(view.element.innerHTML, once(text));
+  });
+
   test('the R4 hostile payloads, each in random chunks', () => {
     const file = path.join(fixturesDir, 'hostile', 'payloads.json');
     const { payloads } = JSON.parse(fs.readFileSync(file, 'utf8')) as { payloads: { id: string; text?: unknown }[] };

@@ -1,0 +1,43 @@
+/**
+ * The limits and pacing of the streaming Markdown view (markdownView.ts): how large a text is
+ * lexed at once, how often a streamed tail is refreshed, how blocks are grouped.
+ */
+
+/** Past these sizes (or a slow lex), the rest of a message is shown as plain text. */
+export const maxSourceChars = 1_000_000;
+export const maxLexMs = 250;
+/** Unrendered text past this is lexed in pieces of this size (see renderTail). */
+export const pieceChars = 32_768;
+/**
+ * Finished blocks one streaming task renders at most (source characters; at least one block).
+ * A refresh at 1,000 chunks/s brings ~4 KB; rendering and sanitizing it in one task took 71–75 ms
+ * of CPU on the loaded bench machine (bench/README.md, P2), so it goes in 2 KB steps.
+ */
+export const finishedCharsPerTask = 2_048;
+/**
+ * Pacing of the tail while text streams: patches only append to the source, and the tail is
+ * rendered on a timer, at most once per refresh interval. A refresh costs little script (the
+ * tail is one block) but a frame or two (style, layout, paint, compositing, the scroll that keeps
+ * the view at the bottom: ~1–2 ms on a fast machine, 10–20 ms in software-rendered Chromium on a
+ * loaded 2-core VM). The interval is `minRefreshMs` (10 refreshes a second) while text arrives at
+ * up to 400 characters a second — what fast models write — and grows with the rate beyond
+ * (`refreshMsPerChar` per character a second: 4 refreshes a second at 1,000, 1 at 4,000 and
+ * more): text that arrives faster than anyone reads is shown in larger steps, and a stream at
+ * any rate costs a bounded number of frames.
+ */
+export const minRefreshMs = 100;
+export const maxRefreshMs = 1_000;
+export const refreshMsPerChar = 0.25;
+/**
+ * A tail larger than `smallTailChars` also waits until it grew by a quarter (or `maxTailWaitMs`
+ * passed), so a huge last block (a long table) costs a bounded multiple of its size, not
+ * size × refreshes.
+ */
+export const smallTailChars = 2_000;
+export const maxTailWaitMs = 1_000;
+/**
+ * Top-level blocks per group element. A message's blocks sit in groups of this many, so appending
+ * to a long message relayouts one group and the list of groups, not every block (layout cost
+ * grew with the message length otherwise).
+ */
+export const groupSize = 20;
