@@ -3,7 +3,10 @@ import type { AgentHost } from '../acp/agentHost';
 import type { AcpClient } from '../acp/acpConnection';
 import { describeError, type AgentExitedError } from '../acp/errors';
 import { quirksFor } from '../session/agentQuirks';
-import { SessionController, type PermissionDecider, type TurnResult } from '../session/sessionController';
+import { SessionController, type PermissionDecider, type RewriteTurnResult, type StartOptions, type TurnResult } from '../session/sessionController';
+import type { DeepCutQuestion } from '../transports/transport';
+import { ModelMismatchError } from '../transports/errors';
+import { PermissionDeadlines } from './permissionDeadlines';
 import { defaultQuirks, type AgentQuirks } from '../session/sessionState';
 import { afterTurn, heldAfterLoad } from './turnNotices';
 import { DisposableStore, type Disposable } from '../util/disposable';
@@ -61,7 +64,9 @@ export class ChatSession implements Disposable {
   /** The user asked for a restart: the agent's exit that follows is not a crash. */
   private restartRequested = false;
   private entryCounter = 0;
-  private readonly timers = new Map<string, NodeJS.Timeout>();
+  private readonly deadlines: PermissionDeadlines;
+  /** Model and provider for the next `session/new` (a suggestion the user picked). */
+  private startOptions: StartOptions = {};
   private readonly disposables = new DisposableStore();
   private readonly onDidChangeEmitter = new Emitter<void>();
   /** The session state or the chat's own status changed. */
@@ -82,8 +87,9 @@ export class ChatSession implements Disposable {
       t: options.t,
     });
     this.disposables.add(this.controller.onDidChange(() => this.onDidChangeEmitter.fire()));
-    this.disposables.add(this.controller.onPermissionRequested((p) => this.armPermissionDeadline(p.requestId)));
-    this.disposables.add(this.controller.onPermissionSettled((id) => this.clearDeadline(id)));
+    this.deadlines = new PermissionDeadlines(this.controller);
+    this.disposables.add(this.controller.onPermissionRequested((p) => this.deadlines.arm(p.requestId)));
+    this.disposables.add(this.controller.onPermissionSettled((id) => this.deadlines.clear(id)));
     this.disposables.add(
       options.host.onDidExit((exit) => {
         this.endReviews(exit.expected ? 'the agent was stopped' : 'the agent exited');
@@ -184,6 +190,26 @@ export class ChatSession implements Disposable {
   }
 
   /**
+   * Edit and resend from a user message (transports that rewrite natively); `confirm` is asked
+   * before more than one user turn is cut. Like {@link submit}: the turn's notices follow.
+   */
+  async rewrite(entryId: string, blocks: readonly acp.ContentBlock[], confirm: (q: DeepCutQuestion) => Promise<boolean>): Promise<RewriteTurnResult | undefined> {
+    if (!(await this.ensureStarted()) || this.controller.state.phase !== 'idle') {
+      return undefined;
+    }
+    this.usedValue = true;
+    const result = await this.controller.rewrite(entryId, blocks, confirm);
+    this.endReviews('the turn ended');
+    return result;
+  }
+
+  /** Starts the session again with a model the agent suggested (a refused model/provider pairing). */
+  useModel(model: string): Promise<boolean> {
+    this.startOptions = { ...this.startOptions, model };
+    return this.ensureStarted();
+  }
+
+  /**
    * The user restarts the agent (Restart Agent, a notice's button, after provider setup): the exit
    * that follows is a neutral "Restarting …" line, not a crash. The chat's start clears the status.
    */
@@ -266,10 +292,7 @@ export class ChatSession implements Disposable {
   }
 
   dispose(): void {
-    for (const t of this.timers.values()) {
-      clearTimeout(t);
-    }
-    this.timers.clear();
+    this.deadlines.dispose();
     this.endReviews('the session was closed');
     this.controller.dispose();
     this.disposables.dispose();
@@ -286,7 +309,7 @@ export class ChatSession implements Disposable {
     if (previous !== undefined) {
       return this.restore(client, previous);
     }
-    const started = await this.startStep(this.options.t('Starting a session with {0}…', this.agentName), () => this.controller.start());
+    const started = await this.startStep(this.options.t('Starting a session with {0}…', this.agentName), () => this.controller.start(this.startOptions));
     return started !== undefined;
   }
 
@@ -356,6 +379,9 @@ export class ChatSession implements Disposable {
 
   private showStartError(e: unknown): void {
     this.startErrorValue = e;
+    if (ModelMismatchError.is(e)) {
+      return; // the controller's notice already offers the suggestions
+    }
     const n = describeStartError(e, this.options.host.definition, this.options.settingsScope?.(), this.options.t);
     this.controller.addNotice('error', n.title, n.detail, n.actions);
   }
@@ -364,27 +390,6 @@ export class ChatSession implements Disposable {
     if (this.statusValue !== status) {
       this.statusValue = status;
       this.onDidChangeEmitter.fire();
-    }
-  }
-
-  /** Hermes denies a permission after 60 s: show the request expired instead of leaving it clickable. */
-  private armPermissionDeadline(requestId: string): void {
-    const ms = this.controller.state.quirks.permissionTimeoutMs;
-    if (ms === undefined) {
-      return;
-    }
-    const timer = setTimeout(() => {
-      this.timers.delete(requestId);
-      this.controller.expirePermission(requestId);
-    }, ms);
-    this.timers.set(requestId, timer);
-  }
-
-  private clearDeadline(requestId: string): void {
-    const t = this.timers.get(requestId);
-    if (t !== undefined) {
-      clearTimeout(t);
-      this.timers.delete(requestId);
     }
   }
 }

@@ -45,6 +45,7 @@ export function headerView(state: SessionState, ctx: ViewContext): SessionHeader
         }
       : {}),
     ...(ctx.status !== undefined ? { status: ctx.status } : {}),
+    ...(ctx.offers !== undefined ? { offers: ctx.offers } : {}),
   };
 }
 

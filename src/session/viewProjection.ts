@@ -1,10 +1,11 @@
 import type * as acp from '@agentclientprotocol/sdk';
-import type { EntryView, PartView, SessionHeaderView, SessionView } from '../protocol/sessionView';
+import type { EntryView, OffersView, PartView, SessionHeaderView, SessionView } from '../protocol/sessionView';
 import type { EntryOp } from '../protocol/webviewProtocol';
 import { diffStats } from '../util/lineDiff';
 import { blockView } from './blockView';
 import { diffEntries } from './entryDiff';
 import { headerView, sameHeader } from './headerView';
+import { questionView } from './questionView';
 import type { AssistantEntry, Entry, SessionState } from './sessionState';
 import { toolView } from './toolView';
 
@@ -19,6 +20,8 @@ export interface ViewContext {
   /** Context the next prompt will carry, shown (and removable) above the composer. */
   readonly contextNotes?: readonly { readonly key: string; readonly label: string; readonly text: string }[];
   readonly now: number;
+  /** What the connection's transport offers (rewrite, fork, …); absent for ACP defaults. */
+  readonly offers?: OffersView;
   /** Workspace-relative form of an absolute path, for labels. */
   relativePath(path: string): string;
   /** What a turn changed in files that is still pending review (for the footer's restore buttons). */
@@ -112,7 +115,10 @@ export class ViewProjector {
           actions: e.actions ?? [],
           ...(e.detail !== undefined ? { detail: e.detail } : {}),
           ...(e.forkFrom !== undefined ? { forkFrom: e.forkFrom } : {}),
+          ...(e.suggestions !== undefined ? { suggestions: e.suggestions } : {}),
         };
+      case 'question':
+        return questionView(e);
       case 'turnEnd': {
         const changes = ctx.turnChanges?.(e.turnId);
         return {

@@ -102,6 +102,10 @@ export interface RewriteRequest {
   /** Asked only for a deep cut; false (or a rejection) leaves the history untouched. */
   readonly confirmDeepCut: (question: DeepCutQuestion) => Promise<boolean>;
   readonly signal?: AbortSignal;
+  /** Called once, right before the first truncating submit goes out (the user confirmed whatever was asked). */
+  readonly onSubmitting?: () => void;
+  /** Called once the agent accepted the submit, with the survivors' fresh row ids (before the turn ends). */
+  readonly onSubmitted?: (survivorRowIds: readonly (number | null)[]) => void;
 }
 
 export type RewriteResult =

@@ -4,6 +4,7 @@ import type { AgentDefinition, AgentHost } from '../acp/agentHost';
 import { AgentHosts } from '../app/agentHosts';
 import { ChatRegistry } from '../app/chatRegistry';
 import { forkChat } from '../app/forkChat';
+import { transportOffers } from '../app/transportOffers';
 import { SessionHistory, type KnownSession } from '../app/sessionHistory';
 import { describeError } from '../acp/errors';
 import { notificationLabel } from '../util/displayText';
@@ -280,6 +281,7 @@ export class ChatManager implements vscode.Disposable {
       ...(chat.status !== undefined ? { status: chat.status } : {}),
       contextNotes: chat.contextNotes,
       turnChanges: (turnId) => this.turnChanges(chat, turnId),
+      ...transportOffers(chat.host.client),
     };
   }
 
