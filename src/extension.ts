@@ -1,3 +1,4 @@
+import { transportSecrets } from './views/transportSecrets';
 import * as vscode from 'vscode';
 import { ChangesFeature } from './views/changesView';
 import type { Entry } from './session/sessionState';
@@ -37,6 +38,7 @@ export function activate(context: vscode.ExtensionContext): HermesApi {
     config,
     traffic,
     consent: new WorkspaceTrustConsent(),
+    transportSecret: transportSecrets(context.secrets),
   });
   const chatView = new ChatViewProvider(context.extensionUri, manager, (m) => traffic.channel.warn(m));
   const m = manager;

@@ -1,6 +1,5 @@
 import type * as acp from '@agentclientprotocol/sdk';
-import type { AgentHost } from '../acp/agentHost';
-import type { AcpClient } from '../acp/acpConnection';
+import type { AgentHost, HostConnection } from '../acp/agentHost';
 import { describeError, type AgentExitedError } from '../acp/errors';
 import { quirksFor } from '../session/agentQuirks';
 import { SessionController, type PermissionDecider, type RewriteTurnResult, type StartOptions, type TurnResult } from '../session/sessionController';
@@ -313,7 +312,7 @@ export class ChatSession implements Disposable {
     return started !== undefined;
   }
 
-  private async connect(): Promise<AcpClient | undefined> {
+  private async connect(): Promise<HostConnection | undefined> {
     const host = this.options.host;
     if (host.state.kind !== 'ready' && !(await this.options.consent.allow(host.definition))) {
       this.controller.addNotice(
@@ -345,7 +344,7 @@ export class ChatSession implements Disposable {
   }
 
   /** `session/load` (or `session/resume`) into this chat; history already shown is not repeated. */
-  private async restore(client: AcpClient, sessionId: string): Promise<boolean> {
+  private async restore(client: HostConnection, sessionId: string): Promise<boolean> {
     const caps = client.agent?.agentCapabilities;
     const how = caps?.loadSession === true ? 'load' : caps?.sessionCapabilities?.resume !== undefined && caps.sessionCapabilities.resume !== null ? 'resume' : undefined;
     if (how === undefined) {

@@ -35,6 +35,8 @@ export interface ChatManagerOptions {
   readonly config: Configuration;
   readonly traffic: TrafficChannel;
   readonly consent: SpawnConsent;
+  /** The token or key of a non-ACP agent (SecretStorage, prompted when missing). */
+  readonly transportSecret?: (def: AgentDefinition) => Promise<string | undefined>;
 }
 
 /**
@@ -98,6 +100,8 @@ export class ChatManager implements vscode.Disposable {
       chatsOn: (host) => this.chats.on(host),
       allow: (def) => this.allowAgent(def),
       report: (message) => void vscode.window.showErrorMessage(message),
+      questions: this.chats.questions,
+      ...(options.transportSecret !== undefined ? { transportSecret: options.transportSecret } : {}),
     });
     this.hosts.onDidCreate((host) => {
       this.options.traffic.attach(host.definition.name, host.log);
