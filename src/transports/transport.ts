@@ -75,7 +75,9 @@ export function describeTransport(connection: AgentConnection): TransportDescrip
 }
 
 export function isTransport(connection: AgentConnection): connection is Transport {
-  return 'transport' in connection && typeof (connection as Partial<Transport>).transport === 'object';
+  // Structural, and strict about it: AcpClient has a `transport` field of its own (its process).
+  const t: unknown = (connection as { transport?: unknown }).transport;
+  return typeof t === 'object' && t !== null && typeof (t as { kind?: unknown }).kind === 'string' && typeof (t as { capabilities?: unknown }).capabilities === 'object';
 }
 
 // ── Extra ports ────────────────────────────────────────────────────────────────────────────────

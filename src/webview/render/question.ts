@@ -73,7 +73,8 @@ export class QuestionView implements EntryComponent {
       out.push(
         el('div', { class: 'question-actions' }, [
           button(t('Submit answers'), {
-            onClick: () => this.env.actions.answerQuestion(q.requestId, collectAnswers(form, c.questions, c.locked)),
+            // The locks as they are now (a lock updates the card in place, not this handler).
+            onClick: () => this.env.actions.answerQuestion(q.requestId, collectAnswers(form, c.questions, this.currentLocks(c.locked))),
           }),
           button(t('Cancel question'), { class: 'secondary', onClick: () => this.env.actions.cancelQuestion(q.requestId) }),
         ]),
@@ -98,7 +99,7 @@ export class QuestionView implements EntryComponent {
       const input = el('input', { attrs: { type: question.multiSelect ? 'checkbox' : 'radio', name, value: choice, class: 'clarify-choice' } });
       group.appendChild(el('label', { class: 'clarify-option' }, [input, el('span', { text: visibleText(choice) })]));
     }
-    const free = el('input', { class: 'clarify-free', attrs: { type: 'text', 'aria-label': t('Your own answer to: {0}', visibleText(question.text)), placeholder: t('Or type an answer') } });
+    const free = el('input', { class: 'clarify-free', attrs: { type: 'text', role: 'textbox', 'aria-label': t('Your own answer to: {0}', visibleText(question.text)), placeholder: t('Or type an answer') } });
     group.appendChild(free);
     if (batch && answer === undefined) {
       group.appendChild(
@@ -110,6 +111,11 @@ export class QuestionView implements EntryComponent {
       );
     }
     return group;
+  }
+
+  private currentLocks(fallback: Readonly<Record<string, string | null>>): Readonly<Record<string, string | null>> {
+    const q = this.entry?.question;
+    return q?.kind === 'clarify' ? q.locked : fallback;
   }
 
   private markLocked(locked: Readonly<Record<string, string | null>>): void {
