@@ -1,3 +1,4 @@
+import { transportSecrets } from './views/transportSecrets';
 import * as vscode from 'vscode';
 import { ChangesFeature } from './views/changesView';
 import type { Entry } from './session/sessionState';
@@ -42,6 +43,7 @@ export function activate(context: vscode.ExtensionContext): HermesApi {
       store: async (key, value) => context.secrets.store(key, value),
       delete: async (key) => context.secrets.delete(key),
     },
+    transportSecret: transportSecrets(context.secrets),
   });
   const chatView = new ChatViewProvider(context.extensionUri, manager, (m) => traffic.channel.warn(m));
   const m = manager;

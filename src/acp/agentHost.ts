@@ -3,8 +3,12 @@ import { Emitter } from '../util/emitter';
 import { AcpClient, type AcpClientOptions, type RequestTimeouts } from './acpConnection';
 import { AgentProcess, type AgentCommand } from './agentProcess';
 import type { ClientPorts } from './clientPorts';
-import type { AgentExitedError } from './errors';
 import { TrafficLog } from './trafficLog';
+import { AgentExitedError as ExitedError } from './errors';
+import type { AgentConnection } from '../session/agentConnection';
+import type { QuestionPort } from '../transports/questionPort';
+import type { TransportSettings } from '../transports/transportSettings';
+import type { ConnectedTransport, ConnectTransportOptions } from '../transports/connectTransport';
 
 /** An agent the user configured (or a built-in preset). */
 export interface AgentDefinition {
@@ -18,13 +22,18 @@ export interface AgentDefinition {
   /** Installed from the ACP Registry (`src/registry`), at the pinned `version`. */
   readonly source?: 'registry';
   readonly version?: string;
+  /** Reached through the TUI Gateway or the API Server instead of ACP on stdio (`command` unused). */
+  readonly transport?: TransportSettings;
 }
+
+/** The connection a host holds: ACP's client, or a non-ACP transport (src/transports). */
+export type HostConnection = AgentConnection & { close(): Promise<void> };
 
 export type AgentState =
   | { readonly kind: 'notStarted' }
   | { readonly kind: 'starting' }
   | { readonly kind: 'ready'; readonly info: acp.InitializeResponse }
-  | { readonly kind: 'exited'; readonly error: AgentExitedError }
+  | { readonly kind: 'exited'; readonly error: ExitedError }
   | { readonly kind: 'failed'; readonly error: unknown };
 
 export interface AgentHostOptions {
@@ -38,6 +47,12 @@ export interface AgentHostOptions {
   readonly env?: Readonly<Record<string, string>>;
   /** Time between SIGTERM and SIGKILL when the process is stopped (AgentProcess's default otherwise). */
   readonly killGraceMs?: number;
+  /** Where a non-ACP transport's clarify / secret questions go. */
+  readonly questions?: QuestionPort;
+  /** Connects a definition's non-ACP transport (injected: `src/transports/connectTransport`). */
+  readonly connectTransport?: (settings: TransportSettings, options: ConnectTransportOptions) => Promise<ConnectedTransport>;
+  /** The token or key a transport needs (SecretStorage, prompted when missing; the runner's environment). */
+  readonly transportSecret?: (def: AgentDefinition) => Promise<string | undefined>;
 }
 
 /**
@@ -48,15 +63,15 @@ export class AgentHost {
   readonly log: TrafficLog;
   private stateValue: AgentState = { kind: 'notStarted' };
   private process: AgentProcess | undefined;
-  private clientValue: AcpClient | undefined;
-  private starting: Promise<AcpClient> | undefined;
+  private clientValue: HostConnection | undefined;
+  private starting: Promise<HostConnection> | undefined;
   private generation = 0;
   private disposed = false;
   /** Variables a sign-in method set (env-var auth): overlaid last, from the next start on; never logged. */
   private signInEnvValue: Readonly<Record<string, string>> = {};
   private readonly onDidChangeStateEmitter = new Emitter<AgentState>();
-  private readonly onDidExitEmitter = new Emitter<AgentExitedError>();
-  private readonly onDidConnectEmitter = new Emitter<AcpClient>();
+  private readonly onDidExitEmitter = new Emitter<ExitedError>();
+  private readonly onDidConnectEmitter = new Emitter<HostConnection>();
   private readonly onStderrLineEmitter = new Emitter<string>();
   readonly onDidChangeState = this.onDidChangeStateEmitter.event;
   /** The agent process ended while connected (expected or not). */
@@ -77,7 +92,7 @@ export class AgentHost {
     return this.stateValue;
   }
 
-  get client(): AcpClient | undefined {
+  get client(): HostConnection | undefined {
     return this.clientValue;
   }
 
@@ -101,7 +116,7 @@ export class AgentHost {
   }
 
   /** Starts the agent if needed and resolves with a ready connection. */
-  start(): Promise<AcpClient> {
+  start(): Promise<HostConnection> {
     if (this.disposed) {
       return Promise.reject(new Error('The agent host was disposed.'));
     }
@@ -143,7 +158,7 @@ export class AgentHost {
     }
   }
 
-  async restart(): Promise<AcpClient> {
+  async restart(): Promise<HostConnection> {
     await this.stop();
     return this.start();
   }
@@ -160,10 +175,13 @@ export class AgentHost {
     this.onStderrLineEmitter.dispose();
   }
 
-  private async doStart(): Promise<AcpClient> {
+  private async doStart(): Promise<HostConnection> {
     const generation = ++this.generation;
     this.setState({ kind: 'starting' });
     const def = this.definition;
+    if (def.transport !== undefined) {
+      return this.startTransport(def.transport, generation);
+    }
     const spec: AgentCommand = {
       command: def.command,
       args: def.args,
@@ -219,6 +237,49 @@ export class AgentHost {
       if (this.clientValue === client) {
         await this.stop();
       }
+      this.setState({ kind: 'failed', error });
+      throw error;
+    }
+  }
+
+  /** A TUI Gateway or API Server connection: connect, handshake, ready; its end is reported as an exit. */
+  private async startTransport(settings: TransportSettings, generation: number): Promise<HostConnection> {
+    const connect = this.options.connectTransport;
+    try {
+      if (connect === undefined) {
+        throw new Error(`${this.definition.name} uses the ${settings.kind} transport, which this client cannot connect.`);
+      }
+      const secret = await this.options.transportSecret?.(this.definition);
+      this.log.note(`connecting to ${this.definition.name} over the ${settings.kind} transport`);
+      const connected = await connect(settings, {
+        cwd: this.options.cwd,
+        log: this.log,
+        ports: { permission: this.options.ports.permission, ...(this.options.questions !== undefined ? { questions: this.options.questions } : {}) },
+        ...(secret !== undefined ? { secret } : {}),
+        env: { ...this.definition.env, ...this.options.env },
+      });
+      const client: HostConnection = Object.assign(connected.connection, { close: () => connected.close() });
+      if (generation !== this.generation || this.disposed) {
+        await connected.close();
+        throw new Error('The agent start was superseded.');
+      }
+      this.clientValue = client;
+      void connected.closed.then((error) => {
+        const exit = new ExitedError(null, null, error.message, generation !== this.generation);
+        if (this.clientValue === client) {
+          this.clientValue = undefined;
+          if (!this.disposed) {
+            this.setState({ kind: 'exited', error: exit });
+          }
+        }
+        this.onDidExitEmitter.fire(exit);
+      });
+      const info = client.agent ?? { protocolVersion: 1 };
+      this.setState({ kind: 'ready', info });
+      this.onDidConnectEmitter.fire(client);
+      return client;
+    } catch (error) {
+      this.log.note(`could not connect ${this.definition.name}: ${error instanceof Error ? error.message : String(error)}`);
       this.setState({ kind: 'failed', error });
       throw error;
     }

@@ -8,6 +8,8 @@ import { Emitter } from '../util/emitter';
 import type { Localize } from '../util/l10n';
 import type { ChatSession } from './chatSession';
 import { RespawnPolicy } from './respawnPolicy';
+import { connectTransport } from '../transports/connectTransport';
+import type { QuestionPort } from '../transports/questionPort';
 
 export interface AgentHostsOptions {
   /** Where the agents run (the first workspace folder). */
@@ -23,6 +25,10 @@ export interface AgentHostsOptions {
   /** Says something outside any chat (a restart that failed), as a notification. */
   readonly report: (message: string) => void;
   readonly now?: () => number;
+  /** Where non-ACP transports send clarify / secret questions (the chats). */
+  readonly questions?: QuestionPort;
+  /** The token or key a non-ACP transport needs (SecretStorage in the extension). */
+  readonly transportSecret?: (def: AgentDefinition) => Promise<string | undefined>;
 }
 
 /**
@@ -61,6 +67,9 @@ export class AgentHosts {
       clientInfo: this.options.clientInfo,
       ports: this.options.ports,
       ...(this.options.capabilities !== undefined ? { capabilities: this.options.capabilities } : {}),
+      ...(this.options.questions !== undefined ? { questions: this.options.questions } : {}),
+      ...(this.options.transportSecret !== undefined ? { transportSecret: this.options.transportSecret } : {}),
+      connectTransport,
     });
     const h = host;
     host.onDidExit((exit) => {
@@ -133,5 +142,11 @@ export class AgentHosts {
 }
 
 function sameDefinition(a: AgentDefinition, b: AgentDefinition): boolean {
-  return a.command === b.command && a.name === b.name && a.args.join('\0') === b.args.join('\0') && JSON.stringify(a.env) === JSON.stringify(b.env);
+  return (
+    a.command === b.command &&
+    a.name === b.name &&
+    a.args.join('\0') === b.args.join('\0') &&
+    JSON.stringify(a.env) === JSON.stringify(b.env) &&
+    JSON.stringify(a.transport) === JSON.stringify(b.transport)
+  );
 }

@@ -1,3 +1,4 @@
+import type { QuestionPort } from '../transports/questionPort';
 import type * as acp from '@agentclientprotocol/sdk';
 import type { AgentHost } from '../acp/agentHost';
 import type { ChatSession } from './chatSession';
@@ -45,6 +46,15 @@ export class ChatRegistry {
     }
     return chat.controller.requestPermission(params, signal);
   }
+
+  /**
+   * Clarify / secret questions of a non-ACP transport, to the chat of their session; with no such
+   * chat nobody can answer, so the question is cancelled at once (clarify `{}`, secret declined).
+   */
+  readonly questions: Required<Pick<QuestionPort, 'clarify' | 'secret'>> = {
+    clarify: (request, signal) => this.forSession(request.sessionId)?.controller.questions.port.clarify(request, signal) ?? Promise.resolve({ kind: 'cancelled' }),
+    secret: (request, signal) => this.forSession(request.sessionId)?.controller.questions.port.secret(request, signal) ?? Promise.resolve({ kind: 'declined' }),
+  };
 
   /**
    * Closes a chat: its running turn is cancelled, `release` frees what the session holds (its

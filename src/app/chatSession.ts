@@ -1,9 +1,11 @@
 import type * as acp from '@agentclientprotocol/sdk';
-import type { AgentHost } from '../acp/agentHost';
-import type { AcpClient } from '../acp/acpConnection';
+import type { AgentHost, HostConnection } from '../acp/agentHost';
 import type { AgentExitedError } from '../acp/errors';
 import { quirksFor } from '../session/agentQuirks';
-import { SessionController, type PermissionDecider, type TurnResult } from '../session/sessionController';
+import { SessionController, type PermissionDecider, type RewriteTurnResult, type StartOptions, type TurnResult } from '../session/sessionController';
+import type { DeepCutQuestion } from '../transports/transport';
+import { ModelMismatchError } from '../transports/errors';
+import { PermissionDeadlines } from './permissionDeadlines';
 import { defaultQuirks, type AgentQuirks } from '../session/sessionState';
 import { afterTurn, heldAfterLoad } from './turnNotices';
 import { DisposableStore, type Disposable } from '../util/disposable';
@@ -14,7 +16,6 @@ import { ChatPermissions, type ChatPermissionOptions } from './chatPermissions';
 import { ContextNotes, type ContextNoteSummary } from './contextNotes';
 import type { AgentSettingsScope } from './settingsScope';
 import { describeStartError } from './startErrors';
-import { PermissionDeadlines } from './permissionDeadlines';
 import { restoreSession } from './restoreSession';
 import { SignIn, type SignInPorts } from './signIn';
 import { prepareSessionSetup, type SessionSetupSource } from './sessionSetup';
@@ -70,6 +71,8 @@ export class ChatSession implements Disposable {
   /** The user asked for a restart: the agent's exit that follows is not a crash. */
   private restartRequested = false;
   private entryCounter = 0;
+  /** Model and provider for the next `session/new` (a suggestion the user picked). */
+  private startOptions: StartOptions = {};
   private readonly disposables = new DisposableStore();
   private readonly onDidChangeEmitter = new Emitter<void>();
   /** The session state or the chat's own status changed. */
@@ -204,6 +207,26 @@ export class ChatSession implements Disposable {
   }
 
   /**
+   * Edit and resend from a user message (transports that rewrite natively); `confirm` is asked
+   * before more than one user turn is cut. Like {@link submit}: the turn's notices follow.
+   */
+  async rewrite(entryId: string, blocks: readonly acp.ContentBlock[], confirm: (q: DeepCutQuestion) => Promise<boolean>): Promise<RewriteTurnResult | undefined> {
+    if (!(await this.ensureStarted()) || this.controller.state.phase !== 'idle') {
+      return undefined;
+    }
+    this.usedValue = true;
+    const result = await this.controller.rewrite(entryId, blocks, confirm);
+    this.endReviews('the turn ended');
+    return result;
+  }
+
+  /** Starts the session again with a model the agent suggested (a refused model/provider pairing). */
+  useModel(model: string): Promise<boolean> {
+    this.startOptions = { ...this.startOptions, model };
+    return this.ensureStarted();
+  }
+
+  /**
    * The user restarts the agent (Restart Agent, a notice's button, after provider setup): the exit
    * that follows is a neutral "Restarting …" line, not a crash. The chat's start clears the status.
    */
@@ -303,7 +326,7 @@ export class ChatSession implements Disposable {
     if (previous !== undefined) {
       return this.restore(client, previous);
     }
-    const started = await this.startStep(this.options.t('Starting a session with {0}…', this.agentName), () => this.controller.start());
+    const started = await this.startStep(this.options.t('Starting a session with {0}…', this.agentName), () => this.controller.start(this.startOptions));
     if ('error' in started) {
       return this.startFailed(started.error, () => this.start());
     }
@@ -311,7 +334,7 @@ export class ChatSession implements Disposable {
     return true;
   }
 
-  private async connect(): Promise<AcpClient | undefined> {
+  private async connect(): Promise<HostConnection | undefined> {
     const host = this.options.host;
     if (host.state.kind !== 'ready' && !(await this.options.consent.allow(host.definition))) {
       this.controller.addNotice(
@@ -358,7 +381,7 @@ export class ChatSession implements Disposable {
   }
 
   /** `session/load` (or `session/resume`) into this chat; history already shown is not repeated. */
-  private async restore(client: AcpClient, sessionId: string): Promise<boolean> {
+  private async restore(client: HostConnection, sessionId: string): Promise<boolean> {
     const context = { controller: this.controller, agentName: this.agentName, t: this.options.t, signIn: this.signIn };
     const restored = await restoreSession({ ...context, setStatus: (status) => this.setStatus(status), retry: () => this.openNow(sessionId) }, client, sessionId);
     if (restored.readOnly !== undefined && restored.readOnly !== this.readOnlyValue) {
@@ -370,6 +393,9 @@ export class ChatSession implements Disposable {
 
   private showStartError(e: unknown): void {
     this.startErrorValue = e;
+    if (ModelMismatchError.is(e)) {
+      return; // the controller's notice already offers the suggestions
+    }
     const n = describeStartError(e, this.options.host.definition, this.options.settingsScope?.(), this.options.t);
     this.controller.addNotice('error', n.title, n.detail, n.actions);
   }
@@ -380,7 +406,6 @@ export class ChatSession implements Disposable {
       this.onDidChangeEmitter.fire();
     }
   }
-
 }
 
 /** How the chat says an exit nobody asked for (AgentExitedError's message, localized). */

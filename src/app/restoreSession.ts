@@ -1,4 +1,4 @@
-import type { AcpClient } from '../acp/acpConnection';
+import type { HostConnection } from '../acp/agentHost';
 import { describeError } from '../acp/errors';
 import type { SessionController } from '../session/sessionController';
 import type { Localize } from '../util/l10n';
@@ -18,7 +18,7 @@ export interface RestoreContext {
  * `session/load` (or `session/resume` where only that exists) into a chat. `readOnly`: whether the
  * transcript can still be continued (undefined: unchanged — the sign-in card took over).
  */
-export async function restoreSession(ctx: RestoreContext, client: AcpClient, sessionId: string): Promise<{ ok: boolean; readOnly?: boolean }> {
+export async function restoreSession(ctx: RestoreContext, client: HostConnection, sessionId: string): Promise<{ ok: boolean; readOnly?: boolean }> {
   const { controller, t, agentName } = ctx;
   const caps = client.agent?.agentCapabilities;
   const how = caps?.loadSession === true ? 'load' : caps?.sessionCapabilities?.resume !== undefined && caps.sessionCapabilities.resume !== null ? 'resume' : undefined;

@@ -1,3 +1,4 @@
+import { AcpClient } from '../acp/acpConnection';
 import type { AgentDefinition, AgentHost } from '../acp/agentHost';
 import { isAuthRequired, signInMethods, type SignInMethod } from '../acp/authMethods';
 import { describeError } from '../acp/errors';
@@ -155,6 +156,9 @@ export class SignIn {
     await this.chat.claimStart(async () => {
       try {
         const client = await this.chat.host.start();
+        if (!(client instanceof AcpClient)) {
+          throw new Error(this.t('This connection has no sign-in: only ACP agents are asked to authenticate.'));
+        }
         await client.authenticate(method.id);
       } catch (e) {
         this.show({ error: this.t('Signing in with “{0}” failed: {1}', method.name, describeError(e)) });

@@ -117,9 +117,12 @@ export type EntryView =
       readonly rawInput?: string;
       readonly rawOutput?: string;
       readonly permission?: PermissionView;
+      /** A progress marker without a result (API Server `hermes.tool.progress`): emoji and label. */
+      readonly progress?: ToolProgressView;
       readonly startedAt: number;
       readonly endedAt?: number;
     }
+  | QuestionEntryView
   | { readonly kind: 'plan'; readonly id: string; readonly entries: readonly PlanItemView[] }
   | {
       readonly kind: 'notice';
@@ -130,6 +133,8 @@ export type EntryView =
       readonly actions: readonly NoticeActionView[];
       /** A user entry id: the notice offers "Start fresh from here" (a fork from before that message). */
       readonly forkFrom?: string;
+      /** Values offered instead of what the agent refused (a model its provider cannot serve). */
+      readonly suggestions?: SuggestionsView;
     }
   | {
       readonly kind: 'turnEnd';
@@ -142,6 +147,62 @@ export type EntryView =
       /** Files this turn changed that are still pending review (the Changes view). */
       readonly changes?: { readonly files: number; readonly added: number; readonly removed: number };
     };
+
+export interface ToolProgressView {
+  readonly tool: string;
+  readonly emoji: string;
+  readonly label: string;
+  readonly state: 'running' | 'completed';
+}
+
+export interface SuggestionsView {
+  readonly kind: 'model';
+  readonly model: string;
+  readonly provider: string;
+  readonly values: readonly string[];
+}
+
+export interface ClarifyQuestionView {
+  readonly id: string;
+  readonly text: string;
+  readonly choices: readonly string[];
+  readonly multiSelect: boolean;
+}
+
+/** A clarifying question or a masked-value prompt. A secret's value is never part of any view. */
+export interface QuestionEntryView {
+  readonly kind: 'question';
+  readonly id: string;
+  readonly requestId: string;
+  readonly status: 'pending' | 'answered' | 'cancelled' | 'withdrawn';
+  readonly replayed: boolean;
+  readonly reason?: string;
+  readonly question:
+    | {
+        readonly kind: 'clarify';
+        readonly questions: readonly ClarifyQuestionView[];
+        /** Answers already locked (`clarify.lock`); `null` = skipped. */
+        readonly locked: Readonly<Record<string, string | null>>;
+        readonly answers?: Readonly<Record<string, string | null>>;
+      }
+    | {
+        readonly kind: 'secret';
+        readonly secretKind: 'sudo' | 'secret' | 'vault.unlock' | 'vault.code' | 'vault.saveLogin';
+        readonly prompt: string;
+        readonly envVar?: string;
+        /** Answered: whether a value was given (the value is not kept). */
+        readonly provided?: boolean;
+      };
+}
+
+/** What the connection's transport lets the UI offer (ARCHITECTURE.md "Transports"); absent = ACP defaults. */
+export interface OffersView {
+  /** "Edit and resend" on a user message (native history rewrite). */
+  readonly rewrite: boolean;
+  readonly fork: boolean;
+  readonly modes: boolean;
+  readonly attach: boolean;
+}
 
 /** What a notice offers the user to do next. */
 export type NoticeActionView =
@@ -211,6 +272,8 @@ export interface SessionHeaderView {
   readonly status?: string;
   /** Context the next prompt will carry (a fork's transcript, "the user reverted these hunks"), removable. */
   readonly contextNotes?: readonly ContextNoteView[];
+  /** What the transport offers beyond plain prompts (absent: an ACP agent's defaults). */
+  readonly offers?: OffersView;
   /** The agent asked to sign in (`auth_required`): the "Sign in" card with its methods. */
   readonly signIn?: SignInView;
   /** The MCP servers the session was set up with, and those left out (with why). */

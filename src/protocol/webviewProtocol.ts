@@ -74,7 +74,19 @@ export type WebviewMessage =
   /** The "Sign in" card: a method chosen, or "Try again". */
   | { readonly type: 'signIn/choose'; readonly methodId: string }
   | { readonly type: 'signIn/retry' }
-  | { readonly type: 'request/call'; readonly id: number; readonly call: WebviewCall };
+  | { readonly type: 'request/call'; readonly id: number; readonly call: WebviewCall }
+  /** Clarify answers keyed by question id (`null` skips one). */
+  | { readonly type: 'question/answer'; readonly requestId: string; readonly answers: Readonly<Record<string, string | null>> }
+  /** Locks one clarify answer early (`clarify.lock`). */
+  | { readonly type: 'question/lock'; readonly requestId: string; readonly questionId: string; readonly answer: string | null }
+  /** A masked value: handed to the agent only — never logged, never in the state or the view. */
+  | { readonly type: 'question/secret'; readonly requestId: string; readonly value: string }
+  /** Cancels a clarify question (`{}`) or declines a secret. */
+  | { readonly type: 'question/cancel'; readonly requestId: string }
+  /** Edit and resend from a user message; `confirmedTurns`: how many user turns the user agreed to cut. */
+  | { readonly type: 'message/rewrite'; readonly entryId: string; readonly text: string; readonly confirmedTurns: number }
+  /** A notice's suggestion picked (a model the provider can serve). */
+  | { readonly type: 'suggestion/choose'; readonly entryId: string; readonly value: string };
 
 /** Webview → host requests that need an answer (`request/result`). One line per method. */
 export interface WebviewRequests {
@@ -106,4 +118,10 @@ export const webviewMessageTypes: readonly WebviewMessage['type'][] = [
   'signIn/choose',
   'signIn/retry',
   'request/call',
+  'question/answer',
+  'question/lock',
+  'question/secret',
+  'question/cancel',
+  'message/rewrite',
+  'suggestion/choose',
 ];

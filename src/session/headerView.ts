@@ -47,6 +47,7 @@ export function headerView(state: SessionState, ctx: ViewContext): SessionHeader
     ...(ctx.status !== undefined ? { status: ctx.status } : {}),
     ...(ctx.signIn !== undefined ? { signIn: ctx.signIn } : {}),
     ...(ctx.mcp !== undefined && ctx.mcp.passed.length + ctx.mcp.skipped.length > 0 ? { mcp: ctx.mcp } : {}),
+    ...(ctx.offers !== undefined ? { offers: ctx.offers } : {}),
   };
 }
 

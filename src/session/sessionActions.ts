@@ -1,6 +1,6 @@
 import type * as acp from '@agentclientprotocol/sdk';
 import type { PermissionCheckView } from '../protocol/sessionView';
-import type { AgentQuirks, Entry, ModelState, NoticeAction, NoticeLevel } from './sessionState';
+import type { AgentQuirks, Entry, ModelState, NoticeAction, NoticeLevel, NoticeSuggestions, QuestionAsked } from './sessionState';
 
 /**
  * Everything that can happen to a session, as past-tense facts. All impurity (ids, times, what
@@ -73,12 +73,36 @@ export type SessionAction =
       readonly detail?: string;
       readonly actions?: readonly NoticeAction[];
       readonly forkFrom?: string;
+      readonly suggestions?: NoticeSuggestions;
     }
   | { readonly type: 'modeChanged'; readonly modeId: string }
   | { readonly type: 'modelChanged'; readonly modelId: string }
   | { readonly type: 'configOptionsChanged'; readonly configOptions: readonly acp.SessionConfigOption[] }
   /** A fork starts from (part of) another chat's transcript, shown as it was. */
-  | { readonly type: 'transcriptCopied'; readonly entries: readonly Entry[] };
+  | { readonly type: 'transcriptCopied'; readonly entries: readonly Entry[] }
+  /** The agent asked a clarifying question or for a masked value (see questionSlice). */
+  | { readonly type: 'questionAsked'; readonly id: string; readonly at: number; readonly requestId: string; readonly question: QuestionAsked; readonly replayed: boolean }
+  | {
+      readonly type: 'questionSettled';
+      readonly requestId: string;
+      readonly at: number;
+      readonly status: 'answered' | 'cancelled' | 'withdrawn';
+      readonly answers?: Readonly<Record<string, string | null>>;
+      /** A secret: whether a value went to the agent (never the value). */
+      readonly provided?: boolean;
+      readonly reason?: string;
+    }
+  /** One clarify answer locked early (`clarify.lock`), before the rest are submitted. */
+  | { readonly type: 'clarifyLocked'; readonly requestId: string; readonly questionId: string; readonly answer: string | null }
+  /**
+   * A rewrite is being submitted: the transcript is cut before the user entry `fromEntryId`, and a
+   * new turn starts with the edited message (TUI Gateway truncating `prompt.submit`).
+   */
+  | { readonly type: 'rewriteStarted'; readonly fromEntryId: string; readonly turnId: number; readonly id: string; readonly at: number; readonly blocks: readonly acp.ContentBlock[] }
+  /** The agent accepted the rewrite: the surviving user turns' fresh row ids (`survivor_user_row_ids`), in order. */
+  | { readonly type: 'historyRewritten'; readonly survivorRowIds: readonly (number | null)[] }
+  /** The agent's durable row ids for the user turns, in order (after a load / resume). */
+  | { readonly type: 'userRowsBound'; readonly rowIds: readonly (number | null)[] };
 
 export type PermissionOutcome =
   | { readonly kind: 'selected'; readonly optionId: string }

@@ -4,12 +4,24 @@ import { Emitter } from '../util/emitter';
 import { formatMessage, type Localize } from '../util/l10n';
 import type { AgentConnection } from './agentConnection';
 import { PendingPermissions } from './pendingPermissions';
+import { PendingQuestions, type SessionQuestion } from './pendingQuestions';
 import type { PendingPermission, PermissionDecider } from './permissionDecider';
 import type { SessionAction } from './sessionActions';
 import { reduceSession } from './sessionReducer';
-import { initialSessionState, type AgentQuirks, type NoticeAction, type NoticeLevel, type SessionState } from './sessionState';
+import {
+  initialSessionState,
+  type AgentQuirks,
+  type NoticeAction,
+  type NoticeLevel,
+  type SessionState,
+} from './sessionState';
+import { describe, mismatchNotice, parseModels, startMeta, type StartOptions } from './sessionResponses';
+export type { StartOptions } from './sessionResponses';
+import { planRewrite, rowsBound, runRewrite } from './sessionRewrite';
+import { SessionFeed } from './sessionFeed';
 import { UpdateProblemNotices } from './updateProblems';
-import { describe, parseModels } from './sessionResponses';
+import type { DeepCutQuestion } from '../transports/transport';
+import type { ClarifyAnswer, SecretAnswer } from '../transports/questionPort';
 
 export interface SessionChange {
   readonly prev: SessionState;
@@ -46,6 +58,9 @@ export type TurnResult =
   | { readonly kind: 'failed'; readonly error: unknown }
   | { readonly kind: 'interrupted'; readonly error: unknown };
 
+/** A rewrite's result: a turn like a prompt's, or declined (the user said no to a deep cut). */
+export type RewriteTurnResult = TurnResult | { readonly kind: 'declined' };
+
 /**
  * Owns one ACP session: its state (through the pure reducer), its pending permission requests and
  * the calls on the agent connection. No timers and no VS Code: the surface layer subscribes to
@@ -54,9 +69,7 @@ export type TurnResult =
 export class SessionController implements Disposable {
   private stateValue: SessionState;
   private turnCounter = 0;
-  private subscription: Disposable | undefined;
-  private queued: { id: string; at: number; update: acp.SessionUpdate }[] = [];
-  private subscribedTo: string | undefined;
+  private readonly feed: SessionFeed;
   private readonly onDidChangeEmitter = new Emitter<SessionChange>();
   readonly onDidChange = this.onDidChangeEmitter.event;
   /** A request is waiting for the user (not fired for requests a rule answered). */
@@ -64,6 +77,8 @@ export class SessionController implements Disposable {
   /** A request was answered (by anyone) — notifications about it can go. */
   readonly onPermissionSettled: PendingPermissions['onSettled'];
   private readonly permissions: PendingPermissions;
+  /** Clarify and secret questions waiting for the user: answer, lock or cancel them here. */
+  readonly questions: PendingQuestions;
   private disposed = false;
   private readonly problemNotices = new UpdateProblemNotices();
   private connectionValue: AgentConnection | undefined;
@@ -80,6 +95,21 @@ export class SessionController implements Disposable {
       newId: deps.newId,
       ...(deps.permissions !== undefined ? { decider: deps.permissions } : {}),
     });
+    this.feed = new SessionFeed({
+      now: deps.now,
+      newId: deps.newId,
+      apply: (action) => this.apply(action),
+      afterBatch: (updates) => {
+        for (const u of this.permissions.size > 0 ? updates : []) {
+          this.permissions.afterUpdate(u);
+        }
+      },
+      onProblem: (p) => {
+        const n = this.problemNotices.noticeFor(p);
+        return n !== undefined ? this.addNotice('warning', n.title, n.detail) : undefined;
+      },
+    });
+    this.questions = new PendingQuestions({ state: () => this.stateValue, dispatch: (action) => this.dispatch(action), now: deps.now, newId: deps.newId });
     this.onPermissionRequested = this.permissions.onRequested;
     this.onPermissionSettled = this.permissions.onSettled;
   }
@@ -87,8 +117,7 @@ export class SessionController implements Disposable {
   /** Binds (or, after an agent restart, rebinds) the connection this session talks through. */
   useConnection(connection: AgentConnection, quirks?: AgentQuirks): void {
     if (this.connectionValue !== connection) {
-      this.subscription?.dispose();
-      this.subscription = undefined;
+      this.feed.dispose();
       this.connectionValue = connection;
     }
     if (quirks !== undefined) {
@@ -110,7 +139,7 @@ export class SessionController implements Disposable {
   }
 
   get state(): SessionState {
-    this.flushUpdates();
+    this.feed.flush();
     return this.stateValue;
   }
 
@@ -130,10 +159,13 @@ export class SessionController implements Disposable {
     return this.permissions.list(this.stateValue.sessionId ?? '');
   }
 
-  dispatch(action: SessionAction): void {
+  /** Applies an action (none: nothing happens). */
+  dispatch(action: SessionAction | undefined): void {
     // Updates still queued happened before this action: apply them first.
-    this.flushUpdates();
-    this.apply(action);
+    this.feed.flush();
+    if (action !== undefined) {
+      this.apply(action);
+    }
   }
 
   private apply(action: SessionAction): void {
@@ -146,11 +178,16 @@ export class SessionController implements Disposable {
     this.onDidChangeEmitter.fire({ prev, next, action });
   }
 
-  /** `session/new`. */
-  async start(): Promise<void> {
+  /** `session/new`; a refused model/provider pairing leaves a notice with the suggestions (rethrown). */
+  async start(options: StartOptions = {}): Promise<void> {
     this.dispatch({ type: 'sessionStarting' });
-    const res = await this.connection.newSession({ cwd: this.deps.cwd, ...this.setupValue });
-    this.attach(res.sessionId, res);
+    try {
+      const res = await this.connection.newSession({ cwd: this.deps.cwd, ...this.setupValue, ...startMeta(options) });
+      this.attach(res.sessionId, res);
+    } catch (e) {
+      this.dispatch(mismatchNotice(e, this.deps.newId(), this.deps.now(), this.t));
+      throw e;
+    }
   }
 
   /**
@@ -161,12 +198,13 @@ export class SessionController implements Disposable {
     this.dispatch({ type: 'sessionStarting' });
     // Collect before subscribing: updates the connection buffered for this session are history too.
     this.dispatch({ type: 'replayStarted' });
-    this.subscribe(sessionId);
+    this.feed.subscribe(this.connection, sessionId);
     try {
       const params = { sessionId, cwd: this.deps.cwd, ...this.setupValue };
       const res = how === 'load' ? await this.connection.loadSession(params) : await this.connection.resumeSession(params);
       this.dispatch({ type: 'replayEnded' });
       this.attach(sessionId, res ?? {});
+      this.dispatch(rowsBound(this.connectionValue, sessionId));
     } catch (e) {
       this.dispatch({ type: 'replayEnded' });
       throw e;
@@ -175,7 +213,7 @@ export class SessionController implements Disposable {
 
   /** Adopts a session created elsewhere (e.g. by `session/fork`) and its initial modes/models. */
   attach(sessionId: string, res: { modes?: acp.SessionModeState | null; configOptions?: acp.SessionConfigOption[] | null; models?: unknown }): void {
-    this.subscribe(sessionId);
+    this.feed.subscribe(this.connection, sessionId);
     const models = parseModels(res.models);
     this.dispatch({
       type: 'sessionStarted',
@@ -200,8 +238,30 @@ export class SessionController implements Disposable {
     }
     const turnId = ++this.turnCounter;
     this.dispatch({ type: 'promptSubmitted', turnId, id: this.deps.newId(), at: this.deps.now(), blocks });
+    return this.runTurn(turnId, () => this.connection.prompt({ sessionId, prompt: [...context, ...blocks] }));
+  }
+
+  /**
+   * Edit and resend from any user message, done natively by the agent (transports that declare
+   * `rewrite`): the transcript is cut before `entryId` once the submit goes out, the turn runs like a
+   * prompt's, and the surviving user turns get their fresh row ids. `confirmDeepCut` is asked when
+   * more than one user turn would be archived; declining changes nothing.
+   */
+  async rewrite(entryId: string, blocks: readonly acp.ContentBlock[], confirmDeepCut: (q: DeepCutQuestion) => Promise<boolean>): Promise<RewriteTurnResult> {
+    const plan = planRewrite(this.connectionValue, this.state, entryId, this.t);
+    const turnId = ++this.turnCounter;
+    let declined = false;
+    const result = await this.runTurn(turnId, async () => {
+      const outcome = await runRewrite({ ...plan, entryId, blocks, turnId, confirmDeepCut, dispatch: (a) => this.dispatch(a), now: this.deps.now, newId: this.deps.newId });
+      declined = outcome.kind === 'declined';
+      return outcome.kind === 'declined' ? { stopReason: 'cancelled' } : outcome.response;
+    });
+    return declined ? { kind: 'declined' } : result;
+  }
+
+  private async runTurn(turnId: number, send: () => Promise<acp.PromptResponse>): Promise<TurnResult> {
     try {
-      const response = await this.connection.prompt({ sessionId, prompt: [...context, ...blocks] });
+      const response = await send();
       this.dispatch({ type: 'turnEnded', turnId, id: this.deps.newId(), at: this.deps.now(), stopReason: response.stopReason, usage: (response as { usage?: unknown }).usage });
       return { kind: 'ended', stopReason: response.stopReason, response };
     } catch (error) {
@@ -236,6 +296,7 @@ export class SessionController implements Disposable {
     this.dispatch({ type: 'cancelRequested', at: this.deps.now() });
     const sent = this.connection.cancel(sessionId);
     this.permissions.cancelAll('turn cancelled');
+    this.questions.cancelAll('turn cancelled');
     await sent;
     return true;
   }
@@ -243,6 +304,11 @@ export class SessionController implements Disposable {
   /** Handles `session/request_permission` for this session. Always settles. */
   requestPermission(request: acp.RequestPermissionRequest, signal?: AbortSignal): Promise<acp.RequestPermissionResponse> {
     return this.permissions.request(request, signal);
+  }
+
+  /** A clarifying question or a masked-value prompt (TUI Gateway); always settles. See {@link PendingQuestions}. */
+  requestQuestion(question: SessionQuestion, signal?: AbortSignal): Promise<ClarifyAnswer | SecretAnswer> {
+    return this.questions.ask(question, signal);
   }
 
   /**
@@ -280,11 +346,11 @@ export class SessionController implements Disposable {
   /** The agent process ended: the transcript stays, the turn is marked interrupted; `expected` (a restart) is said neutrally. */
   agentExited(message: string, stderrTail: string, expected = false): void {
     this.permissions.cancelAll('agent exited');
+    this.questions.cancelAll('agent exited');
     if (this.stateValue.phase === 'exited') {
       return;
     }
-    this.subscription?.dispose();
-    this.subscription = undefined;
+    this.feed.dispose();
     this.dispatch({ type: 'agentExited', id: this.deps.newId(), noticeId: this.deps.newId(), at: this.deps.now(), message, stderrTail, ...(expected ? { expected } : {}) });
   }
 
@@ -332,7 +398,8 @@ export class SessionController implements Disposable {
     }
     this.disposed = true;
     this.permissions.dispose('session closed');
-    this.subscription?.dispose();
+    this.questions.cancelAll('session closed');
+    this.feed.dispose();
     this.onDidChangeEmitter.dispose();
   }
 
@@ -346,50 +413,5 @@ export class SessionController implements Disposable {
       throw new Error('The session has not started.');
     }
     return id;
-  }
-
-  private subscribe(sessionId: string): void {
-    if (this.subscription !== undefined && this.subscribedTo === sessionId) {
-      return;
-    }
-    this.subscription?.dispose();
-    this.subscribedTo = sessionId;
-    this.subscription = this.connection.subscribeSession(
-      sessionId,
-      (n) => this.onUpdate(n.update),
-      (p) => {
-        const notice = this.problemNotices.noticeFor(p);
-        if (notice !== undefined) {
-          this.addNotice('warning', notice.title, notice.detail);
-        }
-      },
-    );
-  }
-
-  /**
-   * Updates are queued and reduced together at the end of the current task (one read from the pipe
-   * often holds hundreds): one state change and one copy of the entry list per burst instead of
-   * per chunk. Reading `state` or dispatching anything flushes the queue first, so nothing ever
-   * observes updates out of order.
-   */
-  private onUpdate(update: acp.SessionUpdate): void {
-    this.queued.push({ id: this.deps.newId(), at: this.deps.now(), update });
-    if (this.queued.length === 1) {
-      queueMicrotask(() => this.flushUpdates());
-    }
-  }
-
-  private flushUpdates(): void {
-    if (this.queued.length === 0) {
-      return;
-    }
-    const updates = this.queued;
-    this.queued = [];
-    this.apply(updates.length === 1 && updates[0] !== undefined ? { type: 'updateReceived', ...updates[0] } : { type: 'updatesReceived', updates });
-    if (this.permissions.size > 0) {
-      for (const u of updates) {
-        this.permissions.afterUpdate(u.update);
-      }
-    }
   }
 }

@@ -5,6 +5,8 @@ import type { SessionState } from './sessionState';
 import { withDraftArrays, type UpdateContext } from './slices/entryList';
 import { applyMessageUpdate } from './slices/messageSlice';
 import { applyPlanUpdate } from './slices/planSlice';
+import { reduceQuestion } from './slices/questionSlice';
+import { reduceRewrite } from './slices/rewriteSlice';
 import { applySessionInfoUpdate, reduceSessionInfo } from './slices/sessionInfoSlice';
 import { applyToolUpdate, reduceToolAction } from './slices/toolSlice';
 import { applyUsageUpdate, reduceTurn } from './slices/turnSlice';
@@ -37,6 +39,14 @@ export function reduceSession(state: SessionState, action: SessionAction): Sessi
     case 'turnFailed':
     case 'agentExited':
       return reduceTurn(state, action);
+    case 'questionAsked':
+    case 'questionSettled':
+    case 'clarifyLocked':
+      return reduceQuestion(state, action);
+    case 'rewriteStarted':
+    case 'historyRewritten':
+    case 'userRowsBound':
+      return reduceRewrite(state, action);
     case 'agentConnected':
     case 'sessionStarting':
     case 'sessionStarted':

@@ -1,6 +1,7 @@
 import type * as acp from '@agentclientprotocol/sdk';
 import type { NoticeActionView } from '../protocol/sessionView';
 import type { PermissionCheckView } from '../protocol/sessionView';
+import type { ClarifyQuestion, SecretKind } from '../transports/questionPort';
 
 /**
  * The conversation model: plain, immutable JSON owned by the host. Every change produces a new
@@ -50,6 +51,8 @@ export interface UserEntry {
   /** `refusal`: "the user prompt and everything after it won't be included in the next prompt". */
   readonly excluded?: boolean;
   readonly origin: 'local' | 'replay' | 'agent';
+  /** The agent's durable row id for this user turn (TUI Gateway), the preferred rewrite target. */
+  readonly rowId?: number;
 }
 
 export type AssistantPart =
@@ -94,8 +97,48 @@ export interface ToolEntry {
   readonly rawOutput?: unknown;
   readonly permission?: PermissionState;
   readonly metaTerminals?: readonly MetaTerminal[];
+  /** A progress marker without a result (API Server `hermes.tool.progress`): shown as emoji + label. */
+  readonly progress?: ToolProgress;
   readonly at: number;
   readonly endedAt?: number;
+  readonly turnId?: number;
+}
+
+/**
+ * `hermes.tool.progress`: `running` with the tool's emoji and label, then `completed` — a lifecycle
+ * marker, not success (a failed tool reports it too), so the call ends as `ended`, never `completed`.
+ */
+export interface ToolProgress {
+  readonly tool: string;
+  readonly emoji: string;
+  readonly label: string;
+  readonly state: 'running' | 'completed';
+}
+
+export type QuestionStatus = 'pending' | 'answered' | 'cancelled' | 'withdrawn';
+
+/** What was asked. A secret's value is never part of it: it goes to the agent and nowhere else. */
+export type QuestionAsked =
+  | { readonly kind: 'clarify'; readonly questions: readonly ClarifyQuestion[]; readonly locked: Readonly<Record<string, string | null>> }
+  | { readonly kind: 'secret'; readonly secretKind: SecretKind; readonly prompt: string; readonly envVar?: string };
+
+/** A question the agent asked that ACP has no request for (clarify, sudo / secret / vault). */
+export interface QuestionEntry {
+  readonly kind: 'question';
+  readonly id: string;
+  /** Local id, unique per session. */
+  readonly requestId: string;
+  readonly question: QuestionAsked;
+  readonly status: QuestionStatus;
+  /** Clarify answers by question id (`null`: skipped). Never set for a secret. */
+  readonly answers?: Readonly<Record<string, string | null>>;
+  /** For a secret: whether a value was given (true) or declined; the value itself is not kept. */
+  readonly provided?: boolean;
+  /** Why it was withdrawn or cancelled (answered elsewhere, timed out, turn cancelled, …). */
+  readonly reason?: string;
+  readonly replayed: boolean;
+  readonly at: number;
+  readonly answeredAt?: number;
   readonly turnId?: number;
 }
 
@@ -121,7 +164,17 @@ export interface NoticeEntry {
   readonly actions?: readonly NoticeAction[];
   /** Offers "Start fresh from here": a fork from before this user message (the prompt the agent still holds). */
   readonly forkFrom?: string;
+  /** Values the user can pick instead (a refused model: the provider's suggestions). */
+  readonly suggestions?: NoticeSuggestions;
   readonly at: number;
+}
+
+/** A model/provider pairing the agent refused, with what it suggests instead (at most five). */
+export interface NoticeSuggestions {
+  readonly kind: 'model';
+  readonly model: string;
+  readonly provider: string;
+  readonly values: readonly string[];
 }
 
 export interface TokenUsage {
@@ -148,7 +201,7 @@ export interface TurnEndEntry {
   readonly at: number;
 }
 
-export type Entry = UserEntry | AssistantEntry | ToolEntry | PlanSnapshotEntry | NoticeEntry | TurnEndEntry;
+export type Entry = UserEntry | AssistantEntry | ToolEntry | PlanSnapshotEntry | NoticeEntry | TurnEndEntry | QuestionEntry;
 
 export type SessionPhase =
   | 'new' // no ACP session yet

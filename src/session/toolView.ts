@@ -53,6 +53,7 @@ export function toolView(t: ToolEntry, ctx: ViewContext, deps: ToolViewDeps): En
     ...(rawInput !== undefined ? { rawInput } : {}),
     ...(rawOutput !== undefined ? { rawOutput } : {}),
     ...(permission !== undefined ? { permission } : {}),
+    ...(t.progress !== undefined ? { progress: t.progress } : {}),
   };
 }
 

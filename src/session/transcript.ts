@@ -1,7 +1,7 @@
 import type * as acp from '@agentclientprotocol/sdk';
 import { diffStats } from '../util/lineDiff';
 import { pushAll } from '../util/arrays';
-import type { AssistantEntry, Entry, PermissionState, SessionState, ToolEntry, TurnEndEntry } from './sessionState';
+import type { AssistantEntry, Entry, PermissionState, QuestionEntry, SessionState, ToolEntry, TurnEndEntry } from './sessionState';
 
 export interface TranscriptOptions {
   /** Include durations and elapsed times (off for golden files, which must not depend on timing). */
@@ -67,7 +67,26 @@ function renderEntry(entry: Entry, options: TranscriptOptions): string[] {
       return [`> **${entry.level}:** ${entry.title}`, ...(entry.detail !== undefined ? quote(entry.detail) : [])];
     case 'turnEnd':
       return ['---', renderFooter(entry, options)];
+    case 'question':
+      return renderQuestion(entry);
   }
+}
+
+/** A question and its answer; a secret says only whether a value was given (never the value). */
+function renderQuestion(q: QuestionEntry): string[] {
+  const status = q.status === 'answered' ? '' : ` — ${q.status}${q.reason !== undefined ? ` (${q.reason})` : ''}`;
+  if (q.question.kind === 'secret') {
+    const what = q.question.envVar !== undefined ? `${q.question.secretKind} ${q.question.envVar}` : q.question.secretKind;
+    const given = q.status === 'answered' ? (q.provided === true ? ' — provided (not recorded)' : ' — declined') : status;
+    return [`### Agent asked for a ${what}${given}`, '', ...quote(q.question.prompt)];
+  }
+  const answers = q.answers ?? q.question.locked;
+  const lines = [`### Agent asked${status}`];
+  for (const c of q.question.questions) {
+    const a = answers[c.id];
+    lines.push('', ...quote(c.text), '', a === undefined ? '_(no answer)_' : a === null ? '_(skipped)_' : `Answer: ${a}`);
+  }
+  return lines;
 }
 
 function renderAssistant(entry: AssistantEntry, options: TranscriptOptions): string[] {

@@ -1,10 +1,11 @@
 import type * as acp from '@agentclientprotocol/sdk';
-import type { EntryView, McpServersView, PartView, SessionHeaderView, SessionView, SignInView } from '../protocol/sessionView';
+import type { EntryView, McpServersView, OffersView, PartView, SessionHeaderView, SessionView, SignInView } from '../protocol/sessionView';
 import type { EntryOp } from '../protocol/webviewProtocol';
 import { diffStats } from '../util/lineDiff';
 import { blockView } from './blockView';
 import { diffEntries } from './entryDiff';
 import { headerView, sameHeader } from './headerView';
+import { questionView } from './questionView';
 import type { AssistantEntry, Entry, SessionState } from './sessionState';
 import { toolView } from './toolView';
 
@@ -21,6 +22,8 @@ export interface ViewContext {
   readonly signIn?: SignInView;
   readonly mcp?: McpServersView;
   readonly now: number;
+  /** What the connection's transport offers (rewrite, fork, …); absent for ACP defaults. */
+  readonly offers?: OffersView;
   /** Workspace-relative form of an absolute path, for labels. */
   relativePath(path: string): string;
   /** What a turn changed in files that is still pending review (for the footer's restore buttons). */
@@ -114,7 +117,10 @@ export class ViewProjector {
           actions: e.actions ?? [],
           ...(e.detail !== undefined ? { detail: e.detail } : {}),
           ...(e.forkFrom !== undefined ? { forkFrom: e.forkFrom } : {}),
+          ...(e.suggestions !== undefined ? { suggestions: e.suggestions } : {}),
         };
+      case 'question':
+        return questionView(e);
       case 'turnEnd': {
         const changes = ctx.turnChanges?.(e.turnId);
         return {

@@ -75,7 +75,9 @@ export function describeTransport(connection: AgentConnection): TransportDescrip
 }
 
 export function isTransport(connection: AgentConnection): connection is Transport {
-  return 'transport' in connection && typeof (connection as Partial<Transport>).transport === 'object';
+  // Structural, and strict about it: AcpClient has a `transport` field of its own (its process).
+  const t: unknown = (connection as { transport?: unknown }).transport;
+  return typeof t === 'object' && t !== null && typeof (t as { kind?: unknown }).kind === 'string' && typeof (t as { capabilities?: unknown }).capabilities === 'object';
 }
 
 // ── Extra ports ────────────────────────────────────────────────────────────────────────────────
@@ -102,6 +104,10 @@ export interface RewriteRequest {
   /** Asked only for a deep cut; false (or a rejection) leaves the history untouched. */
   readonly confirmDeepCut: (question: DeepCutQuestion) => Promise<boolean>;
   readonly signal?: AbortSignal;
+  /** Called once, right before the first truncating submit goes out (the user confirmed whatever was asked). */
+  readonly onSubmitting?: () => void;
+  /** Called once the agent accepted the submit, with the survivors' fresh row ids (before the turn ends). */
+  readonly onSubmitted?: (survivorRowIds: readonly (number | null)[]) => void;
 }
 
 export type RewriteResult =

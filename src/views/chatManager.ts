@@ -4,6 +4,7 @@ import type { AgentDefinition, AgentHost } from '../acp/agentHost';
 import { AgentHosts } from '../app/agentHosts';
 import { ChatRegistry } from '../app/chatRegistry';
 import { forkChat } from '../app/forkChat';
+import { transportOffers } from '../app/transportOffers';
 import { SessionHistory, type KnownSession } from '../app/sessionHistory';
 import { describeError } from '../acp/errors';
 import { notificationLabel } from '../util/displayText';
@@ -40,6 +41,8 @@ export interface ChatManagerOptions {
   readonly consent: SpawnConsent;
   /** Sign-in values (env-var auth) and MCP `${input:…}` answers (`context.secrets`; kept in memory without it). */
   readonly secrets?: SecretStore;
+  /** The token or key of a non-ACP agent (SecretStorage, prompted when missing). */
+  readonly transportSecret?: (def: AgentDefinition) => Promise<string | undefined>;
 }
 
 /**
@@ -108,6 +111,8 @@ export class ChatManager implements vscode.Disposable {
       chatsOn: (host) => this.chats.on(host),
       allow: (def) => this.allowAgent(def),
       report: (message) => void vscode.window.showErrorMessage(message),
+      questions: this.chats.questions,
+      ...(options.transportSecret !== undefined ? { transportSecret: options.transportSecret } : {}),
     });
     this.hosts.onDidCreate((host) => {
       this.options.traffic.attach(host.definition.name, host.log);
@@ -295,6 +300,7 @@ export class ChatManager implements vscode.Disposable {
       ...(chat.signIn.card !== undefined ? { signIn: chat.signIn.card } : {}),
       ...(chat.mcpServers !== undefined ? { mcp: chat.mcpServers } : {}),
       turnChanges: (turnId) => this.turnChanges(chat, turnId),
+      ...transportOffers(chat.host.client),
     };
   }
 

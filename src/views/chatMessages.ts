@@ -3,12 +3,29 @@ import type { ChatSession } from '../app/chatSession';
 import { describeError } from '../acp/errors';
 import type { HostMessage, WebviewMessage } from '../protocol/webviewProtocol';
 import { toMarkdown } from '../session/transcript';
+import type { DeepCutQuestion } from '../transports/transport';
 import { openAgentSettings } from './agentSetup';
 import type { ChatManager } from './chatManager';
 import { CommandId } from './commandIds';
 import type { Configuration } from './configuration';
 import { promptBlocks } from './promptAttachments';
 import { openLocation, searchWorkspaceFiles } from './workspaceFiles';
+
+/**
+ * The agent counted more user turns to cut than the user agreed to in the chat (turns added from
+ * another client meanwhile): ask again, modally, with its numbers.
+ */
+async function confirmDeepCut(q: DeepCutQuestion, confirmedTurns: number): Promise<boolean> {
+  if (q.userTurnsCut <= confirmedTurns) {
+    return true;
+  }
+  const cut = vscode.l10n.t('Cut {0} turns and resend', q.userTurnsCut);
+  const detail =
+    q.archivedMessages !== undefined
+      ? vscode.l10n.t('The agent would archive {0} user turns ({1} messages), more than the chat showed.', q.userTurnsCut, q.archivedMessages)
+      : vscode.l10n.t('The agent would archive {0} user turns, more than the chat showed.', q.userTurnsCut);
+  return (await vscode.window.showWarningMessage(vscode.l10n.t('Rewrite the conversation?'), { modal: true, detail }, cut)) === cut;
+}
 
 /** What a chat's webview asks for (prompt, cancel, permission answers, notice buttons, …), answered in VS Code. */
 export class ChatMessages {
@@ -83,6 +100,31 @@ export class ChatMessages {
         return;
       case 'turn/rewind':
         void vscode.commands.executeCommand('hermes.rewindTurn', chat.id, message.turnId);
+        return;
+      case 'question/answer':
+        chat.controller.questions.answerClarify(message.requestId, message.answers);
+        return;
+      case 'question/lock':
+        void chat.controller.questions.lockClarify(message.requestId, message.questionId, message.answer).then((r) => {
+          if (r === 'expired') {
+            chat.controller.addNotice('info', vscode.l10n.t('{0} stopped waiting for that answer; it was not locked.', chat.agentName));
+          }
+        });
+        return;
+      case 'question/secret':
+        // Straight to the agent: never logged, never in the state, the transcript or the view.
+        chat.controller.questions.answerSecret(message.requestId, message.value);
+        return;
+      case 'question/cancel':
+        chat.controller.questions.cancel(message.requestId);
+        return;
+      case 'message/rewrite':
+        void this.guard(chat, async () => {
+          await chat.rewrite(message.entryId, [{ type: 'text', text: message.text }], (q) => confirmDeepCut(q, message.confirmedTurns));
+        });
+        return;
+      case 'suggestion/choose':
+        void chat.useModel(message.value);
         return;
       case 'request/call':
         void searchWorkspaceFiles(message.call.params.query).then(

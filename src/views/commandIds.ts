@@ -13,6 +13,7 @@ export const CommandId = {
   openChat: 'hermes.openChat',
   forkSession: 'hermes.forkSession',
   showHistory: 'hermes.showHistory',
+  attachSession: 'hermes.attachSession',
   sendSelection: 'hermes.sendSelection',
   allowProposal: 'hermes.allowProposal',
   rejectProposal: 'hermes.rejectProposal',

@@ -1,3 +1,4 @@
+import { attachToSession } from './attachSession';
 import * as vscode from 'vscode';
 import { toMarkdown } from '../session/transcript';
 import { ChatPanel } from './chatPanel';
@@ -54,6 +55,7 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
     [CommandId.selectAgent]: () => selectAgent(manager, config, deps.chatView),
     [CommandId.forkSession]: () => manager.forkAndOpen(activeChat(manager)),
     [CommandId.showHistory]: () => showHistory(manager, deps.chatView),
+    [CommandId.attachSession]: () => attachToSession(manager, config, deps.chatView),
     [CommandId.sendSelection]: () => sendSelection(manager, deps.chatView),
     [CommandId.allowProposal]: (uri) => manager.reviewer.answer(uri instanceof vscode.Uri ? uri : undefined, true),
     [CommandId.rejectProposal]: (uri) => manager.reviewer.answer(uri instanceof vscode.Uri ? uri : undefined, false),

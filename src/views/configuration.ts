@@ -1,3 +1,4 @@
+import { parseTransportSettings } from '../transports/transportSettings';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { AgentDefinition } from '../acp/agentHost';
@@ -47,8 +48,9 @@ export class Configuration {
     if (Array.isArray(raw)) {
       raw.forEach((item: unknown, i) => {
         const def = parseAgent(item);
+        const transportProblem = isObject(item) ? parseTransportSettings(item).problem : undefined;
         if (def === undefined) {
-          problems.push(`hermes.agents[${i}] needs at least "id" and "command" strings.`);
+          problems.push(transportProblem !== undefined ? `hermes.agents[${i}]: ${transportProblem}` : `hermes.agents[${i}] needs at least "id" and "command" strings.`);
         } else {
           agents.push(def);
         }
@@ -132,7 +134,11 @@ export class Configuration {
 }
 
 function parseAgent(item: unknown): AgentDefinition | undefined {
-  if (!isObject(item) || typeof item.id !== 'string' || item.id === '' || typeof item.command !== 'string' || item.command === '') {
+  if (!isObject(item) || typeof item.id !== 'string' || item.id === '') {
+    return undefined;
+  }
+  const { settings: transport, problem } = parseTransportSettings(item);
+  if (problem !== undefined || (transport === undefined && (typeof item.command !== 'string' || item.command === ''))) {
     return undefined;
   }
   const args = Array.isArray(item.args) ? item.args.filter((a): a is string => typeof a === 'string') : [];
@@ -144,7 +150,8 @@ function parseAgent(item: unknown): AgentDefinition | undefined {
       }
     }
   }
-  const def = { id: item.id, name: typeof item.name === 'string' && item.name !== '' ? item.name : item.id, command: item.command, args, env };
+  const command = typeof item.command === 'string' ? item.command : '';
+  const def = { id: item.id, name: typeof item.name === 'string' && item.name !== '' ? item.name : item.id, command, args, env, ...(transport !== undefined ? { transport } : {}) };
   // An entry the registry installed: its pinned version drives the "update available" mark.
   return item.source === 'registry' ? { ...def, source: 'registry', ...(typeof item.version === 'string' ? { version: item.version } : {}) } : def;
 }

@@ -1,3 +1,4 @@
+import { isObject } from '../util/json';
 import type { HostMessage, WebviewMessage } from '../protocol/webviewProtocol';
 import { PROTOCOL_VERSION } from '../protocol/webviewProtocol';
 import type { Entry, SessionState } from '../session/sessionState';
@@ -217,7 +218,9 @@ export class WebviewChannel implements Disposable {
   private receive(raw: unknown): void {
     const message = parseWebviewMessage(raw);
     if (message === undefined) {
-      this.options.log?.(`ignored a malformed webview message: ${safeJson(raw)}`);
+      // A secret's value must not reach a log even when the message around it is malformed.
+      const shown = isObject(raw) && raw.type === 'question/secret' ? '{"type":"question/secret", …redacted}' : safeJson(raw);
+      this.options.log?.(`ignored a malformed webview message: ${shown}`);
       return;
     }
     switch (message.type) {

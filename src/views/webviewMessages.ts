@@ -93,6 +93,40 @@ export function parseWebviewMessage(raw: unknown): WebviewMessage | undefined {
       const entryId = str('entryId');
       return entryId !== undefined ? { type: 'fork/fromHere', entryId } : undefined;
     }
+    case 'question/answer': {
+      const requestId = str('requestId');
+      const answers = isObject(m.answers) ? m.answers : undefined;
+      if (requestId === undefined || answers === undefined || !Object.values(answers).every((a) => a === null || typeof a === 'string')) {
+        return undefined;
+      }
+      return { type: 'question/answer', requestId, answers: answers as Record<string, string | null> };
+    }
+    case 'question/lock': {
+      const requestId = str('requestId');
+      const questionId = str('questionId');
+      const answer = m.answer;
+      return requestId !== undefined && questionId !== undefined && (answer === null || typeof answer === 'string') ? { type: 'question/lock', requestId, questionId, answer } : undefined;
+    }
+    case 'question/secret': {
+      const requestId = str('requestId');
+      const value = str('value');
+      return requestId !== undefined && value !== undefined ? { type: 'question/secret', requestId, value } : undefined;
+    }
+    case 'question/cancel': {
+      const requestId = str('requestId');
+      return requestId !== undefined ? { type: 'question/cancel', requestId } : undefined;
+    }
+    case 'message/rewrite': {
+      const entryId = str('entryId');
+      const text = str('text');
+      const confirmedTurns = int('confirmedTurns');
+      return entryId !== undefined && text !== undefined && confirmedTurns !== undefined && confirmedTurns >= 0 ? { type: 'message/rewrite', entryId, text, confirmedTurns } : undefined;
+    }
+    case 'suggestion/choose': {
+      const entryId = str('entryId');
+      const value = str('value');
+      return entryId !== undefined && value !== undefined ? { type: 'suggestion/choose', entryId, value } : undefined;
+    }
     case 'request/call': {
       const id = int('id');
       const call = m.call;

@@ -24,6 +24,12 @@ export interface Actions {
   /** The "Sign in" card: a method, or "Try again". */
   signIn(methodId: string): void;
   retrySignIn(): void;
+  answerQuestion(requestId: string, answers: Readonly<Record<string, string | null>>): void;
+  lockAnswer(requestId: string, questionId: string, answer: string | null): void;
+  answerSecret(requestId: string, value: string): void;
+  cancelQuestion(requestId: string): void;
+  rewriteMessage(entryId: string, text: string, confirmedTurns: number): void;
+  chooseSuggestion(entryId: string, value: string): void;
   /** `@` mentions: workspace files matching the query (a request the host answers). */
   searchMentions(query: string): Promise<readonly MentionView[]>;
   /** Routes a `request/result` from the host to the request waiting for it. */
@@ -55,6 +61,12 @@ export function createActions(bridge: Pick<HostBridge, 'post'>): Actions {
     removeNote: (key) => post({ type: 'composer/removeNote', key }),
     signIn: (methodId) => post({ type: 'signIn/choose', methodId }),
     retrySignIn: () => post({ type: 'signIn/retry' }),
+    answerQuestion: (requestId, answers) => post({ type: 'question/answer', requestId, answers }),
+    lockAnswer: (requestId, questionId, answer) => post({ type: 'question/lock', requestId, questionId, answer }),
+    answerSecret: (requestId, value) => post({ type: 'question/secret', requestId, value }),
+    cancelQuestion: (requestId) => post({ type: 'question/cancel', requestId }),
+    rewriteMessage: (entryId, text, confirmedTurns) => post({ type: 'message/rewrite', entryId, text, confirmedTurns }),
+    chooseSuggestion: (entryId, value) => post({ type: 'suggestion/choose', entryId, value }),
     searchMentions: (query) => {
       const id = ++nextRequest;
       const result = new Promise<unknown>((resolve, reject) => waiting.set(id, { resolve, reject }));

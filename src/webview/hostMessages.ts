@@ -15,6 +15,8 @@ import type {
   SelectView,
   SessionHeaderView,
   ToolContentView,
+  ToolProgressView,
+  QuestionEntryView,
 } from '../protocol/sessionView';
 import type { EntryOp, HostMessage } from '../protocol/webviewProtocol';
 
@@ -214,13 +216,23 @@ function isEntry(v: unknown): v is EntryView {
         optional(v.rawInput, isStr) &&
         optional(v.rawOutput, isStr) &&
         optional(v.permission, isPermission) &&
+        optional(v.progress, isToolProgress) &&
         isNum(v.startedAt) &&
         optional(v.endedAt, isNum)
       );
     case 'plan':
       return isArr(v.entries, isPlanItem);
     case 'notice':
-      return isLevel(v.level) && isStr(v.title) && optional(v.detail, isStr) && isArr(v.actions, isNoticeAction) && optional(v.forkFrom, isStr);
+      return (
+        isLevel(v.level) &&
+        isStr(v.title) &&
+        optional(v.detail, isStr) &&
+        isArr(v.actions, isNoticeAction) &&
+        optional(v.forkFrom, isStr) &&
+        optional(v.suggestions, (x): x is Rec => isRec(x) && x.kind === 'model' && isStr(x.model) && isStr(x.provider) && isArr(x.values, isStr))
+      );
+    case 'question':
+      return isQuestion(v);
     case 'turnEnd':
       return (
         isNum(v.turnId) &&
@@ -272,8 +284,31 @@ function isHeader(v: unknown): v is SessionHeaderView {
     isNum(v.pendingPermissions) &&
     isBool(v.readOnly) &&
     isBool(v.acceptsImages) &&
-    optional(v.status, isStr)
+    optional(v.status, isStr) &&
+    optional(v.offers, (o): o is Rec => isRec(o) && isBool(o.rewrite) && isBool(o.fork) && isBool(o.modes) && isBool(o.attach))
   );
+}
+
+function isToolProgress(v: unknown): v is ToolProgressView {
+  return isRec(v) && isStr(v.tool) && isStr(v.emoji) && isStr(v.label) && (v.state === 'running' || v.state === 'completed');
+}
+
+const isQuestionStatus = oneOf<QuestionEntryView['status']>({ pending: true, answered: true, cancelled: true, withdrawn: true });
+const isSecretKind = oneOf<Extract<QuestionEntryView['question'], { kind: 'secret' }>['secretKind']>({
+  sudo: true, secret: true, 'vault.unlock': true, 'vault.code': true, 'vault.saveLogin': true,
+});
+const isAnswerMap = (m: unknown): m is Rec => isRec(m) && Object.values(m).every((a) => a === null || isStr(a));
+
+function isQuestion(v: Rec): boolean {
+  const q = v.question;
+  if (!isStr(v.requestId) || !isQuestionStatus(v.status) || !isBool(v.replayed) || !optional(v.reason, isStr) || !isRec(q)) {
+    return false;
+  }
+  if (q.kind === 'clarify') {
+    const isClarify = (c: unknown): c is Rec => isRec(c) && isStr(c.id) && isStr(c.text) && isArr(c.choices, isStr) && isBool(c.multiSelect);
+    return isArr(q.questions, isClarify) && isAnswerMap(q.locked) && optional(q.answers, isAnswerMap);
+  }
+  return q.kind === 'secret' && isSecretKind(q.secretKind) && isStr(q.prompt) && optional(q.envVar, isStr) && optional(q.provided, isBool);
 }
 
 function isOp(v: unknown): v is EntryOp {

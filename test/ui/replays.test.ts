@@ -43,6 +43,8 @@ function entryText(e: Entry): string[] {
       return [e.title];
     case 'turnEnd':
       return [outcomeWords[e.outcome] ?? e.outcome];
+    case 'question':
+      return [];
   }
 }
 

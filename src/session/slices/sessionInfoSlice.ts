@@ -78,6 +78,7 @@ export function reduceSessionInfo(state: SessionState, action: SessionInfoAction
           ...(action.detail !== undefined ? { detail: action.detail } : {}),
           ...(action.actions !== undefined ? { actions: action.actions } : {}),
           ...(action.forkFrom !== undefined ? { forkFrom: action.forkFrom } : {}),
+          ...(action.suggestions !== undefined ? { suggestions: action.suggestions } : {}),
         }),
       };
     case 'modeChanged':

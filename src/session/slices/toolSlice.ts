@@ -75,6 +75,7 @@ function upsertTool(
   if (permission !== undefined) {
     next = { ...next, permission };
   }
+  next = applyToolProgress(next, update._meta, ctx.at);
   const terminals = applyMetaTerminal(next.metaTerminals, update._meta);
   if (terminals !== next.metaTerminals && terminals !== undefined) {
     next = { ...next, metaTerminals: terminals };
@@ -119,6 +120,27 @@ function mergeToolFields(base: ToolEntry, u: acp.ToolCallUpdate, at: number): To
     }
   }
   return t;
+}
+
+/**
+ * `_meta.hermes.toolProgress` (the API Server's `hermes.tool.progress`, translated by
+ * `src/transports/apiServer/chatStream.ts`): `running` carries the emoji and label the card shows;
+ * `completed` only says the tool stopped — not that it succeeded — so an open call ends as `ended`.
+ */
+function applyToolProgress(t: ToolEntry, meta: unknown, at: number): ToolEntry {
+  const p = isObject(meta) && isObject(meta.hermes) && isObject(meta.hermes.toolProgress) ? meta.hermes.toolProgress : undefined;
+  if (p === undefined) {
+    return t;
+  }
+  const text = (v: unknown, fallback: string): string => (typeof v === 'string' ? v : fallback);
+  if (p.status === 'running') {
+    return { ...t, progress: { tool: text(p.tool, t.progress?.tool ?? ''), emoji: text(p.emoji, t.progress?.emoji ?? ''), label: text(p.label, t.progress?.label ?? ''), state: 'running' } };
+  }
+  if (p.status !== 'completed') {
+    return t;
+  }
+  const progress = { tool: text(p.tool, t.progress?.tool ?? ''), emoji: t.progress?.emoji ?? '', label: t.progress?.label ?? '', state: 'completed' as const };
+  return finishedToolStatuses.has(t.status) ? { ...t, progress } : { ...t, progress, status: 'ended', endedAt: at };
 }
 
 /** Zed's terminal `_meta`: `terminal_info` opens, `terminal_output` appends, `terminal_exit` closes. */

@@ -53,9 +53,14 @@ export async function rewriteHistory(request: RewriteRequest, text: string, step
     ...(deepConfirmed ? { confirm_deep_truncate: true } : {}),
   });
   let interrupts = 0;
+  let announced = false;
   for (;;) {
     request.signal?.throwIfAborted();
     try {
+      if (!announced) {
+        announced = true;
+        request.onSubmitting?.();
+      }
       const result = await steps.submit(params());
       const survivors = result.survivorUserRowIds;
       if (survivors !== undefined) {
@@ -63,6 +68,7 @@ export async function rewriteHistory(request: RewriteRequest, text: string, step
       } else {
         steps.book.forgetFrom(ordinal);
       }
+      request.onSubmitted?.(steps.book.list().slice(0, -1));
       return { kind: 'submitted', result, interrupts, survivors: survivors ?? [] };
     } catch (e) {
       if (TransportRpcError.hasCode(e, GatewayCode.busy) && interrupts < maxInterrupts) {

@@ -54,6 +54,13 @@ export class NoticeView implements EntryComponent {
         el('span', { class: 'notice-title', text: entry.title }),
       ]),
       entry.detail !== undefined && entry.detail !== '' ? el('pre', { class: 'notice-detail', text: entry.detail }) : false,
+      entry.suggestions !== undefined && entry.suggestions.values.length > 0
+        ? el('div', { class: 'notice-suggestions', attrs: { role: 'group', 'aria-label': t('Suggested models') } }, [
+            ...entry.suggestions.values.map((value) =>
+              button(value, { class: 'secondary suggestion', ariaLabel: t('Use model {0}', value), onClick: () => this.env.actions.chooseSuggestion(entry.id, value) }),
+            ),
+          ])
+        : false,
       entry.actions.length > 0 || forkFrom !== undefined
         ? el('div', { class: 'notice-actions' }, [
             ...(forkFrom !== undefined ? [button(t('Start fresh from here'), { icon: 'repo-forked', class: 'secondary', onClick: () => this.env.actions.forkFromHere(forkFrom) })] : []),

@@ -68,6 +68,7 @@ export class ToolCallView implements EntryComponent {
   private readonly chevron = icon('chevron-right');
   private readonly kindIcon = icon('tools', 'tool-icon');
   private readonly title = el('span', { class: 'tool-title' });
+  private readonly emoji = el('span', { class: 'tool-emoji', attrs: { 'aria-hidden': 'true' } });
   private readonly status = el('span', { class: 'tool-status' });
   private readonly duration = el('span', { class: 'tool-duration muted' });
   private readonly locations = el('div', { class: 'tool-locations' });
@@ -84,7 +85,7 @@ export class ToolCallView implements EntryComponent {
   constructor(private readonly env: RenderEnv) {
     this.title.id = this.titleId;
     this.body.id = this.bodyId;
-    this.toggle = el('button', { class: 'tool-toggle', attrs: { type: 'button', 'aria-controls': this.bodyId } }, [this.chevron, this.kindIcon, this.title]);
+    this.toggle = el('button', { class: 'tool-toggle', attrs: { type: 'button', 'aria-controls': this.bodyId } }, [this.chevron, this.kindIcon, this.emoji, this.title]);
     this.toggle.addEventListener('click', () => {
       if (this.entry === undefined || this.forcedOpen()) {
         return;
@@ -118,7 +119,12 @@ export class ToolCallView implements EntryComponent {
     setAttr(this.element, 'data-entry-id', entry.id);
     this.element.className = `entry tool-card kind-${entry.toolKind} status-${entry.status}`;
     this.kindIcon.className = `codicon codicon-${kindIcons[entry.toolKind]} tool-icon`;
-    this.title.textContent = visibleTitle(entry.title);
+    const progress = entry.progress;
+    // A progress card (API Server `hermes.tool.progress`): the tool's emoji and label, as Hermes shows them.
+    this.title.textContent = progress !== undefined && progress.label !== '' ? visibleTitle(progress.label) : visibleTitle(entry.title);
+    this.emoji.textContent = progress?.emoji ?? '';
+    setHidden(this.emoji, progress === undefined || progress.emoji === '');
+    this.element.classList.toggle('tool-progress', progress !== undefined);
     this.renderStatus(entry);
     if (previous?.locations !== entry.locations) {
       this.renderLocations(entry);

@@ -8,6 +8,7 @@ import { agentName, type RenderEnv } from './env';
 import { NoticeView } from './notice';
 import type { PermissionPrompt } from './permission';
 import { PlanView } from './plan';
+import { QuestionView } from './question';
 import { ToolCallView } from './toolCall';
 import { outcomeText, TurnEndView } from './turnEnd';
 import { UserMessageView } from './userMessage';
@@ -26,6 +27,8 @@ function createComponent(entry: EntryView, env: RenderEnv): EntryComponent {
       return new NoticeView(env);
     case 'turnEnd':
       return new TurnEndView(env);
+    case 'question':
+      return new QuestionView(env);
   }
 }
 

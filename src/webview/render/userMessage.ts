@@ -4,6 +4,7 @@ import { t } from '../strings';
 import type { EntryComponent } from '../viewStore';
 import { renderBlock } from './blocks';
 import type { RenderEnv } from './env';
+import { RewriteEditor } from './rewriteEditor';
 
 type UserEntry = Extract<EntryView, { kind: 'user' }>;
 
@@ -45,11 +46,33 @@ export class UserMessageView implements EntryComponent {
       ariaLabel: t('Fork from here'),
       onClick: () => this.env.actions.forkFromHere(id),
     });
+    const text = entry.blocks.map((b) => (b.type === 'text' ? b.text : '')).join('');
+    const edit =
+      this.env.header()?.offers?.rewrite === true &&
+      button('', {
+        icon: 'edit',
+        class: 'icon-button rewrite',
+        title: t('Edit and resend'),
+        ariaLabel: t('Edit and resend'),
+        onClick: () => {
+          const editor = new RewriteEditor(this.env, id, () => this.turnsFromHere(), () => editor.element.remove());
+          this.element.appendChild(editor.element);
+          editor.open(text);
+        },
+      });
     replaceChildren(this.element, [
-      el('div', { class: 'user-tools' }, [fork]),
+      el('div', { class: 'user-tools' }, [edit, fork]),
       body,
       chips.childElementCount > 0 && chips,
       entry.excluded && el('div', { class: 'excluded-note' }, [icon('eye-closed'), el('span', { text: t('not sent to the agent again') })]),
     ]);
+  }
+
+  /** This message and the user messages after it in the transcript. */
+  private turnsFromHere(): number {
+    const list = this.element.closest('[role="log"]') ?? this.element.parentElement;
+    const users = Array.from(list?.querySelectorAll('.entry-user') ?? []);
+    const i = users.indexOf(this.element);
+    return i < 0 ? 1 : users.length - i;
   }
 }

@@ -11,7 +11,7 @@
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { AcpClient } from '../../../src/acp/acpConnection';
+import type { HostConnection } from '../../../src/acp/agentHost';
 import { AgentExitedError } from '../../../src/acp/errors';
 import type { TurnResult } from '../../../src/session/sessionController';
 import type { Disposable } from '../../../src/util/disposable';
@@ -148,7 +148,7 @@ suite('R1 hardening: the agent crashes mid-turn', function () {
     const outcomes: Outcome[] = [];
     for (const [i, kill] of kills.entries()) {
       const where = `kill ${i + 1}/${total} (${kill.mode}, ${kill.point})`;
-      const oldClient: AcpClient | undefined = r.host.client;
+      const oldClient: HostConnection | undefined = r.host.client;
       const pid = r.host.pid;
       assert.ok(pid !== undefined && oldClient !== undefined, `${where}: the agent runs`);
       const exitsBefore = r.exits.length;
