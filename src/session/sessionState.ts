@@ -38,6 +38,8 @@ export interface PermissionState {
   readonly check?: PermissionCheckView;
   /** What an "always" answer left in the client's memory (or why nothing). */
   readonly remembered?: string;
+  /** The request's own `toolCall.toolCallId` when it differs from the call's (Hermes' `edit-approval-N`). */
+  readonly toolCallId?: string;
 }
 
 export interface UserEntry {
@@ -93,6 +95,13 @@ export interface ToolEntry {
   readonly rawInput?: unknown;
   readonly rawOutput?: unknown;
   readonly permission?: PermissionState;
+  /**
+   * Other ids the agent used for this same call: a permission request's own id that was matched
+   * to the call it guards (slices/guardedCall.ts). Updates under them land here.
+   */
+  readonly aliasIds?: readonly string[];
+  /** Created by a permission request that matched no call (yet): a call announced next may claim it. */
+  readonly permissionOnly?: true;
   readonly metaTerminals?: readonly MetaTerminal[];
   readonly at: number;
   readonly endedAt?: number;
