@@ -70,6 +70,8 @@ export type WebviewMessage =
   | { readonly type: 'composer/removeNote'; readonly key: string }
   | { readonly type: 'turn/restore'; readonly turnId: number }
   | { readonly type: 'turn/rewind'; readonly turnId: number }
+  /** Sends the failed turn's prompt again (the footer's Retry). */
+  | { readonly type: 'turn/retry'; readonly turnId: number }
   | { readonly type: 'transcript/copy' }
   | { readonly type: 'request/call'; readonly id: number; readonly call: WebviewCall };
 
@@ -99,6 +101,7 @@ export const webviewMessageTypes: readonly WebviewMessage['type'][] = [
   'composer/removeNote',
   'turn/restore',
   'turn/rewind',
+  'turn/retry',
   'transcript/copy',
   'request/call',
 ];

@@ -151,6 +151,21 @@ export function detectProviderFailureInLog(text: string): ProviderFailure | unde
 }
 
 /**
+ * The provider failure a turn's reply reports, for a turn that ended with `end_turn`: Hermes'
+ * "API call failed after 3 retries: HTTP 500: …", or retry notices and nothing else (pi). The
+ * runner's verdict (cli/exitCodes.ts) and the chat's turn footer (slices/turnSlice.ts) both read it,
+ * so a turn the runner exits 75 for is never "Completed" in the chat.
+ */
+export function replyProviderFailure(text: string): ProviderFailure | undefined {
+  const said = detectProviderFailureText(text);
+  if (said !== undefined || !isRetryOnlyText(text)) {
+    return said;
+  }
+  const line = text.trim().split('\n').filter((l) => l.trim() !== '').at(-1)?.trim() ?? text.trim();
+  return detectProviderFailureInLog(text) ?? { kind: 'other', message: line.slice(0, 300), transient: true };
+}
+
+/**
  * A reply that ends in retry notices, as pi streams them before giving up on the provider
  * (agents-in-the-wild.md: "Retrying (attempt n/3, waiting Ns)..." then `end_turn`; the rig saw
  * "pi v1.6.0\n---\n" before and "Retry finished, resuming." after them, and no answer).

@@ -5,6 +5,7 @@ import { isObject } from '../util/json';
 import { formatMessage, type Localize } from '../util/l10n';
 import type { AgentConnection } from './agentConnection';
 import { PendingPermissions } from './pendingPermissions';
+import { classifyRpcFailure, type ProviderFailure } from './providerErrors';
 import type { PendingPermission, PermissionDecider } from './permissionDecider';
 import type { SessionAction } from './sessionActions';
 import { reduceSession } from './sessionReducer';
@@ -198,6 +199,7 @@ export class SessionController implements Disposable {
       if (this.connection.isClosed) {
         return { kind: 'interrupted', error };
       }
+      const provider = providerFailureOf(error);
       this.dispatch({
         type: 'turnFailed',
         turnId,
@@ -206,6 +208,7 @@ export class SessionController implements Disposable {
         at: this.deps.now(),
         error: describe(error),
         title: this.t('The agent could not complete this turn.'),
+        ...(provider !== undefined ? { provider } : {}),
       });
       return { kind: 'failed', error };
     } finally {
@@ -395,6 +398,14 @@ function parseModels(raw: unknown): ModelState | undefined {
       : [],
   );
   return { currentModelId: raw.currentModelId, availableModels };
+}
+
+/** A JSON-RPC error of `session/prompt` that reports the model provider's failure (e.g. `data.httpStatus` 500). */
+function providerFailureOf(e: unknown): ProviderFailure | undefined {
+  if (!isObject(e) || typeof e.code !== 'number' || typeof e.message !== 'string') {
+    return undefined;
+  }
+  return classifyRpcFailure({ code: e.code, message: e.message, data: e.data });
 }
 
 function describe(e: unknown): string {

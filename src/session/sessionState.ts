@@ -1,6 +1,6 @@
 import type * as acp from '@agentclientprotocol/sdk';
 import type { NoticeActionView } from '../protocol/sessionView';
-import type { PermissionCheckView } from '../protocol/sessionView';
+import type { PermissionCheckView, ProviderFailureView } from '../protocol/sessionView';
 
 /**
  * The conversation model: plain, immutable JSON owned by the host. Every change produces a new
@@ -154,6 +154,8 @@ export interface TurnEndEntry {
   /** Tokens of this turn (already converted from cumulative where the agent reports cumulative usage). */
   readonly usage?: TokenUsage;
   readonly error?: string;
+  /** The model provider failed the turn: `outcome` is `error`, `error` is the provider's message. */
+  readonly provider?: ProviderFailureView;
   readonly at: number;
 }
 

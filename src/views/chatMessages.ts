@@ -78,6 +78,9 @@ export class ChatMessages {
       case 'turn/rewind':
         void vscode.commands.executeCommand('hermes.rewindTurn', chat.id, message.turnId);
         return;
+      case 'turn/retry':
+        void chat.retry(message.turnId);
+        return;
       case 'request/call':
         void searchWorkspaceFiles(message.call.params.query).then(
           (value) => reply({ type: 'request/result', id: message.id, ok: true, value }),

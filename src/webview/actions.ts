@@ -19,6 +19,8 @@ export interface Actions {
   setConfig(configId: string, value: string | boolean): void;
   forkFromHere(entryId: string): void;
   restoreTurn(turnId: number): void;
+  /** Sends a failed turn's prompt again. */
+  retryTurn(turnId: number): void;
   rewindTurn(turnId: number): void;
   removeNote(key: string): void;
   /** `@` mentions: workspace files matching the query (a request the host answers). */
@@ -49,6 +51,7 @@ export function createActions(bridge: Pick<HostBridge, 'post'>): Actions {
     forkFromHere: (entryId) => post({ type: 'fork/fromHere', entryId }),
     restoreTurn: (turnId) => post({ type: 'turn/restore', turnId }),
     rewindTurn: (turnId) => post({ type: 'turn/rewind', turnId }),
+    retryTurn: (turnId) => post({ type: 'turn/retry', turnId }),
     removeNote: (key) => post({ type: 'composer/removeNote', key }),
     searchMentions: (query) => {
       const id = ++nextRequest;
