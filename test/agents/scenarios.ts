@@ -45,7 +45,7 @@ export const scenarios: Record<MarkerName, Scenario> = {
   error: textual.error,
   ratelimit: textual.ratelimit,
   'ratelimit-text': textual.ratelimitText,
-  'error500-text': textual.error500Text,
+  'server-error-text': textual.serverErrorText,
   'replay-file': stream.replayFile,
   'meta-usage': shapes.metaUsage,
   'late-input': shapes.lateInput,
@@ -65,7 +65,7 @@ export const endsTurn: ReadonlySet<MarkerName> = new Set<MarkerName>([
   'error',
   'ratelimit',
   'ratelimit-text',
-  'error500-text',
+  'server-error-text',
   'crash',
 ]);
 

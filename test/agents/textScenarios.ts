@@ -180,17 +180,17 @@ export async function ratelimitText(turn: Turn): Promise<void> {
   });
 }
 
-/** Turns with `[error500-text]` seen per session (the first `fails` of them fail). */
-const error500Seen = new WeakMap<object, number>();
+/** Turns with `[server-error-text]` seen per session (the first `fails` of them fail). */
+const serverErrorSeen = new WeakMap<object, number>();
 
 /**
  * Hermes' HTTP 500 as it was recorded (test/fixtures/hermes/main.jsonl, "provider failure: HTTP 500"):
  * the failure as message text and `end_turn`, for the first `fails` such turns of the session;
  * later ones answer, so a client's Retry can be seen to work.
  */
-export async function error500Text(turn: Turn, marker: Marker): Promise<void> {
-  const seen = (error500Seen.get(turn.session) ?? 0) + 1;
-  error500Seen.set(turn.session, seen);
+export async function serverErrorText(turn: Turn, marker: Marker): Promise<void> {
+  const seen = (serverErrorSeen.get(turn.session) ?? 0) + 1;
+  serverErrorSeen.set(turn.session, seen);
   if (seen > intArg(marker, 'fails', 1, 0, 1000)) {
     await turn.say('The provider answered this time.');
     return;

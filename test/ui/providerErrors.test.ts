@@ -4,7 +4,7 @@ import { conversation, footers, sendAndWaitForFooter, waitUntil } from './uiHelp
 
 /**
  * Issue 18: a turn the model provider failed looks failed in the chat, as it does to the runner
- * (exit 75). The scripted agent's `[error500-text]` sends Hermes' recorded HTTP 500 reply
+ * (exit 75). The scripted agent's `[server-error-text]` sends Hermes' recorded HTTP 500 reply
  * ("API call failed after 3 retries: HTTP 500: Fake upstream exploded", test/fixtures/hermes/main.jsonl)
  * with `end_turn`, and answers the next such turn.
  */
@@ -15,7 +15,7 @@ suite('provider errors in the chat (code-server + Chromium)', function () {
   test('the recorded HTTP 500 turn shows the error state and Retry, not Completed; Retry sends the prompt again', async () => {
     const chat = vs.chat();
     const log = conversation(chat);
-    const prompt = 'Summarize the file [error500-text]';
+    const prompt = 'Summarize the file [server-error-text]';
     const footer = await sendAndWaitForFooter(chat, prompt);
     await footer.getByText('Failed: the model provider failed (HTTP 500)').waitFor({ timeout: 10_000 });
     await footer.getByText('API call failed after 3 retries: HTTP 500: Fake upstream exploded').waitFor({ timeout: 5000 });

@@ -9,30 +9,29 @@ function footer(entries: readonly Entry[]): TurnEndEntry | undefined {
   return last;
 }
 
+/** The footer of a turn whose whole reply is `text`, ended with `end_turn`. */
+function footerAfterReply(text: string): TurnEndEntry | undefined {
+  const h = new SessionHarness();
+  h.prompt('go');
+  h.update(textChunk(text));
+  h.end('end_turn');
+  return footer(h.state.entries);
+}
+
 suite('session reducer: a turn the model provider failed', () => {
   test('Hermes\' HTTP 500 reply with end_turn ends the turn as an error with the provider\'s message, transient', () => {
-    const h = new SessionHarness();
-    h.prompt('go');
-    h.update(textChunk('API call failed after 3 retries: HTTP 500: Fake upstream exploded'));
-    h.end('end_turn');
-    const f = footer(h.state.entries);
+    const f = footerAfterReply('API call failed after 3 retries: HTTP 500: Fake upstream exploded');
     assert.deepEqual([f?.outcome, f?.error, f?.provider], ['error', 'API call failed after 3 retries: HTTP 500: Fake upstream exploded', { kind: 'server', transient: true, httpStatus: 500 }]);
   });
 
   test('a 401 reply is an error that does not pass with time', () => {
-    const h = new SessionHarness();
-    h.prompt('go');
-    h.update(textChunk('HTTP 401: invalid api key'));
-    h.end('end_turn');
-    assert.deepEqual([footer(h.state.entries)?.outcome, footer(h.state.entries)?.provider?.transient], ['error', false]);
+    const f = footerAfterReply('HTTP 401: invalid api key');
+    assert.deepEqual([f?.outcome, f?.provider?.transient], ['error', false]);
   });
 
   test('retry notices and nothing else (pi) are a provider failure', () => {
-    const h = new SessionHarness();
-    h.prompt('go');
-    h.update(textChunk('Retrying (attempt 1/3, waiting 2s)...\nRetrying (attempt 2/3, waiting 4s)...'));
-    h.end('end_turn');
-    assert.deepEqual([footer(h.state.entries)?.outcome, footer(h.state.entries)?.provider?.transient], ['error', true]);
+    const f = footerAfterReply('Retrying (attempt 1/3, waiting 2s)...\nRetrying (attempt 2/3, waiting 4s)...');
+    assert.deepEqual([f?.outcome, f?.provider?.transient], ['error', true]);
   });
 
   test('an answer that mentions an HTTP status, or an earlier turn\'s failure, is not one', () => {
