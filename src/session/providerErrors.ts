@@ -55,8 +55,9 @@ export function classifyRpcFailure(e: { readonly code: number; readonly message:
     status = e.code; // Gemini CLI uses the HTTP status as the JSON-RPC code
   }
   if (status === undefined) {
-    // "HTTP 503", "status: 429", or a detail that starts with the status (Qwen Code: "500 …").
-    const m = /\b(?:HTTP|status)[ :]*(\d{3})\b/i.exec(text) ?? /(?:^|: )([45]\d\d) [A-Za-z]/.exec(text);
+    // "HTTP 503", "status: 429", a detail that starts with the status (Qwen Code: "500 …"), or
+    // Claude Agent's "API Error: 500 {json}" (the real-agents rig, 2026-12-02: exit 1 instead of 75).
+    const m = /\b(?:HTTP|status)[ :]*(\d{3})\b/i.exec(text) ?? /(?:^|: )([45]\d\d) [A-Za-z]/.exec(text) ?? /\bAPI Error: ([45]\d\d)\b/.exec(text);
     if (m !== null) {
       status = Number(m[1]);
     }
