@@ -227,6 +227,15 @@ export class ChatSession implements Disposable {
   }
 
   /**
+   * The footer's Retry: the prompt of a failed turn, sent again as it was (its blocks; context
+   * notes taken then are not repeated). Nothing happens while another turn runs.
+   */
+  retry(turnId: number): Promise<TurnResult | undefined> {
+    const prompt = this.controller.state.entries.find((e) => e.kind === 'user' && e.turnId === turnId && e.origin === 'local');
+    return prompt?.kind === 'user' ? this.submit(prompt.blocks) : Promise.resolve(undefined);
+  }
+
+  /**
    * The user restarts the agent (Restart Agent, a notice's button, after provider setup): the exit
    * that follows is a neutral "Restarting …" line, not a crash. The chat's start clears the status.
    */

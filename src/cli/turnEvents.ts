@@ -4,7 +4,7 @@ import { sessionUpdatesOf, type SessionAction } from '../session/sessionActions'
 import type { SessionChange } from '../session/sessionController';
 import { findPermissionTool, lastIndexOfTool } from '../session/slices/toolSlice';
 import type { SessionState, TokenUsage, ToolEntry } from '../session/sessionState';
-import { toolInput, toolName } from '../session/toolIdentity';
+import { toolInput, toolName, type ToolFacts } from '../session/toolIdentity';
 import { addUsage, parseChunkMetaUsage } from '../session/usage';
 import { isObject } from '../util/json';
 import { boundJson, capText } from './bounded';
@@ -15,16 +15,26 @@ import { toolOutput } from './toolOutput';
 const guardedKinds: ReadonlySet<string> = new Set(['edit', 'delete', 'move', 'execute']);
 const maxTitleChars = 1000;
 
-interface TrackedTool {
+/** What the wire said about one tool call id (the reducer keeps neither `_meta` nor who finished it). */
+interface WireFacts {
   readonly firstSeen: number;
   /** `_meta` of every update and permission request about the call, merged (later keys win). */
   meta: Record<string, unknown>;
   /** The `_meta` of the latest of them (a streaming phase is only true until the next one). */
   lastMeta: unknown;
-  /** Set once `tool_use` is written; `tool_result` and `permission` use the same name. */
-  name?: string;
   /** The agent itself reported `completed` or `failed`. */
   agentFinished: boolean;
+}
+
+/**
+ * One real call: one tool entry of the reducer, whatever ids the agent used for it (a permission
+ * request under its own id joins the call it guards, slices/guardedCall.ts), keyed by the entry.
+ */
+interface TrackedTool {
+  readonly firstSeen: number;
+  /** Set once `tool_use` is written; `tool_result` and `permission` use the same name and id. */
+  name?: string;
+  callId?: string;
   /** Why the runner did not let the call run (the permission answer). */
   denial?: string;
   /** Of a kind that changes something (edit, delete, move, execute). */
@@ -60,6 +70,7 @@ export interface TurnEventsDeps {
  * {@link finish} closes what the agent never finished.
  */
 export class TurnEvents {
+  private readonly wire = new Map<string, WireFacts>();
   private readonly tools = new Map<string, TrackedTool>();
   private turnId: number | undefined;
   private finished = false;
@@ -97,7 +108,7 @@ export class TurnEvents {
       case 'tool_call_update':
         this.noteMeta(u.toolCallId, u._meta);
         if (u.status === 'completed' || u.status === 'failed') {
-          this.track(u.toolCallId).agentFinished = true;
+          this.wireFacts(u.toolCallId).agentFinished = true;
         }
         break;
       case 'plan':
@@ -179,18 +190,45 @@ export class TurnEvents {
   }
 
   private noteMeta(toolCallId: string, meta: unknown): void {
-    const t = this.track(toolCallId);
-    t.lastMeta = meta;
+    const w = this.wireFacts(toolCallId);
+    w.lastMeta = meta;
     if (isObject(meta)) {
-      t.meta = { ...t.meta, ...meta };
+      w.meta = { ...w.meta, ...meta };
     }
   }
 
-  private track(toolCallId: string): TrackedTool {
-    let t = this.tools.get(toolCallId);
+  private wireFacts(toolCallId: string): WireFacts {
+    let w = this.wire.get(toolCallId);
+    if (w === undefined) {
+      w = { firstSeen: this.deps.now(), meta: {}, lastMeta: undefined, agentFinished: false };
+      this.wire.set(toolCallId, w);
+    }
+    return w;
+  }
+
+  /** The wire facts of every id of the call, the call's own id last (its `_meta` wins). */
+  private factsOf(e: ToolEntry): { readonly meta: Record<string, unknown>; readonly lastMeta: unknown; readonly agentFinished: boolean; readonly firstSeen: number | undefined } {
+    let meta: Record<string, unknown> = {};
+    let lastMeta: unknown;
+    let agentFinished = false;
+    let firstSeen: number | undefined;
+    for (const id of [...(e.aliasIds ?? []), e.toolCallId]) {
+      const w = this.wire.get(id);
+      if (w !== undefined) {
+        meta = { ...meta, ...w.meta };
+        lastMeta = w.lastMeta ?? lastMeta;
+        agentFinished ||= w.agentFinished;
+        firstSeen = Math.min(firstSeen ?? w.firstSeen, w.firstSeen);
+      }
+    }
+    return { meta, lastMeta, agentFinished, firstSeen };
+  }
+
+  private track(e: ToolEntry): TrackedTool {
+    let t = this.tools.get(e.id);
     if (t === undefined) {
-      t = { firstSeen: this.deps.now(), meta: {}, lastMeta: undefined, agentFinished: false, guarded: false, done: false };
-      this.tools.set(toolCallId, t);
+      t = { firstSeen: this.factsOf(e).firstSeen ?? this.deps.now(), guarded: false, done: false };
+      this.tools.set(e.id, t);
     }
     return t;
   }
@@ -203,25 +241,27 @@ export class TurnEvents {
     if (!this.inTurn(e)) {
       return;
     }
-    const t = this.track(e.toolCallId);
+    const t = this.track(e);
+    const facts = this.factsOf(e);
     t.guarded ||= guardedKinds.has(e.toolKind);
-    const inputKnown = toolInput(this.deps.profile, e.rawInput, t.lastMeta) !== undefined;
+    const inputKnown = toolInput(this.deps.profile, e.rawInput, facts.lastMeta) !== undefined;
     if (inputKnown || e.status !== 'pending' || e.permission !== undefined) {
       this.writeToolUse(e);
     }
-    if (t.agentFinished && (e.status === 'completed' || e.status === 'failed')) {
+    if (facts.agentFinished && (e.status === 'completed' || e.status === 'failed')) {
       this.writeResult(e);
     }
   }
 
   private writeToolUse(e: ToolEntry): void {
-    const t = this.track(e.toolCallId);
+    const t = this.track(e);
     if (t.name !== undefined) {
       return;
     }
-    const facts = { toolCallId: e.toolCallId, title: e.title, kind: e.toolKind, rawInput: e.rawInput, meta: t.meta, ...(e.name !== undefined ? { name: e.name } : {}) };
-    t.name = capText(toolName(this.deps.profile, facts), 200).value;
-    const input = toolInput(this.deps.profile, e.rawInput, t.lastMeta);
+    const wire = this.factsOf(e);
+    t.name = capText(toolName(this.deps.profile, nameFacts(e, wire.meta)), 200).value;
+    t.callId = e.toolCallId;
+    const input = toolInput(this.deps.profile, e.rawInput, wire.lastMeta);
     const bounded = input === undefined ? undefined : boundJson(input);
     this.deps.emit({
       type: 'tool_use',
@@ -240,10 +280,10 @@ export class TurnEvents {
       return;
     }
     this.writeToolUse(tool);
-    const t = this.track(tool.toolCallId);
+    const t = this.track(tool);
     const outcome = action.outcome;
     const option = outcome.kind === 'selected' ? tool.permission?.options.find((o) => o.optionId === outcome.optionId) : undefined;
-    const rule = this.deps.ruleFor(tool.toolCallId) ?? action.answeredBy.replace(/^rule: /, '');
+    const rule = this.deps.ruleFor(tool.permission?.toolCallId ?? tool.toolCallId) ?? action.answeredBy.replace(/^rule: /, '');
     if (outcome.kind === 'cancelled') {
       t.denial = `permission not granted (answered cancelled): ${rule}`;
     } else if (outcome.kind === 'expired') {
@@ -254,7 +294,7 @@ export class TurnEvents {
     const check = tool.permission?.check;
     this.deps.emit({
       type: 'permission',
-      tool_call_id: tool.toolCallId,
+      tool_call_id: t.callId ?? tool.toolCallId,
       name: t.name ?? tool.toolKind,
       title: capText(tool.title, maxTitleChars).value,
       outcome: outcome.kind,
@@ -266,16 +306,16 @@ export class TurnEvents {
   }
 
   private writeResult(e: ToolEntry): void {
-    const t = this.track(e.toolCallId);
+    const t = this.track(e);
     if (t.done) {
       return;
     }
     t.done = true;
-    const { status, output } = outcomeOf(e, t);
+    const { status, output } = outcomeOf(e, this.factsOf(e).agentFinished, t.denial);
     const capped = capText(output, maxToolOutputChars);
     this.deps.emit({
       type: 'tool_result',
-      tool_call_id: e.toolCallId,
+      tool_call_id: t.callId ?? e.toolCallId,
       name: t.name ?? e.toolKind,
       status,
       output: capped.value,
@@ -291,13 +331,13 @@ export class TurnEvents {
  * answer as its output; else the local end: `cancelled`, `interrupted`, or `ended` — the turn
  * ended normally without a result for it (Hermes' patch/write_file, #50723), not an error.
  */
-function outcomeOf(e: ToolEntry, t: TrackedTool): { readonly status: ToolResultStatus; readonly output: string } {
-  if (t.agentFinished && (e.status === 'completed' || e.status === 'failed')) {
+function outcomeOf(e: ToolEntry, agentFinished: boolean, denial: string | undefined): { readonly status: ToolResultStatus; readonly output: string } {
+  if (agentFinished && (e.status === 'completed' || e.status === 'failed')) {
     const output = toolOutput(e);
-    return { status: e.status, output: output !== '' ? output : (t.denial ?? '') };
+    return { status: e.status, output: output !== '' ? output : (denial ?? '') };
   }
-  if (t.denial !== undefined) {
-    return { status: 'failed', output: t.denial };
+  if (denial !== undefined) {
+    return { status: 'failed', output: denial };
   }
   switch (e.status) {
     case 'cancelled':
@@ -310,4 +350,9 @@ function outcomeOf(e: ToolEntry, t: TrackedTool): { readonly status: ToolResultS
     default:
       return { status: 'ended', output: 'ended without a result' };
   }
+}
+
+/** What names the call: its entry (which holds a joined permission request's `rawInput`) and its `_meta`. */
+function nameFacts(e: ToolEntry, meta: Record<string, unknown>): ToolFacts {
+  return { toolCallId: e.toolCallId, title: e.title, kind: e.toolKind, rawInput: e.rawInput, meta, ...(e.name !== undefined ? { name: e.name } : {}) };
 }

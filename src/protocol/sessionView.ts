@@ -144,6 +144,10 @@ export type EntryView =
       readonly durationMs: number;
       readonly usage?: TokenUsageView;
       readonly error?: string;
+      /** The model provider failed the turn (the runner's classification, session/providerErrors.ts). */
+      readonly provider?: ProviderFailureView;
+      /** The footer offers Retry: the turn failed and its prompt can be sent again. */
+      readonly retry?: boolean;
       /** Files this turn changed that are still pending review (the Changes view). */
       readonly changes?: { readonly files: number; readonly added: number; readonly removed: number };
     };
@@ -202,6 +206,14 @@ export interface OffersView {
   readonly fork: boolean;
   readonly modes: boolean;
   readonly attach: boolean;
+}
+
+/** A failure of the model provider behind the agent: its class, HTTP status, and whether it passes. */
+export interface ProviderFailureView {
+  readonly kind: 'rateLimit' | 'overloaded' | 'server' | 'timeout' | 'billing' | 'auth' | 'other';
+  readonly httpStatus?: number;
+  /** Rate limits, overload, 5xx, timeouts: try again later. */
+  readonly transient: boolean;
 }
 
 /** What a notice offers the user to do next. */

@@ -70,6 +70,8 @@ export type WebviewMessage =
   | { readonly type: 'composer/removeNote'; readonly key: string }
   | { readonly type: 'turn/restore'; readonly turnId: number }
   | { readonly type: 'turn/rewind'; readonly turnId: number }
+  /** Sends the failed turn's prompt again (the footer's Retry). */
+  | { readonly type: 'turn/retry'; readonly turnId: number }
   | { readonly type: 'transcript/copy' }
   /** The "Sign in" card: a method chosen, or "Try again". */
   | { readonly type: 'signIn/choose'; readonly methodId: string }
@@ -114,6 +116,7 @@ export const webviewMessageTypes: readonly WebviewMessage['type'][] = [
   'composer/removeNote',
   'turn/restore',
   'turn/rewind',
+  'turn/retry',
   'transcript/copy',
   'signIn/choose',
   'signIn/retry',

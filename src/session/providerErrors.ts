@@ -55,8 +55,9 @@ export function classifyRpcFailure(e: { readonly code: number; readonly message:
     status = e.code; // Gemini CLI uses the HTTP status as the JSON-RPC code
   }
   if (status === undefined) {
-    // "HTTP 503", "status: 429", or a detail that starts with the status (Qwen Code: "500 …").
-    const m = /\b(?:HTTP|status)[ :]*(\d{3})\b/i.exec(text) ?? /(?:^|: )([45]\d\d) [A-Za-z]/.exec(text);
+    // "HTTP 503", "status: 429", a detail that starts with the status (Qwen Code: "500 …"), or
+    // Claude Agent's "API Error: 500 {json}" (the real-agents rig, 2026-12-02: exit 1 instead of 75).
+    const m = /\b(?:HTTP|status)[ :]*(\d{3})\b/i.exec(text) ?? /(?:^|: )([45]\d\d) [A-Za-z]/.exec(text) ?? /\bAPI Error: ([45]\d\d)\b/.exec(text);
     if (m !== null) {
       status = Number(m[1]);
     }
@@ -148,6 +149,21 @@ export function detectProviderFailureInLog(text: string): ProviderFailure | unde
     }
   }
   return undefined;
+}
+
+/**
+ * The provider failure a turn's reply reports, for a turn that ended with `end_turn`: Hermes'
+ * "API call failed after 3 retries: HTTP 500: …", or retry notices and nothing else (pi). The
+ * runner's verdict (cli/exitCodes.ts) and the chat's turn footer (slices/turnSlice.ts) both read it,
+ * so a turn the runner exits 75 for is never "Completed" in the chat.
+ */
+export function replyProviderFailure(text: string): ProviderFailure | undefined {
+  const said = detectProviderFailureText(text);
+  if (said !== undefined || !isRetryOnlyText(text)) {
+    return said;
+  }
+  const line = text.trim().split('\n').filter((l) => l.trim() !== '').at(-1)?.trim() ?? text.trim();
+  return detectProviderFailureInLog(text) ?? { kind: 'other', message: line.slice(0, 300), transient: true };
 }
 
 /**

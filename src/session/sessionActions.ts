@@ -1,5 +1,6 @@
 import type * as acp from '@agentclientprotocol/sdk';
 import type { PermissionCheckView } from '../protocol/sessionView';
+import type { ProviderFailure } from './providerErrors';
 import type { AgentQuirks, Entry, ModelState, NoticeAction, NoticeLevel, NoticeSuggestions, QuestionAsked } from './sessionState';
 
 /**
@@ -53,6 +54,8 @@ export type SessionAction =
       readonly error: string;
       /** The notice's title (localized by whoever dispatches). */
       readonly title: string;
+      /** The model provider's failure behind the error, when the error says so (providerErrors.ts). */
+      readonly provider?: ProviderFailure;
     }
   | {
       readonly type: 'agentExited';

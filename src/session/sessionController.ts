@@ -15,7 +15,7 @@ import {
   type NoticeLevel,
   type SessionState,
 } from './sessionState';
-import { describe, mismatchNotice, parseModels, startMeta, type StartOptions } from './sessionResponses';
+import { describe, mismatchNotice, parseModels, providerFailureOf, startMeta, type StartOptions } from './sessionResponses';
 export type { StartOptions } from './sessionResponses';
 import { planRewrite, rowsBound, runRewrite } from './sessionRewrite';
 import { SessionFeed } from './sessionFeed';
@@ -268,6 +268,7 @@ export class SessionController implements Disposable {
       if (this.connection.isClosed) {
         return { kind: 'interrupted', error };
       }
+      const provider = providerFailureOf(error);
       this.dispatch({
         type: 'turnFailed',
         turnId,
@@ -276,6 +277,7 @@ export class SessionController implements Disposable {
         at: this.deps.now(),
         error: describe(error),
         title: this.t('The agent could not complete this turn.'),
+        ...(provider !== undefined ? { provider } : {}),
       });
       return { kind: 'failed', error };
     } finally {

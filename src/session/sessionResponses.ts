@@ -1,6 +1,7 @@
 import { ModelMismatchError } from '../transports/errors';
 import { isObject } from '../util/json';
 import type { Localize } from '../util/l10n';
+import { classifyRpcFailure, type ProviderFailure } from './providerErrors';
 import type { SessionAction } from './sessionActions';
 import type { ModelState } from './sessionState';
 
@@ -58,4 +59,12 @@ export function describe(e: unknown): string {
     return e.message;
   }
   return String(e);
+}
+
+/** A JSON-RPC error of `session/prompt` that reports the model provider's failure (e.g. `data.httpStatus` 500). */
+export function providerFailureOf(e: unknown): ProviderFailure | undefined {
+  if (!isObject(e) || typeof e.code !== 'number' || typeof e.message !== 'string') {
+    return undefined;
+  }
+  return classifyRpcFailure({ code: e.code, message: e.message, data: e.data });
 }

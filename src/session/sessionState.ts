@@ -1,6 +1,6 @@
 import type * as acp from '@agentclientprotocol/sdk';
 import type { NoticeActionView } from '../protocol/sessionView';
-import type { PermissionCheckView } from '../protocol/sessionView';
+import type { PermissionCheckView, ProviderFailureView } from '../protocol/sessionView';
 import type { ClarifyQuestion, SecretKind } from '../transports/questionPort';
 
 /**
@@ -39,6 +39,8 @@ export interface PermissionState {
   readonly check?: PermissionCheckView;
   /** What an "always" answer left in the client's memory (or why nothing). */
   readonly remembered?: string;
+  /** The request's own `toolCall.toolCallId` when it differs from the call's (Hermes' `edit-approval-N`). */
+  readonly toolCallId?: string;
 }
 
 export interface UserEntry {
@@ -96,6 +98,13 @@ export interface ToolEntry {
   readonly rawInput?: unknown;
   readonly rawOutput?: unknown;
   readonly permission?: PermissionState;
+  /**
+   * Other ids the agent used for this same call: a permission request's own id that was matched
+   * to the call it guards (slices/guardedCall.ts). Updates under them land here.
+   */
+  readonly aliasIds?: readonly string[];
+  /** Created by a permission request that matched no call (yet): a call announced next may claim it. */
+  readonly permissionOnly?: true;
   readonly metaTerminals?: readonly MetaTerminal[];
   /** A progress marker without a result (API Server `hermes.tool.progress`): shown as emoji + label. */
   readonly progress?: ToolProgress;
@@ -198,6 +207,8 @@ export interface TurnEndEntry {
   /** Tokens of this turn (already converted from cumulative where the agent reports cumulative usage). */
   readonly usage?: TokenUsage;
   readonly error?: string;
+  /** The model provider failed the turn: `outcome` is `error`, `error` is the provider's message. */
+  readonly provider?: ProviderFailureView;
   readonly at: number;
 }
 

@@ -131,6 +131,8 @@ export class ViewProjector {
           durationMs: e.durationMs,
           ...(e.usage !== undefined ? { usage: e.usage } : {}),
           ...(e.error !== undefined ? { error: e.error } : {}),
+          ...(e.provider !== undefined ? { provider: e.provider } : {}),
+          ...(e.outcome === 'error' ? { retry: true } : {}),
           ...(changes !== undefined && changes.files > 0 ? { changes } : {}),
         };
       }

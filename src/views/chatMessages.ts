@@ -126,6 +126,9 @@ export class ChatMessages {
       case 'suggestion/choose':
         void chat.useModel(message.value);
         return;
+      case 'turn/retry':
+        void chat.retry(message.turnId);
+        return;
       case 'request/call':
         void searchWorkspaceFiles(message.call.params.query).then(
           (value) => reply({ type: 'request/result', id: message.id, ok: true, value }),

@@ -85,7 +85,8 @@ export function parseWebviewMessage(raw: unknown): WebviewMessage | undefined {
       return key !== undefined ? { type: 'composer/removeNote', key } : undefined;
     }
     case 'turn/restore':
-    case 'turn/rewind': {
+    case 'turn/rewind':
+    case 'turn/retry': {
       const turnId = int('turnId');
       return turnId !== undefined && turnId > 0 ? { type: m.type, turnId } : undefined;
     }

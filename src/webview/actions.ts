@@ -19,6 +19,8 @@ export interface Actions {
   setConfig(configId: string, value: string | boolean): void;
   forkFromHere(entryId: string): void;
   restoreTurn(turnId: number): void;
+  /** Sends a failed turn's prompt again. */
+  retryTurn(turnId: number): void;
   rewindTurn(turnId: number): void;
   removeNote(key: string): void;
   /** The "Sign in" card: a method, or "Try again". */
@@ -58,6 +60,7 @@ export function createActions(bridge: Pick<HostBridge, 'post'>): Actions {
     forkFromHere: (entryId) => post({ type: 'fork/fromHere', entryId }),
     restoreTurn: (turnId) => post({ type: 'turn/restore', turnId }),
     rewindTurn: (turnId) => post({ type: 'turn/rewind', turnId }),
+    retryTurn: (turnId) => post({ type: 'turn/retry', turnId }),
     removeNote: (key) => post({ type: 'composer/removeNote', key }),
     signIn: (methodId) => post({ type: 'signIn/choose', methodId }),
     retrySignIn: () => post({ type: 'signIn/retry' }),

@@ -239,6 +239,8 @@ function isEntry(v: unknown): v is EntryView {
         isOutcome(v.outcome) &&
         isNum(v.durationMs) &&
         optional(v.error, isStr) &&
+        optional(v.provider, (p): p is Rec => isRec(p) && isStr(p.kind) && typeof p.transient === 'boolean' && optional(p.httpStatus, isNum)) &&
+        optional(v.retry, (r): r is boolean => typeof r === 'boolean') &&
         optional(v.usage, (u): u is Rec => isRec(u) && isNum(u.inputTokens) && isNum(u.outputTokens) && isNum(u.totalTokens))
       );
     default:

@@ -48,6 +48,7 @@ export const markerKeys = {
   error: ['code', 'message'],
   ratelimit: [],
   'ratelimit-text': [],
+  'server-error-text': ['fails'],
   'replay-file': ['path', 'raw', 'rate'],
   'meta-usage': ['form', 'input', 'output', 'calls'],
   'late-input': ['path', 'text', 'ask'],

@@ -45,6 +45,7 @@ export const scenarios: Record<MarkerName, Scenario> = {
   error: textual.error,
   ratelimit: textual.ratelimit,
   'ratelimit-text': textual.ratelimitText,
+  'server-error-text': textual.serverErrorText,
   'replay-file': stream.replayFile,
   'meta-usage': shapes.metaUsage,
   'late-input': shapes.lateInput,
@@ -64,6 +65,7 @@ export const endsTurn: ReadonlySet<MarkerName> = new Set<MarkerName>([
   'error',
   'ratelimit',
   'ratelimit-text',
+  'server-error-text',
   'crash',
 ]);
 

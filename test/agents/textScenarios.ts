@@ -179,3 +179,25 @@ export async function ratelimitText(turn: Turn): Promise<void> {
     content: { type: 'text', text: 'API call failed after 3 retries: HTTP 429: Rate limit reached for requests' },
   });
 }
+
+/** Turns with `[server-error-text]` seen per session (the first `fails` of them fail). */
+const serverErrorSeen = new WeakMap<object, number>();
+
+/**
+ * Hermes' HTTP 500 as it was recorded (test/fixtures/hermes/main.jsonl, "provider failure: HTTP 500"):
+ * the failure as message text and `end_turn`, for the first `fails` such turns of the session;
+ * later ones answer, so a client's Retry can be seen to work.
+ */
+export async function serverErrorText(turn: Turn, marker: Marker): Promise<void> {
+  const seen = (serverErrorSeen.get(turn.session) ?? 0) + 1;
+  serverErrorSeen.set(turn.session, seen);
+  if (seen > intArg(marker, 'fails', 1, 0, 1000)) {
+    await turn.say('The provider answered this time.');
+    return;
+  }
+  await turn.send({
+    sessionUpdate: 'agent_message_chunk',
+    messageId: turn.newMessageId(),
+    content: { type: 'text', text: 'API call failed after 3 retries: HTTP 500: Fake upstream exploded' },
+  });
+}

@@ -128,8 +128,10 @@ export function summarize(r: RunRecord, scenario: RigScenario, out: string, uses
   }
 
   const tokens = isObject(result?.tokens) ? result.tokens : null;
-  if (tokens === null && money.calls > 0) {
-    issues.push(`tokens: null although the model server reported usage on ${String(money.calls)} call(s) (${String(money.main)} tokens)`);
+  // Since issue 18 `tokens` is always an object; `tokens_reported: false` says the agent reported none.
+  const unreported = tokens === null || result?.tokens_reported === false;
+  if (unreported && money.calls > 0) {
+    issues.push(`tokens ${tokens === null ? 'null' : 'not reported'} although the model server reported usage on ${String(money.calls)} call(s) (${String(money.main)} tokens)`);
   } else if (tokens !== null && typeof tokens.total === 'number' && money.calls > 1 && tokens.total === money.last && money.last !== money.main) {
     issues.push(`tokens.total ${String(tokens.total)} = the last model call only (the turn's calls sent ${String(money.main)})`);
   }
@@ -140,6 +142,21 @@ export function summarize(r: RunRecord, scenario: RigScenario, out: string, uses
     }
     if (t.name === t.title && /[\s/]/.test(s(t.name))) {
       issues.push(`tool_use name is the title: "${short(t.name, 60)}"`);
+    }
+  }
+  // One real call is one tool_use and one tool_result (issue 18: Hermes' permission ids).
+  const useIds = toolUses.map((t) => s(t.tool_call_id));
+  if (new Set(useIds).size !== useIds.length) {
+    issues.push(`a call id has more than one tool_use: ${useIds.join(', ')}`);
+  }
+  const resultIds = toolResults.map((t) => s(t.tool_call_id));
+  if ([...resultIds].sort().join('\n') !== [...useIds].sort().join('\n')) {
+    issues.push(`tool_result ids (${resultIds.join(', ')}) ≠ tool_use ids (${useIds.join(', ')})`);
+  }
+  for (const t of toolUses) {
+    if (toolUses.some((o) => o !== t && o.kind === t.kind && o.kind !== 'read' && o.kind !== 'other' && JSON.stringify(o.input) === JSON.stringify(t.input) && !isEmptyInput(t.input))) {
+      issues.push(`two tool_use events with the same input for one call? "${short(t.name, 40)}" ${short(t.input, 60)}`);
+      break;
     }
   }
   for (const p of perms) {
@@ -231,7 +248,7 @@ export function summarize(r: RunRecord, scenario: RigScenario, out: string, uses
     scenario: r.scenario,
     exit: exitText,
     stop: `${s(result?.stop_reason ?? 'null')}${result?.error !== undefined ? `: ${shorten(s(result.error), 70)}` : ''}`,
-    tokens: `${tokens === null ? 'null' : String(tokens.total)} / ${String(money.main)}`,
+    tokens: `${tokens === null ? 'null' : unreported ? `${String(tokens.total)} (not reported)` : String(tokens.total)} / ${String(money.main)}`,
     tools: toolUses.map((t) => `${short(t.name, 40)} [${s(t.kind)}] ${isEmptyInput(t.input) ? '∅' : short(t.input, 60)}`).join('<br>'),
     permissions: perms.map((p) => `${s(p.outcome)}${p.optionId !== undefined ? `:${s(p.optionId)}` : ''}`).join(', '),
     results: toolResults.map((t) => `${s(t.status)}${t.is_error === true ? ' ✗' : ''}`).join(', '),

@@ -4,6 +4,7 @@ import { toolNameFromMeta } from '../metaConventions';
 import type { PermissionOutcome, SessionAction } from '../sessionActions';
 import { finishedToolStatuses, type Entry, type MetaTerminal, type PermissionState, type SessionState, type ToolEntry, type ToolStatus } from '../sessionState';
 import { append, appendEntry, replaceAt, withEntries, type UpdateContext } from './entryList';
+import { guardedCallIndex, mergeContent, mergeLocations, permissionOnlyIndex } from './guardedCall';
 
 /** The actions this slice owns: a permission request attached to its tool call, and its answer. */
 export type ToolAction = Extract<SessionAction, { type: 'permissionRequested' | 'permissionResolved' }>;
@@ -27,7 +28,7 @@ export function reduceToolAction(state: SessionState, action: ToolAction): Sessi
         ...(action.check !== undefined ? { check: action.check } : {}),
       };
       const ctx: UpdateContext = { id: action.id, at: action.at, turnId: state.turn?.id, replaying: false };
-      return { ...state, entries: upsertTool(state.entries, action.toolCall, ctx, permission) };
+      return { ...state, entries: attachPermission(state.entries, action.toolCall, ctx, permission) };
     }
     case 'permissionResolved':
       return resolvePermission(state, action.requestId, action.outcome, action.answeredBy, action.at, action.remembered);
@@ -38,7 +39,7 @@ export function lastIndexOfTool(entries: readonly Entry[], toolCallId: string): 
   // Search from the end: the tool being updated is almost always among the last entries.
   for (let i = entries.length - 1; i >= 0; i--) {
     const e = entries[i];
-    if (e?.kind === 'tool' && e.toolCallId === toolCallId) {
+    if (e?.kind === 'tool' && (e.toolCallId === toolCallId || e.aliasIds?.includes(toolCallId) === true)) {
       return i;
     }
   }
@@ -46,18 +47,52 @@ export function lastIndexOfTool(entries: readonly Entry[], toolCallId: string): 
 }
 
 /**
+ * A permission request joins the call it is about: the call with its id, else (an id never
+ * announced) the open call of the turn it guards (guardedCall.ts), which then answers to both ids
+ * and gains the request's arguments, diff and locations but keeps its own title and kind. Only
+ * when nothing matches is it a call of its own, which a call announced just after may claim.
+ */
+function attachPermission(entries: readonly Entry[], request: acp.ToolCallUpdate, ctx: UpdateContext, permission: PermissionState): readonly Entry[] {
+  if (lastIndexOfTool(entries, request.toolCallId) >= 0) {
+    return upsertTool(entries, request, ctx, permission);
+  }
+  const index = guardedCallIndex(entries, request, ctx.turnId);
+  const guarded = index >= 0 ? (entries[index] as ToolEntry) : undefined;
+  if (guarded === undefined) {
+    return upsertTool(entries, request, ctx, permission, true);
+  }
+  const joined: ToolEntry = {
+    ...guarded,
+    permission: { ...permission, toolCallId: request.toolCallId },
+    aliasIds: [...(guarded.aliasIds ?? []), request.toolCallId],
+    content: mergeContent(guarded.content, request.content),
+    locations: mergeLocations(guarded.locations, request.locations),
+    ...(guarded.rawInput === undefined && request.rawInput !== undefined && request.rawInput !== null ? { rawInput: request.rawInput } : {}),
+  };
+  return replaceAt(entries, index, joined);
+}
+
+/**
  * Upserts a tool call (`tool_call`, `tool_call_update`, or the `toolCall` of a permission request).
  * ACP tool-calls: only the fields present change; `content` and `locations` replace the collection;
  * `null` is treated as "unchanged" (v1 does not define null). Unknown ids create the entry
- * (agents update or ask about calls they never announced: Gemini, Codex, Hermes permissions).
+ * (agents update or ask about calls they never announced: Gemini, Codex), unless the id is a call
+ * announced just after the permission request that guards it: then it takes that entry over.
  */
 function upsertTool(
   entries: readonly Entry[],
   update: acp.ToolCallUpdate,
   ctx: UpdateContext,
   permission?: PermissionState,
+  permissionOnly?: true,
 ): readonly Entry[] {
-  const index = lastIndexOfTool(entries, update.toolCallId);
+  let index = lastIndexOfTool(entries, update.toolCallId);
+  if (index < 0 && permission === undefined && !ctx.replaying) {
+    index = permissionOnlyIndex(entries, update, ctx.turnId);
+    if (index >= 0) {
+      return replaceAt(entries, index, claimPermissionOnly(entries[index] as ToolEntry, update, ctx));
+    }
+  }
   const existing = index >= 0 ? (entries[index] as ToolEntry) : undefined;
   const base: ToolEntry = existing ?? {
     kind: 'tool',
@@ -70,6 +105,7 @@ function upsertTool(
     locations: [],
     at: ctx.at,
     ...(ctx.turnId !== undefined ? { turnId: ctx.turnId } : {}),
+    ...(permissionOnly === true ? { permissionOnly } : {}),
   };
   let next: ToolEntry = mergeToolFields(base, update, ctx.at);
   if (permission !== undefined) {
@@ -81,6 +117,26 @@ function upsertTool(
     next = { ...next, metaTerminals: terminals };
   }
   return index >= 0 ? replaceAt(entries, index, next) : appendEntry(entries, next, ctx.at);
+}
+
+/**
+ * The guarded call arrived after its permission request: the entry becomes the call (its id,
+ * title, kind, arguments) and answers to the request's id too. A call the answer already ended
+ * (denied) stays ended.
+ */
+function claimPermissionOnly(entry: ToolEntry, call: acp.ToolCallUpdate, ctx: UpdateContext): ToolEntry {
+  const requestId = entry.toolCallId;
+  const { permissionOnly: _claimed, ...rest } = entry;
+  const ended = finishedToolStatuses.has(entry.status);
+  const merged = mergeToolFields({ ...rest, toolCallId: call.toolCallId }, ended ? { ...call, status: null } : call, ctx.at);
+  return {
+    ...merged,
+    aliasIds: [...(entry.aliasIds ?? []), requestId],
+    content: mergeContent(call.content ?? [], entry.content),
+    locations: mergeLocations(call.locations ?? [], entry.locations),
+    ...(entry.permission !== undefined ? { permission: { ...entry.permission, toolCallId: requestId } } : {}),
+    ...(call.rawInput === undefined || call.rawInput === null ? (entry.rawInput !== undefined ? { rawInput: entry.rawInput } : {}) : {}),
+  };
 }
 
 function mergeToolFields(base: ToolEntry, u: acp.ToolCallUpdate, at: number): ToolEntry {

@@ -1,6 +1,8 @@
 import type * as acp from '@agentclientprotocol/sdk';
 import type { SessionAction } from '../sessionActions';
 import type { Entry, SessionState, TurnEndEntry, TurnOutcome } from '../sessionState';
+import type { ProviderFailureView } from '../../protocol/sessionView';
+import { replyProviderFailure, type ProviderFailure } from '../providerErrors';
 import { parseUsage, usageDelta } from '../usage';
 import { append, appendEntry, replaceAt } from './entryList';
 import { closeOpenTools, expirePendingPermissions } from './toolSlice';
@@ -37,7 +39,11 @@ export function reduceTurn(state: SessionState, action: TurnAction): SessionStat
       if (turn?.id !== action.turnId) {
         return state; // a late completion of an older turn never ends a newer one
       }
-      const outcome: TurnOutcome = action.stopReason;
+      // Hermes reports a failed model call as the reply with `end_turn` (hermes-acp.md §6): the
+      // runner exits 75 for it, so the chat shows it failed, never "Completed".
+      const reply = action.stopReason === 'end_turn' ? replyText(state.entries, turn.id).trim() : '';
+      const failure = reply !== '' ? replyProviderFailure(reply) : undefined;
+      const outcome: TurnOutcome = failure !== undefined ? 'error' : action.stopReason;
       let entries = closeOpenTools(state.entries, action.stopReason === 'cancelled' ? 'cancelled' : 'ended', action.at, turn.id);
       entries = expirePendingPermissions(entries, action.at, turn.id);
       if (action.stopReason === 'refusal') {
@@ -54,6 +60,8 @@ export function reduceTurn(state: SessionState, action: TurnAction): SessionStat
         durationMs: Math.max(0, action.at - turn.startedAt),
         at: action.at,
         ...(usage !== undefined ? { usage } : {}),
+        // The reply as the runner's `error` has it (cli/exitCodes.ts), cut like a notice's detail.
+        ...(failure !== undefined ? { error: reply.length > maxErrorChars ? `${reply.slice(0, maxErrorChars - 1)}…` : reply, provider: providerView(failure) } : {}),
       };
       const { turn: _done, ...rest } = state;
       return {
@@ -93,6 +101,7 @@ export function reduceTurn(state: SessionState, action: TurnAction): SessionStat
         durationMs: Math.max(0, action.at - turn.startedAt),
         at: action.at,
         ...(cancelled ? {} : { error: action.error }),
+        ...(!cancelled && action.provider !== undefined ? { provider: providerView(action.provider) } : {}),
       };
       const { turn: _done, ...rest } = state;
       return {
@@ -138,6 +147,26 @@ export function applyUsageUpdate(state: SessionState, update: Extract<acp.Sessio
   // The cost is cumulative; an update without it (Hermes sends one after every prompt) keeps it.
   const cost = update.cost !== undefined && update.cost !== null ? { amount: update.cost.amount, currency: update.cost.currency } : state.usage?.cost;
   return { ...state, usage: { used: update.used, size: update.size, ...(cost !== undefined ? { cost } : {}) } };
+}
+
+const maxErrorChars = 2000;
+
+function providerView(f: ProviderFailure): ProviderFailureView {
+  return { kind: f.kind, transient: f.transient, ...(f.httpStatus !== undefined ? { httpStatus: f.httpStatus } : {}) };
+}
+
+/** The text of the turn's last agent message (what Hermes puts a provider failure in). */
+function replyText(entries: readonly Entry[], turnId: number): string {
+  for (let i = entries.length - 1; i >= 0; i--) {
+    const e = entries[i];
+    if (e?.kind === 'assistant' && e.turnId === turnId) {
+      return e.parts.map((p) => (p.kind === 'text' ? p.text : '')).join('');
+    }
+    if (e?.kind === 'user' && e.turnId === turnId) {
+      break;
+    }
+  }
+  return '';
 }
 
 function markTurnExcluded(entries: readonly Entry[], turnId: number): readonly Entry[] {

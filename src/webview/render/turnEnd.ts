@@ -26,6 +26,19 @@ export function outcomeText(outcome: TurnEndEntry['outcome']): string {
   }
 }
 
+/** "Failed: the model provider (HTTP 500)" — a failed turn the provider caused, in words. */
+function providerOutcomeText(p: NonNullable<TurnEndEntry['provider']>): string {
+  const why = p.httpStatus !== undefined ? t('the model provider failed (HTTP {0})', p.httpStatus) : t('the model provider failed');
+  switch (p.kind) {
+    case 'rateLimit':
+      return t('Failed: rate limited by the model provider');
+    case 'overloaded':
+      return t('Failed: the model provider is overloaded');
+    default:
+      return t('Failed: {0}', why);
+  }
+}
+
 const outcomeIcons: Readonly<Record<TurnEndEntry['outcome'], string>> = {
   end_turn: 'check',
   cancelled: 'circle-slash',
@@ -59,11 +72,19 @@ export class TurnEndView implements EntryComponent {
     replaceChildren(this.element, [
       el('div', { class: 'turn-end-line' }, [
         icon(outcomeIcons[entry.outcome]),
-        el('span', { class: 'outcome', text: outcomeText(entry.outcome) }),
+        el('span', { class: 'outcome', text: entry.provider !== undefined ? providerOutcomeText(entry.provider) : outcomeText(entry.outcome) }),
         el('span', { class: 'muted', text: facts.join(' · ') }),
       ]),
       entry.error !== undefined && entry.error !== '' ? el('pre', { class: 'turn-error', text: entry.error }) : false,
+      entry.provider?.transient === true ? el('div', { class: 'muted', text: t('This is usually temporary: try again later.') }) : false,
+      entry.retry === true ? this.retryRow(entry.turnId) : false,
       entry.changes !== undefined ? this.changesRow(entry.turnId, entry.changes) : false,
+    ]);
+  }
+
+  private retryRow(turnId: number): HTMLElement {
+    return el('div', { class: 'turn-retry' }, [
+      button(t('Retry'), { class: 'secondary', title: t('Send this prompt again'), onClick: () => this.env.actions.retryTurn(turnId) }),
     ]);
   }
 

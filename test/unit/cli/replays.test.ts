@@ -4,9 +4,9 @@
  * calls. Checks what phase A of issue 18 controls — each tool's own name, its input, `is_error` —
  * and that every event validates (cliHarness.events).
  *
- * Hermes asks about a guarded call under ids of its own (`edit-approval-N`, `perm-check-N`), so
- * until the reducer matches a permission to the call it guards (issue 18 phase B), one real
- * Hermes tool still shows as two calls here: the announced `tc-…` and the asked-about one.
+ * Hermes asks about a guarded call under ids of its own (`edit-approval-N`, `perm-check-N`); the
+ * reducer joins the request to the call it guards (slices/guardedCall.ts), so each real tool is
+ * one `tool_use` and one `tool_result` under the announced `tc-…` id.
  */
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
@@ -19,8 +19,15 @@ interface Replay {
   readonly lab: string;
 }
 
-function byId(evs: readonly Event[], type: string, prefix: string): Event[] {
-  return evs.filter((e) => e.type === type && String(e.tool_call_id).startsWith(prefix));
+/** One `tool_use` and one `tool_result` per call id, and every `permission` about a call that was used. */
+function assertOnePerCall(evs: readonly Event[]): void {
+  const uses = ofType(evs, 'tool_use').map((e) => String(e.tool_call_id));
+  const results = ofType(evs, 'tool_result').map((e) => String(e.tool_call_id));
+  assert.equal(new Set(uses).size, uses.length, `one tool_use per call: ${uses.join(', ')}`);
+  assert.deepEqual([...results].sort(), [...uses].sort(), 'one tool_result per tool_use');
+  for (const p of ofType(evs, 'permission')) {
+    assert.ok(uses.includes(String(p.tool_call_id)), `the permission names a used call: ${JSON.stringify(p)}`);
+  }
 }
 
 function one(list: readonly Event[], what: string): Event {
@@ -50,57 +57,54 @@ suite('hermes-acp-run: recorded transcripts, one prompt each', function () {
     assert.doesNotMatch(run.stderr, /does not match the recording/, 'the runner followed the recorded request order');
     const evs = events(run);
     assertToolNames(evs);
+    assertOnePerCall(evs);
     return { code: run.code, evs, lab: work.path };
   }
 
   suite('Hermes 0.19 (hermes/main.jsonl)', () => {
-    test('patch with an edit approval (allowed): named patch, the approval carries the arguments, nothing is an error', async () => {
+    test('patch with an edit approval (allowed): one patch call with the approval\'s arguments, not an error', async () => {
       const { code, evs, lab } = await replay('hermes/main.jsonl', 2, ['--permissions', 'allow']);
       assert.equal(code, 0);
       const file = `${lab}/ws/hello.txt`;
-      const announced = one(byId(evs, 'tool_use', 'tc-'), 'announced call');
-      assert.deepEqual([announced.name, announced.title, announced.kind, announced.input], ['patch', `patch (replace): ${file}`, 'edit', undefined]);
-      const approval = one(byId(evs, 'tool_use', 'edit-approval-'), 'approval');
-      assert.equal(approval.name, 'patch');
-      assert.deepEqual(approval.input, { mode: 'replace', path: file, old_string: 'world', new_string: 'ACP' });
+      const use = one(ofType(evs, 'tool_use'), 'tool_use');
+      assert.deepEqual([use.tool_call_id, use.name, use.title, use.kind], ['tc-1a4c6a93238b', 'patch', `patch (replace): ${file}`, 'edit']);
+      assert.deepEqual(use.input, { mode: 'replace', path: file, old_string: 'world', new_string: 'ACP' });
       const permission = one(ofType(evs, 'permission'), 'permission');
-      assert.deepEqual([permission.name, permission.optionId], ['patch', 'allow_once']);
+      assert.deepEqual([permission.tool_call_id, permission.name, permission.optionId], ['tc-1a4c6a93238b', 'patch', 'allow_once']);
       // Hermes 0.19 never completes patch (#50723): the turn ended normally, so no error.
-      for (const r of ofType(evs, 'tool_result')) {
-        assert.deepEqual([r.name, r.status, r.is_error], ['patch', 'ended', false]);
-      }
-      const result = resultOf(evs);
-      assert.equal(result.text, '\n\nI replaced `world` with `ACP`.');
+      const result = one(ofType(evs, 'tool_result'), 'tool_result');
+      assert.deepEqual([result.tool_call_id, result.name, result.status, result.is_error], ['tc-1a4c6a93238b', 'patch', 'ended', false]);
+      assert.equal(resultOf(evs).text, '\n\nI replaced `world` with `ACP`.');
       // Hermes' usage is cumulative; for a one-prompt run the session's first report is the turn's.
-      assert.deepEqual(result.tokens, { input: 3702, output: 168, total: 3870, cache_read: 0, cache_write: 0 });
+      assert.deepEqual(resultOf(evs).tokens, { input: 3702, output: 168, total: 3870, cache_read: 0, cache_write: 0 });
     });
 
-    test('write_file denied: the approval fails with the denial as output; the announced call ended without a result', async () => {
+    test('write_file denied: one write_file call, failed with the denial as output', async () => {
       const { evs, lab } = await replay('hermes/main.jsonl', 3);
-      const approval = one(byId(evs, 'tool_result', 'edit-approval-'), 'approval result');
-      assert.deepEqual([approval.name, approval.status, approval.is_error, approval.output], ['write_file', 'failed', true, 'permission denied: --permissions deny']);
-      assert.deepEqual(one(byId(evs, 'tool_use', 'edit-approval-'), 'approval use').input, { path: `${lab}/ws/new.txt`, content: 'line one\nline two\n' });
-      const announced = one(byId(evs, 'tool_result', 'tc-'), 'announced result');
-      assert.deepEqual([announced.name, announced.status, announced.is_error], ['write_file', 'ended', false]);
+      const use = one(ofType(evs, 'tool_use'), 'tool_use');
+      assert.deepEqual([use.tool_call_id, use.name, use.input], ['tc-36aa4ebed71f', 'write_file', { path: `${lab}/ws/new.txt`, content: 'line one\nline two\n' }]);
+      const result = one(ofType(evs, 'tool_result'), 'tool_result');
+      assert.deepEqual([result.tool_call_id, result.name, result.status, result.is_error, result.output], ['tc-36aa4ebed71f', 'write_file', 'failed', true, 'permission denied: --permissions deny']);
+      assert.equal(one(ofType(evs, 'permission'), 'permission').rule, '--permissions deny');
     });
 
-    test('a dangerous command allowed: terminal, with the command as input; the agent\'s completion is not an error', async () => {
+    test('a dangerous command allowed: one terminal call, the command as input, the agent\'s completion not an error', async () => {
       const { evs, lab } = await replay('hermes/main.jsonl', 4, ['--permissions', 'allow']);
-      const check = one(byId(evs, 'tool_use', 'perm-check-'), 'permission check');
-      assert.deepEqual([check.name, check.input], ['terminal', { command: `rm -r ${lab}/ws/scratch`, description: 'delete in root path' }]);
-      const ran = one(byId(evs, 'tool_result', 'tc-'), 'command result');
-      assert.deepEqual([ran.name, ran.status, ran.is_error], ['terminal', 'completed', false]);
+      const use = one(ofType(evs, 'tool_use'), 'tool_use');
+      assert.deepEqual([use.tool_call_id, use.name, use.input], ['tc-77d3dc272c14', 'terminal', { command: `rm -r ${lab}/ws/scratch`, description: 'delete in root path' }]);
+      const ran = one(ofType(evs, 'tool_result'), 'tool_result');
+      assert.deepEqual([ran.tool_call_id, ran.name, ran.status, ran.is_error], ['tc-77d3dc272c14', 'terminal', 'completed', false]);
       assert.match(String(ran.output), /exit_code:\*\* 0/);
-      assert.equal(one(byId(evs, 'tool_result', 'perm-check-'), 'check result').is_error, false);
     });
 
-    test('a dangerous command denied: both the check and the blocked call are errors', async () => {
+    test('a dangerous command denied: one terminal call, failed with Hermes\' own block message', async () => {
       const { evs } = await replay('hermes/main.jsonl', 5);
-      const blocked = one(byId(evs, 'tool_result', 'tc-'), 'blocked');
-      assert.deepEqual([blocked.name, blocked.status, blocked.is_error], ['terminal', 'failed', true]);
+      one(ofType(evs, 'tool_use'), 'tool_use');
+      const blocked = one(ofType(evs, 'tool_result'), 'tool_result');
+      assert.deepEqual([blocked.tool_call_id, blocked.name, blocked.status, blocked.is_error], ['tc-811f91fb05fb', 'terminal', 'failed', true]);
       assert.match(String(blocked.output), /BLOCKED: User denied this command/);
-      const check = one(byId(evs, 'tool_result', 'perm-check-'), 'check');
-      assert.deepEqual([check.status, check.is_error, check.output], ['failed', true, 'permission denied: --permissions deny']);
+      const permission = one(ofType(evs, 'permission'), 'permission');
+      assert.deepEqual([permission.tool_call_id, permission.option_kind], ['tc-811f91fb05fb', 'reject_once']);
     });
 
     test('todo: named todo, completed', async () => {
@@ -160,17 +164,18 @@ suite('hermes-acp-run: recorded transcripts, one prompt each', function () {
       assert.deepEqual(evs[0]?.agent, { name: 'codex-acp', title: 'Codex', version: '0.16.0' });
     });
 
-    test('exec asked about before it is announced: one call, the permission first names it exec_command; its recorded cwd is outside --cwd, so even --permissions allow denies it', async () => {
+    test('exec asked about before it is announced: one call named exec_command; its cwd outside the workspace is refused even under allow', async () => {
       const { evs } = await replay('agents/codex-main.jsonl', 4, ['--permissions', 'allow'], 1);
       const use = one(ofType(evs, 'tool_use'), 'exec');
       const permission = one(ofType(evs, 'permission'), 'permission');
       assert.ok(evs.indexOf(use) < evs.indexOf(permission));
-      // The recording ran in /tmp/ws/codex (rawInput.cwd); this run's workspace is the lab's ws/.
-      assert.deepEqual([use.name, permission.name, permission.optionId], ['exec_command', 'exec_command', 'abort']);
+      assert.deepEqual([use.name, permission.name, permission.tool_call_id], ['exec_command', 'exec_command', use.tool_call_id]);
+      // The recorded command runs in /tmp/ws/codex, not in this run's workspace: the permission
+      // layer judges the request's own targets, whatever call it joins.
+      assert.deepEqual([permission.optionId, permission.option_kind], ['abort', 'reject_once']);
       assert.match(String(permission.rule), /\/tmp\/ws\/codex is outside the workspace folders/);
-      assert.ok((permission.targets as string[]).includes('run touch created-by-shell.txt'));
-      const result = one(ofType(evs, 'tool_result'), 'exec result');
-      assert.equal(result.name, 'exec_command');
+      // Codex itself reports the call completed (its completion carries the proposal text).
+      assert.equal(one(ofType(evs, 'tool_result'), 'exec result').status, 'completed');
     });
   });
 });

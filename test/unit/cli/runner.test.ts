@@ -262,10 +262,13 @@ suite('hermes-acp-run', function () {
       assert.equal(perms.length, 1);
       const permission = at(perms, 0);
       assert.equal(permission.outcome, 'selected');
-      assert.equal(permission.tool_call_id, 'perm-check-1');
+      // Hermes asks under `perm-check-1` about the `tc-…` call: one call (issue 18), named by its id.
+      assert.match(String(permission.tool_call_id), /^tc-/);
+      assert.equal(ofType(evs, 'tool_use').length, 1);
+      assert.equal(ofType(evs, 'tool_result').length, 1);
       // tool_use → permission → tool_result for the asked-about call.
-      const use = evs.findIndex((e) => e.type === 'tool_use' && e.tool_call_id === 'perm-check-1');
-      const res = evs.findIndex((e) => e.type === 'tool_result' && e.tool_call_id === 'perm-check-1');
+      const use = evs.findIndex((e) => e.type === 'tool_use' && e.tool_call_id === permission.tool_call_id);
+      const res = evs.findIndex((e) => e.type === 'tool_result' && e.tool_call_id === permission.tool_call_id);
       assert.ok(use >= 0 && use < evs.indexOf(permission) && evs.indexOf(permission) < res);
       return { permission, result: resultOf(evs), evs };
     }
@@ -276,7 +279,7 @@ suite('hermes-acp-run', function () {
       assert.equal(permission.option_kind, 'reject_once');
       assert.equal(permission.rule, '--permissions deny');
       assert.equal(result.text, 'You chose deny.');
-      const blocked = evs.find((e) => e.type === 'tool_result' && e.tool_call_id !== 'perm-check-1');
+      const blocked = evs.find((e) => e.type === 'tool_result' && e.tool_call_id === permission.tool_call_id);
       assert.equal(blocked?.is_error, true);
       assert.match(String(blocked.output), /BLOCKED/);
     });
@@ -311,15 +314,12 @@ suite('hermes-acp-run', function () {
     });
   });
 
-  test('a Hermes-style tool call that never completes ends "ended", not an error; the denied approval fails with the denial', async () => {
+  test('a Hermes-style edit whose approval is denied is one call: failed with the denial, named by the approval\'s rawInput.tool', async () => {
     const run = await runCli(oneShot('[edit path=notes.txt]'), { cwd: work.path });
     assert.equal(run.code, 0, run.stderr);
     const evs = events(run);
-    const open = evs.find((e) => e.type === 'tool_result' && String(e.tool_call_id).startsWith('tc-'));
-    assert.equal(open?.status, 'ended');
-    assert.equal(open.is_error, false);
-    assert.equal(open.output, 'ended without a result');
-    const denied = evs.find((e) => e.type === 'tool_result' && String(e.tool_call_id).startsWith('edit-approval-'));
+    assert.equal(ofType(evs, 'tool_result').length, 1, 'the approval joined the call it guards');
+    const denied = evs.find((e) => e.type === 'tool_result' && String(e.tool_call_id).startsWith('tc-'));
     assert.equal(denied?.status, 'failed');
     assert.equal(denied.is_error, true);
     assert.equal(denied.output, 'permission denied: --permissions deny');

@@ -20,5 +20,9 @@ suite('provider failures', () => {
     assert.equal(classifyRpcFailure({ code: -32603, message: 'Internal error', data: { message: 'upstream overloaded' } })?.kind, 'overloaded');
     assert.equal(classifyRpcFailure({ code: -32603, message: 'Internal error', data: { details: 'quota exceeded' } })?.kind, 'billing');
     assert.equal(classifyRpcFailure({ code: -32603, message: 'Internal error', data: { details: 'bad prompt' } }), undefined);
+    // Claude Agent ACP 0.23.1 after a 500 (real-agents rig): the status after "API Error:", then the body.
+    const claude = classifyRpcFailure({ code: -32603, message: 'Internal error: API Error: 500 {"type":"error","error":{"type":"api_error","message":"The scripted model server failed (scripted)."}}' });
+    assert.deepEqual([claude?.kind, claude?.httpStatus, claude?.transient], ['server', 500, true]);
+    assert.equal(classifyRpcFailure({ code: -32603, message: 'Internal error: API Error: the tool input was invalid' }), undefined);
   });
 });
