@@ -11,6 +11,7 @@ import { fileMentions, textBefore, type FileMention } from '../changes/toolChang
 import { sessionUpdatesOf } from '../session/sessionActions';
 import type { SessionChange } from '../session/sessionController';
 import { Emitter } from '../util/emitter';
+import { hostSemantics, normalizeDriveLetter, samePath } from '../util/paths';
 import { displayLabel, notificationLabel } from '../util/displayText';
 import type { ChatManager } from './chatManager';
 import type { ChatSession } from '../app/chatSession';
@@ -121,7 +122,7 @@ export class ChangesService implements vscode.Disposable {
     this.disposables.push(
       vscode.workspace.onDidChangeTextDocument((e) => {
         if (e.document.uri.scheme === 'file' && e.contentChanges.length > 0) {
-          this.scheduleReconcile(e.document.uri.fsPath);
+          this.scheduleReconcile(documentPath(e.document.uri));
         }
       }),
     );
@@ -249,7 +250,7 @@ export class ChangesService implements vscode.Disposable {
     if (tracker === undefined) {
       return false;
     }
-    const doc = vscode.workspace.textDocuments.find((d) => d.uri.scheme === 'file' && d.uri.fsPath === filePath && !d.isClosed);
+    const doc = vscode.workspace.textDocuments.find((d) => d.uri.scheme === 'file' && samePath(d.uri.fsPath, filePath, hostSemantics()) && !d.isClosed);
     let content: string;
     if (doc !== undefined) {
       content = `doc:${doc.version}`;
@@ -278,7 +279,7 @@ export class ChangesService implements vscode.Disposable {
 
   /** What a file holds now: the open document (unsaved edits included), else the disk. */
   async readCurrent(filePath: string): Promise<string | undefined> {
-    const doc = vscode.workspace.textDocuments.find((d) => d.uri.scheme === 'file' && d.uri.fsPath === filePath && !d.isClosed);
+    const doc = vscode.workspace.textDocuments.find((d) => d.uri.scheme === 'file' && samePath(d.uri.fsPath, filePath, hostSemantics()) && !d.isClosed);
     if (doc !== undefined) {
       return doc.getText();
     }
@@ -728,9 +729,9 @@ export class ChangesService implements vscode.Disposable {
     }
     const abs = path.isAbsolute(p) ? path.normalize(p) : path.resolve(this.options.manager.workspaceRoot, p);
     try {
-      return path.join(await fs.promises.realpath(path.dirname(abs)), path.basename(abs));
+      return normalizeDriveLetter(path.join(await fs.promises.realpath(path.dirname(abs)), path.basename(abs)), hostSemantics());
     } catch {
-      return abs;
+      return normalizeDriveLetter(abs, hostSemantics());
     }
   }
 
@@ -850,4 +851,12 @@ function isAlive(pid: number): boolean {
   } catch (e) {
     return (e as NodeJS.ErrnoException).code === 'EPERM';
   }
+}
+
+/**
+ * A document's path as the change tracker keys it: VS Code's `fsPath` spells the drive `c:\`,
+ * Node's realpath (and so every tracked path) `C:\`.
+ */
+export function documentPath(uri: vscode.Uri): string {
+  return normalizeDriveLetter(uri.fsPath, hostSemantics());
 }
