@@ -3,7 +3,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 const vscodeBan = {
-  paths: [{ name: 'vscode', message: 'The core (src/acp, src/session, src/protocol, src/changes, src/permissions, src/registry, src/mcp, src/transports), the application layer (src/app) and the runner (src/cli) must not import vscode.' }],
+  paths: [{ name: 'vscode', message: 'The core (src/acp, src/process, src/session, src/protocol, src/changes, src/permissions, src/registry, src/mcp, src/transports), the application layer (src/app) and the runner (src/cli) must not import vscode.' }],
 };
 
 export default tseslint.config(
@@ -33,6 +33,16 @@ export default tseslint.config(
   {
     files: ['src/acp/**', 'src/session/**', 'src/protocol/**', 'src/cli/**', 'src/util/**', 'src/changes/**', 'src/registry/**'],
     rules: { 'no-restricted-imports': ['error', vscodeBan] },
+  },
+  {
+    // The process launcher: the one place that starts processes; below everything that runs them.
+    files: ['src/process/**'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        ...vscodeBan,
+        patterns: [{ group: ['**/acp/*', '**/app/*', '**/session/*', '**/views/*', '**/webview/*', '**/cli/*', '**/registry/*', '**/transports/*', '**/mcp/*', '**/permissions/*', '**/changes/*'], message: 'src/process is the bottom of the core: it may import only src/util and Node.' }],
+      }],
+    },
   },
   {
     // The application layer: the orchestration of a chat for both the extension and the runner.

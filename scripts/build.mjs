@@ -30,7 +30,7 @@ const common = {
 };
 
 /** Modules loaded lazily by `loadChunk` (src/util/lazyChunk.ts), shipped as `dist/<name>.js`. */
-const chunks = { registryUnpack: 'src/registry/registryUnpack.ts', processSpawn: 'src/acp/processSpawn.ts' };
+const chunks = { registryUnpack: 'src/registry/registryUnpack.ts', processSpawn: 'src/process/processSpawn.ts' };
 
 /** @type {esbuild.BuildOptions[]} */
 const builds = [
@@ -65,8 +65,17 @@ const builds = [
     target: 'node20',
   },
   {
+    // The agents' watchdog (src/process/launcher.ts starts one per agent from next to the extension).
     ...common,
-    entryPoints: { scriptedAgent: 'test/agents/scriptedAgent.ts' },
+    entryPoints: { watchdog: 'src/process/watchdog.ts' },
+    outdir: 'dist',
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+  },
+  {
+    ...common,
+    entryPoints: { scriptedAgent: 'test/agents/scriptedAgent.ts', stubbornAgent: 'test/agents/stubbornAgent.ts' },
     outdir: 'dist/agents',
     platform: 'node',
     format: 'cjs',

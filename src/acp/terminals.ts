@@ -1,4 +1,3 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import type * as acp from '@agentclientprotocol/sdk';
 import { Emitter } from '../util/emitter';
@@ -7,7 +6,8 @@ import { ClientRequestError, RpcCode } from './errors';
 import { resolveTerminalCwd } from './terminalCwd';
 import { TerminalOutputBuffer } from './terminalOutput';
 import { Deferred } from '../util/deferred';
-import { groupEnded, groupMembers, signalGroup, trackGroup, untrackGroup, usesProcessGroups } from './terminalProcessGroup';
+import { defaultLauncher, type LaunchedProcess, type ProcessLauncher } from '../process/launcher';
+import { groupEnded, groupMembers } from '../process/processGroup';
 
 /**
  * Client-side ACP terminals (`terminal/create|output|wait_for_exit|kill|release`, ACP terminals.mdx).
@@ -45,6 +45,8 @@ export interface TerminalManagerOptions {
   readonly maxReleasedSnapshots?: number;
   /** After the command exits, how long to wait for its last output when a child holds the pipes open (default 200 ms). */
   readonly exitDrainMs?: number;
+  /** Who starts the commands (tests: a simulated platform). */
+  readonly launcher?: ProcessLauncher;
 }
 
 /** What the UI shows for a terminal card (not part of ACP). */
@@ -80,7 +82,8 @@ interface Terminal {
   readonly command: string;
   readonly cwd: string;
   readonly output: TerminalOutputBuffer;
-  child: ChildProcess | undefined;
+  child: LaunchedProcess['child'] | undefined;
+  launched: LaunchedProcess | undefined;
   /** Process group id (= the leader's pid) on POSIX; the pid on Windows; undefined if it never started. */
   pid: number | undefined;
   /** What the 'exit' event reported; {@link exit} is set once the output is drained too. */
@@ -115,6 +118,7 @@ export class TerminalManager implements TerminalPort {
   private readonly changeIntervalMs: number;
   private readonly maxReleased: number;
   private readonly exitDrainMs: number;
+  private readonly launcher: ProcessLauncher;
   private nextId = 1;
   private disposed: Promise<void> | undefined;
 
@@ -129,6 +133,7 @@ export class TerminalManager implements TerminalPort {
     this.changeIntervalMs = options.changeIntervalMs ?? 50;
     this.maxReleased = options.maxReleasedSnapshots ?? 64;
     this.exitDrainMs = options.exitDrainMs ?? 200;
+    this.launcher = options.launcher ?? defaultLauncher();
   }
 
   // ── ACP terminal/* ────────────────────────────────────────────────────────────────────────
@@ -164,6 +169,7 @@ export class TerminalManager implements TerminalPort {
       cwd,
       output: new TerminalOutputBuffer(limit),
       child: undefined,
+      launched: undefined,
       pid: undefined,
       leaderExit: undefined,
       exit: undefined,
@@ -331,12 +337,12 @@ export class TerminalManager implements TerminalPort {
     throw new ClientRequestError(RpcCode.resourceNotFound, message, { terminalId });
   }
 
-  /** process.env, then the manager's env, then the agent's `[{name, value}]` (ACP EnvVariable). */
-  private environment(vars: unknown): NodeJS.ProcessEnv {
+  /** The manager's env, then the agent's `[{name, value}]` (ACP EnvVariable); the launcher adds them to the cleaned host environment. */
+  private environment(vars: unknown): Record<string, string> {
     if (!Array.isArray(vars)) {
       throw ClientRequestError.invalidParams('terminal/create env must be an array of {name, value}.');
     }
-    const env: NodeJS.ProcessEnv = { ...process.env, ...this.options.env };
+    const env: Record<string, string> = { ...this.options.env };
     for (const v of vars as readonly unknown[]) {
       const { name, value } = (typeof v === 'object' && v !== null ? v : {}) as { name?: unknown; value?: unknown };
       if (typeof name !== 'string' || typeof value !== 'string' || name === '' || name.includes('=') || name.includes('\0') || value.includes('\0')) {
@@ -359,25 +365,20 @@ export class TerminalManager implements TerminalPort {
     return Math.min(requested, this.maxLimit);
   }
 
-  private start(t: Terminal, command: string, args: readonly string[], env: NodeJS.ProcessEnv): void {
-    let child: ChildProcess;
+  private start(t: Terminal, command: string, args: readonly string[], env: Record<string, string>): void {
+    let launched: LaunchedProcess;
     try {
-      child = spawn(command, [...args], {
-        cwd: t.cwd,
-        env,
-        stdio: ['ignore', 'pipe', 'pipe'],
-        // setsid: the command leads its own process group, so one signal reaches its children.
-        detached: usesProcessGroups,
-        windowsHide: true,
-      });
+      // The launcher makes the command lead its own process group (POSIX), so one signal reaches its children.
+      launched = this.launcher.start({ command, args, cwd: t.cwd, env, stdin: 'ignore' });
     } catch (e) {
       // Synchronous failures are argument errors (validated above) or EMFILE-like resource limits.
       throw ClientRequestError.invalidParams(`Could not start ${command}: ${asError(e).message}`);
     }
+    const child = launched.child;
     t.child = child;
+    t.launched = launched;
     if (child.pid !== undefined) {
       t.pid = child.pid;
-      trackGroup(child.pid);
     }
     const onData = (chunk: Buffer): void => {
       t.output.append(chunk);
@@ -420,12 +421,12 @@ export class TerminalManager implements TerminalPort {
     }
     t.waiters.clear();
     const pid = t.pid;
-    if (pid !== undefined && t.killing === undefined && usesProcessGroups) {
+    if (pid !== undefined && t.killing === undefined && this.launcher.usesProcessGroups) {
       // Exited on its own: stop tracking the group unless a background child is still in it.
       void groupMembers(pid).then((members) => {
         if (members?.length === 0 && t.killing === undefined) {
           t.groupGone = true;
-          untrackGroup(pid);
+          t.launched?.untrack();
         }
       });
     }
@@ -470,16 +471,14 @@ export class TerminalManager implements TerminalPort {
   }
 
   private async runTermination(t: Terminal): Promise<void> {
-    const pid = t.pid;
-    if (pid === undefined || t.child === undefined || t.groupGone) {
+    const launched = t.launched;
+    if (t.pid === undefined || launched === undefined || t.groupGone) {
       return; // never started, or already gone
     }
-    const child = t.child;
     const send = (sig: NodeJS.Signals): void => {
-      if (usesProcessGroups) {
-        signalGroup(pid, sig);
-      } else if (t.leaderExit === undefined) {
-        child.kill(sig);
+      // Windows: the tree by parent links, which means nothing once the leader is gone.
+      if (this.launcher.usesProcessGroups || t.leaderExit === undefined) {
+        launched.kill(sig);
       }
     };
     if (!(await this.gone(t))) {
@@ -492,12 +491,12 @@ export class TerminalManager implements TerminalPort {
       }
     }
     t.groupGone = true;
-    untrackGroup(pid);
+    launched.untrack();
   }
 
   /** The command has exited (output drained) and no process of its group runs any more. */
   private async gone(t: Terminal): Promise<boolean> {
-    return t.exit !== undefined && (t.pid === undefined || !usesProcessGroups || (await groupMembers(t.pid))?.length === 0);
+    return t.exit !== undefined && (t.pid === undefined || !this.launcher.usesProcessGroups || (await groupMembers(t.pid))?.length === 0);
   }
 
   /** Waits up to `ms` for the command and its whole group to be gone: its exit event, then {@link groupEnded}. */
@@ -506,7 +505,7 @@ export class TerminalManager implements TerminalPort {
     let timer: NodeJS.Timeout | undefined;
     const exited = await Promise.race([t.exited.promise.then(() => true), new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), ms)))]);
     clearTimeout(timer);
-    return exited && (t.pid === undefined || !usesProcessGroups || (await groupEnded(t.pid, deadline)));
+    return exited && (t.pid === undefined || !this.launcher.usesProcessGroups || (await groupEnded(t.pid, deadline)));
   }
 
   /** Throttled change event: the first change fires at once, later ones at most every interval. */

@@ -1,5 +1,6 @@
 import { promises as fs, type Stats } from 'node:fs';
 import * as path from 'node:path';
+import { hostSemantics, isInside, type PathSemantics } from '../util/paths';
 import { ClientRequestError } from './errors';
 
 /**
@@ -11,7 +12,11 @@ import { ClientRequestError } from './errors';
 export class WorkspaceBoundary {
   private realRoots: Promise<string[]> | undefined;
 
-  constructor(private readonly roots: () => readonly string[]) {}
+  constructor(
+    private readonly roots: () => readonly string[],
+    /** The volume's case folding: `C:\WS` and `c:\ws` are one folder on Windows, `/WS` and `/ws` on macOS. */
+    private readonly semantics: PathSemantics = hostSemantics(),
+  ) {}
 
   /** Call when the workspace folders change. */
   reset(): void {
@@ -29,7 +34,7 @@ export class WorkspaceBoundary {
     const normalized = path.resolve(p);
     const realPath = await realPathOf(normalized);
     const roots = await this.rootPaths();
-    const inside = roots.some((r) => realPath === r || realPath.startsWith(r.endsWith(path.sep) ? r : `${r}${path.sep}`));
+    const inside = roots.some((r) => isInside(r, realPath, this.semantics));
     if (!inside) {
       const via = realPath !== normalized ? ` (it resolves to ${realPath})` : '';
       throw ClientRequestError.resourceNotFound(`${p} is outside the workspace${via}; the client only ${intent}s files inside the workspace folders.`, p);

@@ -1,19 +1,9 @@
-import * as path from 'node:path';
-import type { PathSemantics, PermissionFs } from './types';
+import { comparisonKey, fileUriToPath, pathApi, type PathSemantics } from '../util/paths';
+import type { PermissionFs } from './types';
 
-/** The file system semantics of the machine the extension (or runner) runs on. */
-export function hostSemantics(platform: NodeJS.Platform = process.platform): PathSemantics {
-  if (platform === 'win32') {
-    return { flavor: 'win32', caseInsensitive: true };
-  }
-  // macOS' default volumes (APFS, HFS+) are case-insensitive; a case-sensitive volume only makes
-  // us ask more often, never less.
-  return { flavor: 'posix', caseInsensitive: platform === 'darwin' };
-}
-
-export function pathApi(sem: PathSemantics): path.PlatformPath {
-  return sem.flavor === 'win32' ? path.win32 : path.posix;
-}
+// The path semantics live in src/util/paths.ts (one helper for fs/*, permissions, changes); the
+// permission layer's callers import them from here as before.
+export { comparisonKey, hostSemantics, pathApi } from '../util/paths';
 
 export type Canonical = { readonly canonical: string } | { readonly problem: string };
 
@@ -39,7 +29,7 @@ export function canonicalize(raw: string, input: CanonicalInput): Canonical {
   }
   let value = raw;
   if (/^file:\/\//i.test(value)) {
-    const fromUri = filePathOfUri(value, input.semantics);
+    const fromUri = fileUriToPath(value, input.semantics);
     if (fromUri === undefined) {
       return { problem: `unusable file URI ${raw}` };
     }
@@ -94,26 +84,6 @@ function cleanWindowsPath(value: string): string | undefined {
   return drive + out.join('\\');
 }
 
-function filePathOfUri(uri: string, sem: PathSemantics): string | undefined {
-  let url: URL;
-  try {
-    url = new URL(uri);
-  } catch {
-    return undefined;
-  }
-  let pathname: string;
-  try {
-    pathname = decodeURIComponent(url.pathname);
-  } catch {
-    return undefined;
-  }
-  if (sem.flavor === 'win32') {
-    const local = /^\/[a-z]:/i.test(pathname) ? pathname.slice(1) : pathname;
-    return url.hostname !== '' ? `\\\\${url.hostname}${local}` : local;
-  }
-  return url.hostname !== '' && url.hostname !== 'localhost' ? undefined : pathname;
-}
-
 function errorCode(e: unknown): string {
   return typeof e === 'object' && e !== null && 'code' in e && typeof e.code === 'string' ? e.code : 'error';
 }
@@ -156,13 +126,6 @@ function walk(absolute: string, input: CanonicalInput): Canonical {
     return { problem: `${current} has other hard links: the same file may also be elsewhere` };
   }
   return { canonical: current };
-}
-
-/** The form two paths are compared in: `/` separators, and lower case where names are case-insensitive. */
-export function comparisonKey(absolute: string, sem: PathSemantics): string {
-  const slashed = sem.flavor === 'win32' ? absolute.replace(/\\/g, '/') : absolute;
-  const key = sem.caseInsensitive ? slashed.toLowerCase() : slashed;
-  return key.length > 1 && key.endsWith('/') && !/^[a-z]:\/$/i.test(key) ? key.slice(0, -1) : key;
 }
 
 /**

@@ -1,4 +1,5 @@
 import type * as acp from '@agentclientprotocol/sdk';
+import type { PathSemantics } from '../util/paths';
 
 export type RuleEffect = 'allow' | 'ask' | 'reject';
 export type RuleScope = 'session' | 'workspace' | 'always';
@@ -25,15 +26,7 @@ export interface PermissionRule {
   readonly description?: string;
 }
 
-/**
- * How the file system compares paths. `win32`: `\` and `/` separate, drive letters and names are
- * case-insensitive, trailing dots and spaces of a name are ignored (NTFS). `caseInsensitive` alone
- * models macOS' default volumes.
- */
-export interface PathSemantics {
-  readonly flavor: 'posix' | 'win32';
-  readonly caseInsensitive: boolean;
-}
+export type { PathSemantics };
 
 /** What the policy needs from the file system: injected, so tests can simulate any volume. */
 export interface PermissionFs {

@@ -1,4 +1,5 @@
 import * as path from 'node:path';
+import { isInside as isInsidePath } from '../util/paths';
 import { RegistryError } from './registryErrors';
 
 /** `path.posix` or `path.win32`: the guards take one so Windows rules are tested on any machine. */
@@ -9,12 +10,9 @@ export function foldsCase(platform: NodeJS.Platform): boolean {
   return platform === 'win32' || platform === 'darwin';
 }
 
-/** Whether `candidate` is `root` or below it (both absolute, compared after normalizing). */
+/** Whether `candidate` is `root` or below it (both absolute, compared after normalizing), on the volume `p` describes. */
 export function isInside(root: string, candidate: string, p: PathApi, caseInsensitive: boolean): boolean {
-  const fold = (s: string): string => (caseInsensitive ? s.toLowerCase() : s);
-  const rel = p.relative(fold(p.resolve(root)), fold(p.resolve(candidate)));
-  // `..a` is a name inside; only a whole `..` segment leaves the folder.
-  return rel === '' || (rel !== '..' && !rel.startsWith(`..${p.sep}`) && !p.isAbsolute(rel));
+  return isInsidePath(root, candidate, { flavor: p.sep === '\\' ? 'win32' : 'posix', caseInsensitive });
 }
 
 const windowsReserved = /^(con|prn|aux|nul|com[0-9]|lpt[0-9])(\..*)?$/i;

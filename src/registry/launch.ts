@@ -1,3 +1,4 @@
+export { findOnPath, type PathLookup } from '../process/commandLookup';
 import type { BinaryTarget, PackageDistribution, PlatformKey, RegistryAgent } from './registryFormat';
 
 /** This machine as a registry platform key; undefined where the registry has none (e.g. FreeBSD). */
@@ -89,31 +90,6 @@ export function uvxLaunch(dist: PackageDistribution): LaunchCommand {
 export function binaryLaunch(cmdPath: string, target: BinaryTarget): LaunchCommand {
   const { env, dropped } = filterEnv(target.env);
   return { command: cmdPath, args: [...target.args], env, droppedEnv: dropped };
-}
-
-export interface PathLookup {
-  readonly platform: NodeJS.Platform;
-  readonly PATH: string | undefined;
-  readonly PATHEXT?: string | undefined;
-  readonly isFile: (p: string) => boolean;
-  /** Path join for the platform (`path.win32.join` to simulate Windows). */
-  readonly join: (...parts: string[]) => string;
-}
-
-/** Where `name` resolves on PATH (with PATHEXT on Windows), or undefined. */
-export function findOnPath(name: string, o: PathLookup): string | undefined {
-  const windows = o.platform === 'win32';
-  const dirs = (o.PATH ?? '').split(windows ? ';' : ':').filter((d) => d !== '');
-  const exts = windows ? ['', ...(o.PATHEXT ?? '.COM;.EXE;.BAT;.CMD').split(';').filter((e) => e !== '').map((e) => e.toLowerCase())] : [''];
-  for (const dir of dirs) {
-    for (const ext of exts) {
-      const candidate = o.join(dir.replace(/^"(.*)"$/, '$1'), name + ext);
-      if (o.isFile(candidate)) {
-        return candidate;
-      }
-    }
-  }
-  return undefined;
 }
 
 /** What to tell the user when the package runner of a distribution is not installed. */

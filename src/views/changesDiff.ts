@@ -4,7 +4,7 @@ import * as vscode from 'vscode';
 import { hunkAdded, hunkRemoved, type AgentHunk } from '../changes/hunks';
 import type { ChatSession } from '../app/chatSession';
 import { ChangesCommandId, ChangesContextKey, snapshotScheme } from './changesIds';
-import { relativePath, type ChangesService } from './changesService';
+import { documentPath, relativePath, type ChangesService } from './changesService';
 import { countsLabel } from './changesTree';
 
 /** One agent hunk, as commands address it. */
@@ -102,7 +102,7 @@ export class ChangesDiff implements vscode.TextDocumentContentProvider, vscode.C
     if (doc.uri.scheme !== 'file') {
       return [];
     }
-    const filePath = doc.uri.fsPath;
+    const filePath = documentPath(doc.uri);
     const text = doc.getText();
     const lenses: vscode.CodeLens[] = [];
     for (const { chat, tracker } of this.service.chats) {
@@ -158,10 +158,11 @@ export class ChangesDiff implements vscode.TextDocumentContentProvider, vscode.C
       return undefined;
     }
     const diff = this.activeDiff();
+    const filePath = documentPath(doc.uri);
     const candidates = this.service.chats.flatMap(({ chat, tracker }) =>
       tracker
         .turns()
-        .filter((t) => !t.running && t.files.some((f) => f.path === doc.uri.fsPath))
+        .filter((t) => !t.running && t.files.some((f) => f.path === filePath))
         .map((t) => ({ chat, tracker, turnId: t.turnId })),
     );
     // The diff's own chat and turn first, then the latest turns.
@@ -171,14 +172,14 @@ export class ChangesDiff implements vscode.TextDocumentContentProvider, vscode.C
     }
     const text = doc.getText();
     for (const c of candidates) {
-      const f = c.tracker.file(c.turnId, doc.uri.fsPath);
-      for (const h of c.tracker.analyze(c.turnId, doc.uri.fsPath, text)?.hunks ?? []) {
+      const f = c.tracker.file(c.turnId, filePath);
+      for (const h of c.tracker.analyze(c.turnId, filePath, text)?.hunks ?? []) {
         if (h.status === 'reverted' || f?.kept.has(h.hunk.key) === true || f?.reverted.has(h.hunk.key) === true) {
           continue;
         }
         const inside = h.currentStart === h.currentEnd ? line === h.currentStart || line === h.currentStart - 1 : line >= h.currentStart && line < h.currentEnd;
         if (inside) {
-          return { chat: c.chat, turnId: c.turnId, path: doc.uri.fsPath, key: h.hunk.key };
+          return { chat: c.chat, turnId: c.turnId, path: filePath, key: h.hunk.key };
         }
       }
     }

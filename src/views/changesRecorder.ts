@@ -1,6 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type * as acp from '@agentclientprotocol/sdk';
+import { hostSemantics, normalizeDriveLetter } from '../util/paths';
 import * as vscode from 'vscode';
 import type { ChangeTracker } from '../changes/changeTracker';
 import { readDiskText, type DiskText } from '../changes/diskText';
@@ -276,9 +277,9 @@ export class ChangesRecorder {
     }
     const abs = path.isAbsolute(p) ? path.normalize(p) : path.resolve(this.options.workspaceRoot(), p);
     try {
-      return path.join(await fs.promises.realpath(path.dirname(abs)), path.basename(abs));
+      return normalizeDriveLetter(path.join(await fs.promises.realpath(path.dirname(abs)), path.basename(abs)), hostSemantics());
     } catch {
-      return abs;
+      return normalizeDriveLetter(abs, hostSemantics());
     }
   }
 

@@ -11,10 +11,10 @@ import { EditedSinceCache } from './changesEdited';
 import { ChangesRecorder, type ChatState } from './changesRecorder';
 import { ChangesReverter, type ChangeOpResult, type ConflictPolicy } from './changesRevert';
 import type { WriteRecord } from './workspaceFileSystem';
-import { readCurrentText, relativePath } from './workspaceText';
+import { documentPath, readCurrentText, relativePath } from './workspaceText';
 
 export type { ChangeOpResult, ConflictPolicy } from './changesRevert';
-export { relativePath } from './workspaceText';
+export { documentPath, relativePath } from './workspaceText';
 
 /** Every chat the view knows, with its tracker. Closed chats stay until their changes are kept or cleared. */
 export interface ChatChanges {
@@ -80,7 +80,7 @@ export class ChangesService implements vscode.Disposable {
     this.disposables.push(
       vscode.workspace.onDidChangeTextDocument((e) => {
         if (e.document.uri.scheme === 'file' && e.contentChanges.length > 0) {
-          this.scheduleReconcile(e.document.uri.fsPath);
+          this.scheduleReconcile(documentPath(e.document.uri));
         }
       }),
     );

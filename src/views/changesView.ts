@@ -2,7 +2,7 @@ import * as vscode from 'vscode';
 import type { ChatSession } from '../app/chatSession';
 import { ChangesDiff, type HunkRef } from './changesDiff';
 import { ChangesCommandId, type ChangesCommandIdValue } from './changesIds';
-import { ChangesService, relativePath, type ChangeOpResult, type ChangesServiceOptions } from './changesService';
+import { ChangesService, documentPath, relativePath, type ChangeOpResult, type ChangesServiceOptions } from './changesService';
 import { ChangesTree, isChangesNode } from './changesTree';
 import { displayLabel, notificationLabel } from '../util/displayText';
 
@@ -58,9 +58,9 @@ export class ChangesFeature implements vscode.Disposable {
       return this.diff.open(chat, typeof b === 'number' ? b : undefined, c);
     }
     const file = vscode.window.activeTextEditor?.document.uri;
-    const owner = file !== undefined ? this.service.chats.find((x) => x.tracker.firstTurnWith(file.fsPath) !== undefined) : undefined;
+    const owner = file !== undefined ? this.service.chats.find((x) => x.tracker.firstTurnWith(documentPath(file)) !== undefined) : undefined;
     if (file !== undefined && owner !== undefined) {
-      return this.diff.open(owner.chat, undefined, file.fsPath);
+      return this.diff.open(owner.chat, undefined, documentPath(file));
     }
   }
 
@@ -90,7 +90,7 @@ export class ChangesFeature implements vscode.Disposable {
     } else {
       const diff = this.diff.activeDiff();
       const uri = a instanceof vscode.Uri ? a : vscode.window.activeTextEditor?.document.uri;
-      const filePath = diff?.path ?? (uri?.scheme === 'file' ? uri.fsPath : undefined);
+      const filePath = diff?.path ?? (uri?.scheme === 'file' ? documentPath(uri) : undefined);
       const chat = diff !== undefined ? this.service.chatById(diff.chatId) : this.service.chats.find((x) => filePath !== undefined && x.tracker.firstTurnWith(filePath) !== undefined)?.chat;
       target = chat !== undefined && filePath !== undefined ? { chat, turnId: diff?.turnId, path: filePath } : undefined;
     }

@@ -1,6 +1,6 @@
-import { execFile } from 'node:child_process';
 import * as vscode from 'vscode';
 import type { AgentDefinition } from '../acp/agentHost';
+import { defaultLauncher } from '../process/launcher';
 
 export interface CheckResult {
   readonly command: string;
@@ -9,24 +9,11 @@ export interface CheckResult {
   readonly output: string;
 }
 
-function run(def: AgentDefinition, args: readonly string[], cwd: string): Promise<CheckResult> {
+async function run(def: AgentDefinition, args: readonly string[], cwd: string): Promise<CheckResult> {
   const command = [def.command, ...args].join(' ');
-  return new Promise((resolve) => {
-    execFile(
-      def.command,
-      [...args],
-      { cwd, env: { ...process.env, ...def.env }, timeout: 60_000, maxBuffer: 1024 * 1024, windowsHide: true },
-      (error, stdout, stderr) => {
-        const code = (error as NodeJS.ErrnoException | null)?.code;
-        resolve({
-          command,
-          ok: error === null,
-          notFound: code === 'ENOENT',
-          output: `${stdout}${stderr}`.trim() || (error !== null ? error.message : ''),
-        });
-      },
-    );
-  });
+  const r = await defaultLauncher().run({ command: def.command, args, cwd, env: def.env }, { timeoutMs: 60_000, maxOutputBytes: 1024 * 1024 });
+  const why = r.timedOut ? 'timed out after 60 s' : r.exitCode !== null ? `exit code ${r.exitCode}` : `killed by ${r.signal ?? 'a signal'}`;
+  return { command, ok: r.ok, notFound: r.notFound, output: r.output !== '' ? r.output : r.ok ? '' : why };
 }
 
 /**

@@ -3,7 +3,7 @@ import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import type * as ProcessSpawn from '../../../src/acp/processSpawn';
+import type * as ProcessSpawn from '../../../src/process/processSpawn';
 import { defaultExtractLimits } from '../../../src/registry/extractLimits';
 import { RegistryError } from '../../../src/registry/registryErrors';
 import type * as RegistryUnpack from '../../../src/registry/registryUnpack';

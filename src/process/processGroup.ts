@@ -1,46 +1,11 @@
 import { promises as fs } from 'node:fs';
 
 /**
- * Process-group helpers for client terminals. On POSIX every terminal command is started detached
- * (`setsid`), so it leads its own process group and one signal to `-pgid` also reaches the children
- * it forked (`sh -c 'sleep 30 & sleep 30'`). Windows has no process groups: only the direct child
- * is signalled there.
+ * Who is left in a process group (POSIX). The launcher starts every terminal command and agent as
+ * the leader of its own group (`setsid`); after the leader exited, these look at the process table
+ * to tell whether a child it forked (`sh -c 'sleep 30 & sleep 30'`) still runs. Windows has no
+ * process groups: callers ask only where {@link ProcessLauncher.usesProcessGroups}.
  */
-export const usesProcessGroups = process.platform !== 'win32';
-
-/** Groups that may still have members, killed if the host process exits (no orphans, ever). */
-const liveGroups = new Set<number>();
-let exitHookInstalled = false;
-
-export function trackGroup(pgid: number): void {
-  if (!usesProcessGroups) {
-    return;
-  }
-  liveGroups.add(pgid);
-  if (!exitHookInstalled) {
-    exitHookInstalled = true;
-    // 'exit' handlers must be synchronous: a plain SIGKILL per group is all that fits.
-    process.once('exit', () => {
-      for (const g of liveGroups) {
-        signalGroup(g, 'SIGKILL');
-      }
-    });
-  }
-}
-
-export function untrackGroup(pgid: number): void {
-  liveGroups.delete(pgid);
-}
-
-/** Sends `signal` to every process of the group; false when there was nobody to signal. */
-export function signalGroup(pgid: number, signal: NodeJS.Signals): boolean {
-  try {
-    process.kill(-pgid, signal);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /**
  * The group's running members (pids), from one look at the process table, or `undefined` when
