@@ -4,10 +4,12 @@ import { Emitter } from '../util/emitter';
 import type { TerminalPort } from './clientPorts';
 import { ClientRequestError, RpcCode } from './errors';
 import { resolveTerminalCwd } from './terminalCwd';
-import { TerminalOutputBuffer } from './terminalOutput';
-import { Deferred } from '../util/deferred';
-import { defaultLauncher, type LaunchedProcess, type ProcessLauncher } from '../process/launcher';
-import { groupEnded, groupMembers } from '../process/processGroup';
+import { TerminalProcesses } from './terminalProcess';
+import { closeStreams, formatCommand, newTerminal, type ExitWaiter, type Terminal } from './terminalRecord';
+import { abortError, asError, terminalCommand, terminalEnvironment, terminalOutputLimit } from './terminalRequest';
+import { defaultLauncher, type ProcessLauncher } from '../process/launcher';
+
+export { formatCommand } from './terminalRecord';
 
 /**
  * Client-side ACP terminals (`terminal/create|output|wait_for_exit|kill|release`, ACP terminals.mdx).
@@ -66,46 +68,7 @@ export interface TerminalSnapshot {
   readonly released: boolean;
 }
 
-interface ExitStatus {
-  readonly exitCode: number | null;
-  readonly signal: string | null;
-}
-
-interface ExitWaiter {
-  resolve(status: ExitStatus): void;
-  reject(error: Error): void;
-}
-
-interface Terminal {
-  readonly id: string;
-  readonly sessionId: string;
-  readonly command: string;
-  readonly cwd: string;
-  readonly output: TerminalOutputBuffer;
-  child: LaunchedProcess['child'] | undefined;
-  launched: LaunchedProcess | undefined;
-  /** Process group id (= the leader's pid) on POSIX; the pid on Windows; undefined if it never started. */
-  pid: number | undefined;
-  /** What the 'exit' event reported; {@link exit} is set once the output is drained too. */
-  leaderExit: ExitStatus | undefined;
-  exit: ExitStatus | undefined;
-  released: boolean;
-  /**
-   * The command exited and no process of its group is left. Nothing is signalled after that: the
-   * group id could be reused by an unrelated process.
-   */
-  groupGone: boolean;
-  readonly waiters: Set<ExitWaiter>;
-  /** Settles when {@link exit} is set: what termination waits on (events, not polling). */
-  readonly exited: Deferred<void>;
-  killing: Promise<void> | undefined;
-  changeTimer: NodeJS.Timeout | undefined;
-  changePending: boolean;
-}
-
 const MiB = 1024 * 1024;
-/** After SIGKILL, how long to wait for the kernel to take the processes down before giving up. */
-const KILL_WAIT_MS = 3000;
 
 export class TerminalManager implements TerminalPort {
   private readonly live = new Map<string, Terminal>();
@@ -114,11 +77,9 @@ export class TerminalManager implements TerminalPort {
   private readonly defaultLimit: number;
   private readonly maxLimit: number;
   private readonly maxTerminals: number;
-  private readonly killGraceMs: number;
   private readonly changeIntervalMs: number;
   private readonly maxReleased: number;
-  private readonly exitDrainMs: number;
-  private readonly launcher: ProcessLauncher;
+  private readonly processes: TerminalProcesses;
   private nextId = 1;
   private disposed: Promise<void> | undefined;
 
@@ -129,11 +90,14 @@ export class TerminalManager implements TerminalPort {
     this.defaultLimit = options.defaultOutputByteLimit ?? MiB;
     this.maxLimit = options.maxOutputByteLimit ?? 64 * MiB;
     this.maxTerminals = options.maxTerminals ?? 32;
-    this.killGraceMs = options.killGraceMs ?? 2000;
     this.changeIntervalMs = options.changeIntervalMs ?? 50;
     this.maxReleased = options.maxReleasedSnapshots ?? 64;
-    this.exitDrainMs = options.exitDrainMs ?? 200;
-    this.launcher = options.launcher ?? defaultLauncher();
+    this.processes = new TerminalProcesses({
+      launcher: options.launcher ?? defaultLauncher(),
+      killGraceMs: options.killGraceMs ?? 2000,
+      exitDrainMs: options.exitDrainMs ?? 200,
+      changed: (t) => this.changed(t),
+    });
   }
 
   // ── ACP terminal/* ────────────────────────────────────────────────────────────────────────
@@ -141,17 +105,9 @@ export class TerminalManager implements TerminalPort {
   /** ACP: "The Client returns a Terminal ID immediately without waiting for completion." */
   async createTerminal(params: acp.CreateTerminalRequest, signal: AbortSignal): Promise<acp.CreateTerminalResponse> {
     this.assertOpen();
-    const { command } = params;
-    if (typeof command !== 'string' || command.trim() === '' || command.includes('\0')) {
-      throw ClientRequestError.invalidParams('terminal/create needs a non-empty command.');
-    }
-    const rawArgs: unknown = params.args ?? [];
-    if (!Array.isArray(rawArgs) || !(rawArgs as readonly unknown[]).every((a) => typeof a === 'string' && !a.includes('\0'))) {
-      throw ClientRequestError.invalidParams('terminal/create args must be strings without NUL characters.');
-    }
-    const args = rawArgs as readonly string[];
-    const env = this.environment(params.env ?? []);
-    const limit = this.outputLimit(params.outputByteLimit);
+    const { command, args } = terminalCommand(params);
+    const env = terminalEnvironment(this.options.env, params.env ?? []);
+    const limit = terminalOutputLimit(params.outputByteLimit, this.defaultLimit, this.maxLimit);
     const cwd = await resolveTerminalCwd(params.cwd, this.options.roots());
     if (signal.aborted) {
       throw abortError(signal);
@@ -162,26 +118,8 @@ export class TerminalManager implements TerminalPort {
         `Too many terminals: ${this.live.size} are open (limit ${this.maxTerminals}). Release terminals you no longer need (terminal/release).`,
       );
     }
-    const t: Terminal = {
-      id: `term-${this.nextId++}-${randomBytes(3).toString('hex')}`,
-      sessionId: params.sessionId,
-      command: formatCommand(command, args),
-      cwd,
-      output: new TerminalOutputBuffer(limit),
-      child: undefined,
-      launched: undefined,
-      pid: undefined,
-      leaderExit: undefined,
-      exit: undefined,
-      released: false,
-      groupGone: false,
-      waiters: new Set(),
-      exited: new Deferred<void>(),
-      killing: undefined,
-      changeTimer: undefined,
-      changePending: false,
-    };
-    this.start(t, command, args, env);
+    const t = newTerminal(`term-${this.nextId++}-${randomBytes(3).toString('hex')}`, params.sessionId, formatCommand(command, args), cwd, limit);
+    this.processes.start(t, command, args, env);
     this.live.set(t.id, t);
     this.changed(t);
     return { terminalId: t.id };
@@ -245,7 +183,7 @@ export class TerminalManager implements TerminalPort {
    */
   async killTerminal(params: acp.KillTerminalRequest, _signal: AbortSignal): Promise<acp.KillTerminalResponse> {
     const t = this.lookup(params);
-    await this.terminate(t);
+    await this.processes.terminate(t);
     return {};
   }
 
@@ -305,7 +243,7 @@ export class TerminalManager implements TerminalPort {
       for (const t of this.live.values()) {
         this.detach(t, `Terminal ${t.id} was closed: the client shut down its terminals.`);
       }
-      await Promise.all(all.map((t) => this.terminate(t).then(() => closeStreams(t))));
+      await Promise.all(all.map((t) => this.processes.terminate(t).then(() => closeStreams(t))));
       for (const t of all) {
         clearTimeout(t.changeTimer);
       }
@@ -337,102 +275,6 @@ export class TerminalManager implements TerminalPort {
     throw new ClientRequestError(RpcCode.resourceNotFound, message, { terminalId });
   }
 
-  /** The manager's env, then the agent's `[{name, value}]` (ACP EnvVariable); the launcher adds them to the cleaned host environment. */
-  private environment(vars: unknown): Record<string, string> {
-    if (!Array.isArray(vars)) {
-      throw ClientRequestError.invalidParams('terminal/create env must be an array of {name, value}.');
-    }
-    const env: Record<string, string> = { ...this.options.env };
-    for (const v of vars as readonly unknown[]) {
-      const { name, value } = (typeof v === 'object' && v !== null ? v : {}) as { name?: unknown; value?: unknown };
-      if (typeof name !== 'string' || typeof value !== 'string' || name === '' || name.includes('=') || name.includes('\0') || value.includes('\0')) {
-        throw ClientRequestError.invalidParams('terminal/create env entries must be {name, value} strings; names non-empty without "=".', {
-          env: v,
-        });
-      }
-      env[name] = value;
-    }
-    return env;
-  }
-
-  private outputLimit(requested: number | null | undefined): number {
-    if (requested === undefined || requested === null) {
-      return Math.min(this.defaultLimit, this.maxLimit);
-    }
-    if (typeof requested !== 'number' || !Number.isSafeInteger(requested) || requested < 0) {
-      throw ClientRequestError.invalidParams(`terminal/create outputByteLimit must be a non-negative integer; got ${String(requested)}.`);
-    }
-    return Math.min(requested, this.maxLimit);
-  }
-
-  private start(t: Terminal, command: string, args: readonly string[], env: Record<string, string>): void {
-    let launched: LaunchedProcess;
-    try {
-      // The launcher makes the command lead its own process group (POSIX), so one signal reaches its children.
-      launched = this.launcher.start({ command, args, cwd: t.cwd, env, stdin: 'ignore' });
-    } catch (e) {
-      // Synchronous failures are argument errors (validated above) or EMFILE-like resource limits.
-      throw ClientRequestError.invalidParams(`Could not start ${command}: ${asError(e).message}`);
-    }
-    const child = launched.child;
-    t.child = child;
-    t.launched = launched;
-    if (child.pid !== undefined) {
-      t.pid = child.pid;
-    }
-    const onData = (chunk: Buffer): void => {
-      t.output.append(chunk);
-      this.changed(t);
-    };
-    for (const stream of [child.stdout, child.stderr]) {
-      stream?.on('data', onData);
-      stream?.on('error', () => undefined); // a broken pipe ends the output, not the host
-    }
-    child.on('error', (err: NodeJS.ErrnoException) => {
-      if (t.pid !== undefined) {
-        return; // a failed kill of a running process; its exit is still reported by 'exit'
-      }
-      // Spawn failure (ENOENT, EACCES, …): answer as a shell would (127 not found, 126 cannot execute).
-      const notFound = err.code === 'ENOENT';
-      t.output.append(Buffer.from(notFound ? `command not found: ${command}\n` : `cannot execute ${command}: ${err.message}\n`));
-      this.finalize(t, { exitCode: notFound ? 127 : 126, signal: null });
-    });
-    child.once('exit', (code, sig) => {
-      t.leaderExit = { exitCode: code, signal: sig };
-      // Output written just before the exit may still be in the pipes; 'close' says they are drained.
-      // A background child can keep them open for good, so do not wait for it longer than the drain time.
-      const timer = setTimeout(() => this.finalize(t, t.leaderExit), this.exitDrainMs);
-      timer.unref();
-      child.once('close', () => {
-        clearTimeout(timer);
-        this.finalize(t, t.leaderExit);
-      });
-    });
-  }
-
-  private finalize(t: Terminal, status: ExitStatus | undefined): void {
-    if (t.exit !== undefined || status === undefined) {
-      return;
-    }
-    t.exit = status;
-    t.exited.resolve();
-    for (const w of t.waiters) {
-      w.resolve(status);
-    }
-    t.waiters.clear();
-    const pid = t.pid;
-    if (pid !== undefined && t.killing === undefined && this.launcher.usesProcessGroups) {
-      // Exited on its own: stop tracking the group unless a background child is still in it.
-      void groupMembers(pid).then((members) => {
-        if (members?.length === 0 && t.killing === undefined) {
-          t.groupGone = true;
-          t.launched?.untrack();
-        }
-      });
-    }
-    this.changed(t);
-  }
-
   /** Makes the id invalid for the agent, keeps the output for the UI, and settles pending waits. */
   private detach(t: Terminal, why: string): void {
     if (t.released) {
@@ -458,54 +300,8 @@ export class TerminalManager implements TerminalPort {
 
   private async release(t: Terminal, why: string): Promise<void> {
     this.detach(t, why);
-    await this.terminate(t);
+    await this.processes.terminate(t);
     closeStreams(t);
-  }
-
-  /** Ends the command and everything in its process group; resolves when they are gone. */
-  private terminate(t: Terminal): Promise<void> {
-    t.killing ??= this.runTermination(t).finally(() => {
-      t.killing = undefined;
-    });
-    return t.killing;
-  }
-
-  private async runTermination(t: Terminal): Promise<void> {
-    const launched = t.launched;
-    if (t.pid === undefined || launched === undefined || t.groupGone) {
-      return; // never started, or already gone
-    }
-    const send = (sig: NodeJS.Signals): void => {
-      // Windows: the tree by parent links, which means nothing once the leader is gone.
-      if (this.launcher.usesProcessGroups || t.leaderExit === undefined) {
-        launched.kill(sig);
-      }
-    };
-    if (!(await this.gone(t))) {
-      send('SIGTERM');
-      if (!(await this.waitGone(t, this.killGraceMs))) {
-        send('SIGKILL');
-        if (!(await this.waitGone(t, KILL_WAIT_MS))) {
-          return; // stuck in the kernel (D state): keep the group tracked so the host's exit retries
-        }
-      }
-    }
-    t.groupGone = true;
-    launched.untrack();
-  }
-
-  /** The command has exited (output drained) and no process of its group runs any more. */
-  private async gone(t: Terminal): Promise<boolean> {
-    return t.exit !== undefined && (t.pid === undefined || !this.launcher.usesProcessGroups || (await groupMembers(t.pid))?.length === 0);
-  }
-
-  /** Waits up to `ms` for the command and its whole group to be gone: its exit event, then {@link groupEnded}. */
-  private async waitGone(t: Terminal, ms: number): Promise<boolean> {
-    const deadline = Date.now() + ms;
-    let timer: NodeJS.Timeout | undefined;
-    const exited = await Promise.race([t.exited.promise.then(() => true), new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), ms)))]);
-    clearTimeout(timer);
-    return exited && (t.pid === undefined || !this.launcher.usesProcessGroups || (await groupEnded(t.pid, deadline)));
   }
 
   /** Throttled change event: the first change fires at once, later ones at most every interval. */
@@ -531,32 +327,4 @@ export class TerminalManager implements TerminalPort {
     }, this.changeIntervalMs);
     t.changeTimer.unref();
   }
-}
-
-/** After release nothing more is read: a process that escaped the group cannot keep our pipes busy. */
-function closeStreams(t: Terminal): void {
-  t.child?.stdout?.destroy();
-  t.child?.stderr?.destroy();
-}
-
-function abortError(signal: AbortSignal): Error {
-  const reason: unknown = signal.reason;
-  return reason instanceof Error ? reason : new Error(typeof reason === 'string' ? reason : 'The request was cancelled.');
-}
-
-function asError(e: unknown): Error {
-  return e instanceof Error ? e : new Error(String(e));
-}
-
-
-/** `command arg …` with POSIX-shell quoting where needed, for display only. */
-export function formatCommand(command: string, args: readonly string[]): string {
-  return [command, ...args].map(quoteArg).join(' ');
-}
-
-function quoteArg(s: string): string {
-  if (s !== '' && /^[\w@%+=:,./-]+$/.test(s)) {
-    return s;
-  }
-  return `'${s.replace(/'/g, `'\\''`)}'`;
 }
