@@ -47,6 +47,8 @@ export interface ChatSessionOptions extends ChatPermissionOptions {
   readonly signIn?: SignInPorts;
   /** MCP servers and workspace folders for session setup. */
   readonly setup?: SessionSetupSource;
+  /** A turn's deadline (SessionControllerDeps.promptDeadlineMs); tests shorten it. */
+  readonly promptDeadlineMs?: number;
 }
 
 let chatCounter = 0;
@@ -92,6 +94,7 @@ export class ChatSession implements Disposable {
       newId: () => `${this.id}-e${++this.entryCounter}`,
       permissions: options.decider ?? this.permissions,
       t: options.t,
+      ...(options.promptDeadlineMs !== undefined ? { promptDeadlineMs: options.promptDeadlineMs } : {}),
     });
     this.disposables.add(this.controller.onDidChange(() => this.onDidChangeEmitter.fire()));
     this.deadlines = new PermissionDeadlines(this.controller);

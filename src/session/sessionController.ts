@@ -10,6 +10,7 @@ import { reduceSession } from './sessionReducer';
 import { initialSessionState, type AgentQuirks, type NoticeAction, type NoticeLevel, type SessionState } from './sessionState';
 import { UpdateProblemNotices } from './updateProblems';
 import { describe, parseModels } from './sessionResponses';
+import { armTurnDeadline, defaultPromptDeadlineMs } from './turnDeadline';
 
 export interface SessionChange {
   readonly prev: SessionState;
@@ -38,6 +39,8 @@ export interface SessionControllerDeps {
   readonly permissions?: PermissionDecider;
   /** The notices the controller itself adds (`vscode.l10n.t` in the extension). */
   readonly t?: Localize;
+  /** When a turn is cancelled for running too long ({@link armTurnDeadline}); 60 min by default. */
+  readonly promptDeadlineMs?: number;
 }
 
 /** The result of one prompt turn as the caller sees it. */
@@ -48,7 +51,7 @@ export type TurnResult =
 
 /**
  * Owns one ACP session: its state (through the pure reducer), its pending permission requests and
- * the calls on the agent connection. No timers and no VS Code: the surface layer subscribes to
+ * the calls on the agent connection. No timers but the turn deadline, and no VS Code: the surface layer subscribes to
  * {@link onDidChange} and answers through the methods here.
  */
 export class SessionController implements Disposable {
@@ -68,9 +71,11 @@ export class SessionController implements Disposable {
   private readonly problemNotices = new UpdateProblemNotices();
   private connectionValue: AgentConnection | undefined;
   private setupValue: SessionSetupParams;
+  private readonly t: Localize;
 
   constructor(private readonly deps: SessionControllerDeps) {
     this.stateValue = initialSessionState(deps.quirks);
+    this.t = deps.t ?? formatMessage;
     this.setupValue = { mcpServers: deps.mcpServers ?? [] };
     this.connectionValue = deps.connection;
     this.permissions = new PendingPermissions({
@@ -200,6 +205,7 @@ export class SessionController implements Disposable {
     }
     const turnId = ++this.turnCounter;
     this.dispatch({ type: 'promptSubmitted', turnId, id: this.deps.newId(), at: this.deps.now(), blocks });
+    const disarm = armTurnDeadline(this, this.t, this.deps.promptDeadlineMs ?? defaultPromptDeadlineMs);
     try {
       const response = await this.connection.prompt({ sessionId, prompt: [...context, ...blocks] });
       this.dispatch({ type: 'turnEnded', turnId, id: this.deps.newId(), at: this.deps.now(), stopReason: response.stopReason, usage: (response as { usage?: unknown }).usage });
@@ -219,6 +225,7 @@ export class SessionController implements Disposable {
       });
       return { kind: 'failed', error };
     } finally {
+      disarm();
       this.permissions.settleTurn(turnId, 'the turn ended first');
     }
   }
@@ -334,10 +341,6 @@ export class SessionController implements Disposable {
     this.permissions.dispose('session closed');
     this.subscription?.dispose();
     this.onDidChangeEmitter.dispose();
-  }
-
-  private get t(): Localize {
-    return this.deps.t ?? formatMessage;
   }
 
   private requireSession(): string {
