@@ -16,7 +16,9 @@ export interface RequestTimeouts {
 export const defaultTimeouts: RequestTimeouts = {
   initialize: 60_000,
   session: 120_000,
-  prompt: 60 * 60_000,
+  // The session's turn deadline (60 min, src/session/turnDeadline.ts) sends session/cancel first;
+  // this is that plus 2 min of grace for the agent to answer `cancelled` before the turn is abandoned.
+  prompt: 62 * 60_000,
   other: 30_000,
 };
 

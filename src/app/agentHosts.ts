@@ -41,6 +41,8 @@ export class AgentHosts {
   private readonly hosts = new Map<string, AgentHost>();
   private readonly respawns = new RespawnPolicy<AgentHost>();
   private readonly respawnTimers = new Set<NodeJS.Timeout>();
+  /** Hosts of an old definition that open chats still use (see {@link retire}). */
+  private readonly retired = new Set<AgentHost>();
   private disposed = false;
   private readonly onDidCreateEmitter = new Emitter<AgentHost>();
   /** A host was created (its traffic log can be shown, its state and exits watched). */
@@ -60,7 +62,7 @@ export class AgentHosts {
     }
     if (host !== undefined) {
       // The definition changed in the settings: the next start uses the new one.
-      void host.dispose();
+      this.retire(host);
     }
     host = new AgentHost(def, {
       cwd: this.options.cwd(),
@@ -100,14 +102,61 @@ export class AgentHosts {
     await Promise.all(this.options.chatsOn(host).map((c) => c.ensureStarted()));
   }
 
+  /**
+   * "Reconnect with the new settings": moves a chat from a retired host to the current one of its
+   * agent and restores its session there (`session/load` into the same chat, as after a restart);
+   * the old host goes once no chat uses it.
+   */
+  async reconnect(chat: ChatSession): Promise<boolean> {
+    const old = chat.host;
+    const current = this.hosts.get(old.definition.id);
+    if (current === undefined || current === old) {
+      return chat.ensureStarted();
+    }
+    if (chat.controller.state.phase === 'running' || chat.controller.state.phase === 'cancelling') {
+      chat.controller.addNotice('info', this.options.t('Stop the running turn (or wait for it to end), then reconnect.'), undefined, ['reconnectAgent']);
+      return false;
+    }
+    chat.useHost(current);
+    const ok = await chat.ensureStarted();
+    await this.release(old);
+    return ok;
+  }
+
+  /** A chat on `host` closed: a retired host nobody uses any more is disposed. */
+  async release(host: AgentHost): Promise<void> {
+    if (this.retired.has(host) && this.options.chatsOn(host).length === 0) {
+      this.retired.delete(host);
+      await host.dispose();
+    }
+  }
+
   async dispose(): Promise<void> {
     this.disposed = true;
     for (const t of this.respawnTimers) {
       clearTimeout(t);
     }
-    await Promise.all([...this.hosts.values()].map((h) => h.dispose()));
+    await Promise.all([...this.hosts.values(), ...this.retired].map((h) => h.dispose()));
     this.hosts.clear();
+    this.retired.clear();
     this.onDidCreateEmitter.dispose();
+  }
+
+  /**
+   * Never a dead chat (issue 17): chats on the old definition's process keep it, told that the
+   * settings changed and offered a reconnect; with no chat on it, it goes at once.
+   */
+  private retire(host: AgentHost): void {
+    const chats = this.options.chatsOn(host);
+    if (chats.length === 0) {
+      void host.dispose();
+      return;
+    }
+    this.retired.add(host);
+    const title = this.options.t('{0}’s settings changed. This chat keeps using the running agent until you reconnect.', host.definition.name);
+    for (const c of chats) {
+      c.controller.addNotice('info', title, undefined, ['reconnectAgent']);
+    }
   }
 
   /**

@@ -1,6 +1,5 @@
 import type * as acp from '@agentclientprotocol/sdk';
 import type { AgentHost, HostConnection } from '../acp/agentHost';
-import type { AgentExitedError } from '../acp/errors';
 import { quirksFor } from '../session/agentQuirks';
 import { SessionController, type PermissionDecider, type RewriteTurnResult, type StartOptions, type TurnResult } from '../session/sessionController';
 import type { DeepCutQuestion } from '../transports/transport';
@@ -15,7 +14,7 @@ import type { AgentToStart } from '../permissions/consentKey';
 import { ChatPermissions, type ChatPermissionOptions } from './chatPermissions';
 import { ContextNotes, type ContextNoteSummary } from './contextNotes';
 import type { AgentSettingsScope } from './settingsScope';
-import { describeStartError } from './startErrors';
+import { describeStartError, exitTitle } from './startErrors';
 import { restoreSession } from './restoreSession';
 import { SignIn, type SignInPorts } from './signIn';
 import { prepareSessionSetup, type SessionSetupSource } from './sessionSetup';
@@ -48,6 +47,8 @@ export interface ChatSessionOptions extends ChatPermissionOptions {
   readonly signIn?: SignInPorts;
   /** MCP servers and workspace folders for session setup. */
   readonly setup?: SessionSetupSource;
+  /** A turn's deadline (SessionControllerDeps.promptDeadlineMs); tests shorten it. */
+  readonly promptDeadlineMs?: number;
 }
 
 let chatCounter = 0;
@@ -84,10 +85,13 @@ export class ChatSession implements Disposable {
   /** The "Sign in" card when session setup answered `auth_required`. */
   readonly signIn: SignIn;
   private mcpViewValue: McpServersView | undefined;
+  private hostValue: AgentHost;
+  private exitWatch: Disposable;
 
   constructor(private readonly options: ChatSessionOptions) {
     this.now = options.now ?? Date.now;
-    this.permissions = new ChatPermissions(options, options.host.log);
+    this.hostValue = options.host;
+    this.permissions = new ChatPermissions(options, { note: (text) => this.hostValue.log.note(text) });
     this.controller = new SessionController({
       cwd: options.cwd,
       quirks: defaultQuirks,
@@ -95,36 +99,49 @@ export class ChatSession implements Disposable {
       newId: () => `${this.id}-e${++this.entryCounter}`,
       permissions: options.decider ?? this.permissions,
       t: options.t,
+      ...(options.promptDeadlineMs !== undefined ? { promptDeadlineMs: options.promptDeadlineMs } : {}),
     });
     this.disposables.add(this.controller.onDidChange(() => this.onDidChangeEmitter.fire()));
     this.deadlines = new PermissionDeadlines(this.controller);
-    const signInChat = { host: options.host, claimStart: (run: () => Promise<boolean>) => this.claimStart(run), noteRestart: () => this.noteRestart(), changed: () => this.onDidChangeEmitter.fire() };
+    const hostOf = (): AgentHost => this.hostValue;
+    const signInChat = { get host() { return hostOf(); }, claimStart: (run: () => Promise<boolean>) => this.claimStart(run), noteRestart: () => this.noteRestart(), changed: () => this.onDidChangeEmitter.fire() };
     this.signIn = new SignIn(signInChat, options.signIn, options.t);
     this.disposables.add(this.controller.onPermissionRequested((p) => this.deadlines.arm(p.requestId)));
     this.disposables.add(this.controller.onPermissionSettled((id) => this.deadlines.clear(id)));
-    this.disposables.add(
-      options.host.onDidExit((exit) => {
-        this.endReviews(exit.expected ? 'the agent was stopped' : 'the agent exited');
-        if (!exit.expected) {
-          this.controller.agentExited(exitTitle(exit, options.t), exit.stderrTail);
-        } else {
-          this.controller.agentExited(this.restartRequested ? options.t('Restarting {0}…', this.agentName) : options.t('The agent was stopped.'), '', true);
-        }
-        this.restartRequested = false;
-      }),
-    );
+    this.exitWatch = this.watchExit(options.host);
+  }
+
+  /** Moves the chat to another host of its agent ("Reconnect with the new settings"); the next ensureStarted restores the session there. */
+  useHost(host: AgentHost): void {
+    if (host !== this.hostValue) {
+      this.controller.cancelPendingPermissions('the agent was replaced');
+      this.endReviews('the agent was replaced');
+      this.exitWatch.dispose();
+      this.hostValue = host;
+      this.exitWatch = this.watchExit(host);
+    }
+  }
+
+  private watchExit(host: AgentHost): Disposable {
+    return host.onDidExit((exit) => {
+      this.endReviews(exit.expected ? 'the agent was stopped' : 'the agent exited');
+      const t = this.options.t;
+      const title = exit.expected ? (this.restartRequested ? t('Restarting {0}…', this.agentName) : t('The agent was stopped.')) : exitTitle(exit, t);
+      this.controller.agentExited(title, exit.expected ? '' : exit.stderrTail, exit.expected);
+      this.restartRequested = false;
+    });
   }
 
   get host(): AgentHost {
-    return this.options.host;
+    return this.hostValue;
   }
 
   get agentName(): string {
-    return this.options.host.definition.name;
+    return this.hostValue.definition.name;
   }
 
   get isDemo(): boolean {
-    return this.options.host.definition.demo === true;
+    return this.hostValue.definition.demo === true;
   }
 
   get status(): string | undefined {
@@ -167,7 +184,8 @@ export class ChatSession implements Disposable {
   /** Starts the agent and the ACP session if needed. False (with a notice shown) when it could not. */
   ensureStarted(): Promise<boolean> {
     const phase = this.controller.state.phase;
-    if ((phase === 'idle' || phase === 'running' || phase === 'cancelling') && this.controller.hasConnection) {
+    // A chat moved to another host (useHost) still holds the old connection: it is restored on the new one.
+    if ((phase === 'idle' || phase === 'running' || phase === 'cancelling') && this.controller.hasConnection && this.controller.connection === this.hostValue.client) {
       return Promise.resolve(true);
     }
     return this.starting ?? this.claimStart(() => this.start());
@@ -241,7 +259,7 @@ export class ChatSession implements Disposable {
    */
   noteRestart(): void {
     this.restartRequested = this.controller.hasConnection;
-    this.setStatus(this.restartRequested ? this.options.t('Restarting {0}…', this.agentName) : this.statusValue);
+    this.showStatus(this.restartRequested ? this.options.t('Restarting {0}…', this.agentName) : this.statusValue);
     // Writes waiting for review end rejected: the agent that asked is going away.
     this.endReviews('the agent was restarted');
   }
@@ -268,7 +286,10 @@ export class ChatSession implements Disposable {
 
   /** A status line under the composer (restarts, restores); undefined clears it. */
   showStatus(status: string | undefined): void {
-    this.setStatus(status);
+    if (this.statusValue !== status) {
+      this.statusValue = status;
+      this.onDidChangeEmitter.fire();
+    }
   }
 
   cancel(): Promise<boolean> {
@@ -321,6 +342,7 @@ export class ChatSession implements Disposable {
     this.deadlines.dispose();
     this.endReviews('the session was closed');
     this.controller.dispose();
+    this.exitWatch.dispose();
     this.disposables.dispose();
     this.onDidChangeEmitter.dispose();
   }
@@ -344,7 +366,7 @@ export class ChatSession implements Disposable {
   }
 
   private async connect(): Promise<HostConnection | undefined> {
-    const host = this.options.host;
+    const host = this.hostValue;
     if (host.state.kind !== 'ready' && !(await this.options.consent.allow(host.definition))) {
       this.controller.addNotice(
         'warning',
@@ -370,13 +392,13 @@ export class ChatSession implements Disposable {
 
   /** One step of the start (the agent, then the session) under a status line. */
   private async startStep<T>(status: string, step: () => Promise<T>): Promise<{ value: T } | { error: unknown }> {
-    this.setStatus(status);
+    this.showStatus(status);
     try {
       return { value: await step() };
     } catch (error) {
       return { error };
     } finally {
-      this.setStatus(undefined);
+      this.showStatus(undefined);
     }
   }
 
@@ -392,7 +414,7 @@ export class ChatSession implements Disposable {
   /** `session/load` (or `session/resume`) into this chat; history already shown is not repeated. */
   private async restore(client: HostConnection, sessionId: string): Promise<boolean> {
     const context = { controller: this.controller, agentName: this.agentName, t: this.options.t, signIn: this.signIn };
-    const restored = await restoreSession({ ...context, setStatus: (status) => this.setStatus(status), retry: () => this.openNow(sessionId) }, client, sessionId);
+    const restored = await restoreSession({ ...context, setStatus: (status) => this.showStatus(status), retry: () => this.openNow(sessionId) }, client, sessionId);
     if (restored.readOnly !== undefined && restored.readOnly !== this.readOnlyValue) {
       this.readOnlyValue = restored.readOnly;
       this.onDidChangeEmitter.fire();
@@ -405,19 +427,7 @@ export class ChatSession implements Disposable {
     if (ModelMismatchError.is(e)) {
       return; // the controller's notice already offers the suggestions
     }
-    const n = describeStartError(e, this.options.host.definition, this.options.settingsScope?.(), this.options.t);
+    const n = describeStartError(e, this.hostValue.definition, this.options.settingsScope?.(), this.options.t);
     this.controller.addNotice('error', n.title, n.detail, n.actions);
   }
-
-  private setStatus(status: string | undefined): void {
-    if (this.statusValue !== status) {
-      this.statusValue = status;
-      this.onDidChangeEmitter.fire();
-    }
-  }
-}
-
-/** How the chat says an exit nobody asked for (AgentExitedError's message, localized). */
-function exitTitle(exit: AgentExitedError, t: Localize): string {
-  return exit.signal !== null ? t('The agent was killed by {0}.', exit.signal) : t('The agent exited with code {0}.', String(exit.exitCode));
 }

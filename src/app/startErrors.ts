@@ -73,3 +73,8 @@ export function describeStartError(
   }
   return { title: t('{0} could not start.', name), detail: describeError(e), actions: ['showTraffic', 'restartAgent'] };
 }
+
+/** How the chat says an exit nobody asked for (AgentExitedError's message, localized). */
+export function exitTitle(exit: AgentExitedError, t: Localize): string {
+  return exit.signal !== null ? t('The agent was killed by {0}.', exit.signal) : t('The agent exited with code {0}.', String(exit.exitCode));
+}

@@ -228,7 +228,9 @@ export type NoticeActionView =
   /** The settings scope this window reads agent commands from when it is a remote window. */
   | 'openRemoteSettings'
   /** Asks for the agent's executable and writes it where this window reads it. */
-  | 'setupAgent';
+  | 'setupAgent'
+  /** Moves the chat to its agent's new definition (the settings changed) and restores the session there. */
+  | 'reconnectAgent';
 
 export interface PlanItemView {
   readonly content: string;

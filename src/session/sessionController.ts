@@ -22,6 +22,7 @@ import { SessionFeed } from './sessionFeed';
 import { UpdateProblemNotices } from './updateProblems';
 import type { DeepCutQuestion } from '../transports/transport';
 import type { ClarifyAnswer, SecretAnswer } from '../transports/questionPort';
+import { armTurnDeadline, defaultPromptDeadlineMs } from './turnDeadline';
 
 export interface SessionChange {
   readonly prev: SessionState;
@@ -50,6 +51,8 @@ export interface SessionControllerDeps {
   readonly permissions?: PermissionDecider;
   /** The notices the controller itself adds (`vscode.l10n.t` in the extension). */
   readonly t?: Localize;
+  /** When a turn is cancelled for running too long ({@link armTurnDeadline}); 60 min by default. */
+  readonly promptDeadlineMs?: number;
 }
 
 /** The result of one prompt turn as the caller sees it. */
@@ -63,7 +66,7 @@ export type RewriteTurnResult = TurnResult | { readonly kind: 'declined' };
 
 /**
  * Owns one ACP session: its state (through the pure reducer), its pending permission requests and
- * the calls on the agent connection. No timers and no VS Code: the surface layer subscribes to
+ * the calls on the agent connection. No timers but the turn deadline, and no VS Code: the surface layer subscribes to
  * {@link onDidChange} and answers through the methods here.
  */
 export class SessionController implements Disposable {
@@ -83,9 +86,11 @@ export class SessionController implements Disposable {
   private readonly problemNotices = new UpdateProblemNotices();
   private connectionValue: AgentConnection | undefined;
   private setupValue: SessionSetupParams;
+  private readonly t: Localize;
 
   constructor(private readonly deps: SessionControllerDeps) {
     this.stateValue = initialSessionState(deps.quirks);
+    this.t = deps.t ?? formatMessage;
     this.setupValue = { mcpServers: deps.mcpServers ?? [] };
     this.connectionValue = deps.connection;
     this.permissions = new PendingPermissions({
@@ -260,6 +265,7 @@ export class SessionController implements Disposable {
   }
 
   private async runTurn(turnId: number, send: () => Promise<acp.PromptResponse>): Promise<TurnResult> {
+    const disarm = armTurnDeadline(this, this.t, this.deps.promptDeadlineMs ?? defaultPromptDeadlineMs);
     try {
       const response = await send();
       this.dispatch({ type: 'turnEnded', turnId, id: this.deps.newId(), at: this.deps.now(), stopReason: response.stopReason, usage: (response as { usage?: unknown }).usage });
@@ -281,6 +287,7 @@ export class SessionController implements Disposable {
       });
       return { kind: 'failed', error };
     } finally {
+      disarm();
       this.permissions.settleTurn(turnId, 'the turn ended first');
     }
   }
@@ -403,10 +410,6 @@ export class SessionController implements Disposable {
     this.questions.cancelAll('session closed');
     this.feed.dispose();
     this.onDidChangeEmitter.dispose();
-  }
-
-  private get t(): Localize {
-    return this.deps.t ?? formatMessage;
   }
 
   private requireSession(): string {

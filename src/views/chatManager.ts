@@ -255,6 +255,7 @@ export class ChatManager implements vscode.Disposable {
 
   async closeChat(chat: ChatSession): Promise<void> {
     await this.chats.close(chat, (sessionId) => this.terminals.releaseSession(sessionId));
+    await this.hosts.release(chat.host);
     this.onDidChangeEmitter.fire();
   }
 
@@ -278,6 +279,12 @@ export class ChatManager implements vscode.Disposable {
   /** Restarts a chat's agent; every chat on it restores its session. */
   restartAgent(host: AgentHost): Promise<void> {
     return this.hosts.restart(host);
+  }
+
+  /** Moves a chat to its agent's new definition, its session restored there. */
+  async reconnectAgent(chat: ChatSession): Promise<void> {
+    await this.hosts.reconnect(chat);
+    this.onDidChangeEmitter.fire();
   }
 
   /** The view context the projection needs for one chat. */

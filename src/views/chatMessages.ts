@@ -162,6 +162,9 @@ export class ChatMessages {
       case 'setupAgent':
         await vscode.commands.executeCommand(CommandId.setupAgent, chat.host.definition.id);
         return;
+      case 'reconnectAgent':
+        await this.manager.reconnectAgent(chat);
+        return;
       case 'useDemoAgent': {
         const demo = this.config.agents().agents.find((a) => a.demo === true);
         if (demo !== undefined) {

@@ -24,6 +24,8 @@ export function noticeActionLabel(action: NoticeActionView): string {
       return t('Open Remote Settings');
     case 'setupAgent':
       return t('Set Up Agent…');
+    case 'reconnectAgent':
+      return t('Reconnect with the new settings');
   }
 }
 
