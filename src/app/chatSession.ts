@@ -1,6 +1,5 @@
 import type * as acp from '@agentclientprotocol/sdk';
 import type { AgentHost, HostConnection } from '../acp/agentHost';
-import { quirksFor } from '../session/agentQuirks';
 import { SessionController, type PermissionDecider, type RewriteTurnResult, type StartOptions, type TurnResult } from '../session/sessionController';
 import type { DeepCutQuestion } from '../transports/transport';
 import { ModelMismatchError } from '../transports/errors';
@@ -10,20 +9,17 @@ import { afterTurn, heldAfterLoad } from './turnNotices';
 import { DisposableStore, type Disposable } from '../util/disposable';
 import type { Localize } from '../util/l10n';
 import { Emitter } from '../util/emitter';
-import type { AgentToStart } from '../permissions/consentKey';
+import { connectAgent, mayConnect, type SpawnConsent } from './connectAgent';
 import { ChatPermissions, type ChatPermissionOptions } from './chatPermissions';
 import { ContextNotes, type ContextNoteSummary } from './contextNotes';
 import type { AgentSettingsScope } from './settingsScope';
 import { describeStartError, exitTitle } from './startErrors';
 import { restoreSession } from './restoreSession';
 import { SignIn, type SignInPorts } from './signIn';
-import { prepareSessionSetup, type SessionSetupSource } from './sessionSetup';
+import type { SessionSetupSource } from './sessionSetup';
 import type { McpServersView } from '../protocol/sessionView';
 
-/** Asks before an agent process is started (untrusted workspaces); keyed by what would run, not its name. */
-export interface SpawnConsent {
-  allow(agent: AgentToStart): Promise<boolean>;
-}
+export type { SpawnConsent } from './connectAgent';
 
 export interface ChatSessionOptions extends ChatPermissionOptions {
   readonly host: AgentHost;
@@ -80,7 +76,6 @@ export class ChatSession implements Disposable {
   readonly onDidChange = this.onDidChangeEmitter.event;
   private readonly now: () => number;
   private readonly permissions: ChatPermissions;
-  private startErrorValue: unknown;
   private readonly deadlines: PermissionDeadlines;
   /** The "Sign in" card when session setup answered `auth_required`. */
   readonly signIn: SignIn;
@@ -106,8 +101,6 @@ export class ChatSession implements Disposable {
     const hostOf = (): AgentHost => this.hostValue;
     const signInChat = { get host() { return hostOf(); }, claimStart: (run: () => Promise<boolean>) => this.claimStart(run), noteRestart: () => this.noteRestart(), changed: () => this.onDidChangeEmitter.fire() };
     this.signIn = new SignIn(signInChat, options.signIn, options.t);
-    this.disposables.add(this.controller.onPermissionRequested((p) => this.deadlines.arm(p.requestId)));
-    this.disposables.add(this.controller.onPermissionSettled((id) => this.deadlines.clear(id)));
     this.exitWatch = this.watchExit(options.host);
   }
 
@@ -140,17 +133,8 @@ export class ChatSession implements Disposable {
     return this.hostValue.definition.name;
   }
 
-  get isDemo(): boolean {
-    return this.hostValue.definition.demo === true;
-  }
-
   get status(): string | undefined {
     return this.statusValue;
-  }
-
-  /** Why the last start (agent or session) failed, as thrown; the notice says it to the user. */
-  get startError(): unknown {
-    return this.startErrorValue;
   }
 
   /** The MCP servers the last session setup passed, and those left out. */
@@ -242,15 +226,6 @@ export class ChatSession implements Disposable {
   useModel(model: string): Promise<boolean> {
     this.startOptions = { ...this.startOptions, model };
     return this.ensureStarted();
-  }
-
-  /**
-   * The footer's Retry: the prompt of a failed turn, sent again as it was (its blocks; context
-   * notes taken then are not repeated). Nothing happens while another turn runs.
-   */
-  retry(turnId: number): Promise<TurnResult | undefined> {
-    const prompt = this.controller.state.entries.find((e) => e.kind === 'user' && e.turnId === turnId && e.origin === 'local');
-    return prompt?.kind === 'user' ? this.submit(prompt.blocks) : Promise.resolve(undefined);
   }
 
   /**
@@ -366,28 +341,18 @@ export class ChatSession implements Disposable {
   }
 
   private async connect(): Promise<HostConnection | undefined> {
-    const host = this.hostValue;
-    if (host.state.kind !== 'ready' && !(await this.options.consent.allow(host.definition))) {
-      this.controller.addNotice(
-        'warning',
-        this.options.t('{0} was not started: this workspace is not trusted.', this.agentName),
-        this.options.t('Agents can read and change files and run commands. Trust the workspace, or allow this agent when asked.'),
-      );
+    const o = this.options;
+    const ctx = { host: this.hostValue, controller: this.controller, consent: o.consent, agentName: this.agentName, t: o.t, cwd: o.cwd, quirks: o.quirks, setup: o.setup };
+    if (!(await mayConnect(ctx))) {
       return undefined;
     }
-    const connected = await this.startStep(this.options.t('Starting {0}…', this.agentName), async () => {
-      const client = await host.start();
-      this.controller.useConnection(client, { ...quirksFor(client.agent?.agentInfo), ...this.options.quirks });
-      const setup = await prepareSessionSetup(this.options.setup, client.agent, this.agentName, this.options.cwd, host.log);
-      this.controller.useSetup(setup.params);
-      this.mcpViewValue = setup.view;
-      return client;
-    });
+    const connected = await this.startStep(o.t('Starting {0}…', this.agentName), () => connectAgent(ctx));
     if ('error' in connected) {
       await this.startFailed(connected.error);
       return undefined;
     }
-    return connected.value;
+    this.mcpViewValue = connected.value.mcpView;
+    return connected.value.client;
   }
 
   /** One step of the start (the agent, then the session) under a status line. */
@@ -423,7 +388,6 @@ export class ChatSession implements Disposable {
   }
 
   private showStartError(e: unknown): void {
-    this.startErrorValue = e;
     if (ModelMismatchError.is(e)) {
       return; // the controller's notice already offers the suggestions
     }

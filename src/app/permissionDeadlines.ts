@@ -8,8 +8,12 @@ import type { Disposable } from '../util/disposable';
  */
 export class PermissionDeadlines implements Disposable {
   private readonly timers = new Map<string, NodeJS.Timeout>();
+  private readonly subscriptions: Disposable[];
 
-  constructor(private readonly controller: SessionController) {}
+  /** Arms a timer for every request the controller raises and clears it when the request settles. */
+  constructor(private readonly controller: SessionController) {
+    this.subscriptions = [controller.onPermissionRequested((p) => this.arm(p.requestId)), controller.onPermissionSettled((id) => this.clear(id))];
+  }
 
   arm(requestId: string): void {
     const ms = this.controller.state.quirks.permissionTimeoutMs;
@@ -32,6 +36,7 @@ export class PermissionDeadlines implements Disposable {
   }
 
   dispose(): void {
+    this.subscriptions.forEach((d) => d.dispose());
     for (const t of this.timers.values()) {
       clearTimeout(t);
     }

@@ -36,7 +36,7 @@ export class SessionHistory {
   /** Sessions this workspace opened (merged into the history list). */
   remember(chat: ChatSession): void {
     const sessionId = chat.sessionId;
-    if (sessionId === undefined || chat.isDemo || !chat.used) {
+    if (sessionId === undefined || chat.host.definition.demo === true || !chat.used) {
       return;
     }
     const state = chat.controller.state;

@@ -16,6 +16,7 @@ import { applyMode, permissionsEnforced, sessionModes } from './modeChoice';
 import { McpSecretRedactor } from '../mcp/redaction';
 import { runnerMcpServers } from './mcp';
 import { HeadlessPermissions } from './permissions';
+import { RecentLines } from './recentLines';
 import { closeSessionIfSupported } from '../session/sessionClose';
 import { newRunMarker, runMarkerVariable, stopMarked } from './processSweep';
 import { describeSignIn, isAuthRequired, signInMethods, soleAgentMethod, type SignInMethod } from './signIn';
@@ -61,8 +62,7 @@ export class Runner {
   private graceTimer: NodeJS.Timeout | undefined;
   private timeoutTimer: NodeJS.Timeout | undefined;
   private startedAt = 0;
-  private readonly stderrTail: string[] = [];
-  private lastStderrAt = 0;
+  private readonly stderrTail = new RecentLines(stderrTailLines);
   private readonly marker = newRunMarker();
   private readonly log = new TrafficLog();
   private readonly redactor = new McpSecretRedactor();
@@ -122,10 +122,6 @@ export class Runner {
       // An agent that echoes an MCP secret to stderr must not print it on ours either.
       const shown = this.redactor.redact(line, entry);
       this.stderrTail.push(shown);
-      this.lastStderrAt = Date.now();
-      if (this.stderrTail.length > stderrTailLines) {
-        this.stderrTail.shift();
-      }
       this.deps.sink.diagnostic(shown);
     });
     if (this.stop !== undefined) {
@@ -228,12 +224,10 @@ export class Runner {
     }
     const empty = !facts.text && facts.tools === 0 && !facts.plan;
     if (empty) {
-      // The error quotes the agent's stderr tail; its last lines may still be on their way (stderr
-      // and stdout are separate pipes, so the answer can overtake the log line written before it).
-      await this.stderrQuiet();
+      await this.stderrTail.quiet(); // the error quotes the stderr tail: let its last lines arrive
     }
     return {
-      verdict: turnVerdict(turn, { text, empty, stderrTail: this.stderrTail.join('\n') }, this.stop),
+      verdict: turnVerdict(turn, { text, empty, stderrTail: this.stderrTail.text() }, this.stop),
       text,
       usage: reportedUsage(this.profile, { footer: footerUsage(state.entries, turnId), response: turn.kind === 'ended' ? turn.response : undefined, chunks: facts.chunkUsage }),
       turnMs,
@@ -290,15 +284,6 @@ export class Runner {
       const help = describeSignIn(methods, [this.options.agent.command, ...this.options.agent.args]);
       return { verdict: { ...verdict, error: `authenticate ${method.id} failed: ${verdict.error ?? 'unknown error'}\n${help}` } };
     }
-  }
-
-  /** Resolves once the agent's stderr has been quiet for 50 ms from now (at most 500 ms). */
-  private async stderrQuiet(): Promise<void> {
-    const from = Date.now();
-    const until = from + 500;
-    do {
-      await new Promise((resolve) => setTimeout(resolve, 25));
-    } while (Date.now() < until && Date.now() - Math.max(this.lastStderrAt, from) < 50);
   }
 
   private requestStop(cause: StopCause): void {

@@ -8,13 +8,8 @@ import { PendingQuestions, type SessionQuestion } from './pendingQuestions';
 import type { PendingPermission, PermissionDecider } from './permissionDecider';
 import type { SessionAction } from './sessionActions';
 import { reduceSession } from './sessionReducer';
-import {
-  initialSessionState,
-  type AgentQuirks,
-  type NoticeAction,
-  type NoticeLevel,
-  type SessionState,
-} from './sessionState';
+import { initialSessionState, type AgentQuirks, type NoticeAction, type NoticeLevel, type SessionState } from './sessionState';
+import * as settings from './sessionSettings';
 import { describe, mismatchNotice, parseModels, providerFailureOf, startMeta, type StartOptions } from './sessionResponses';
 export type { StartOptions } from './sessionResponses';
 import { planRewrite, rowsBound, runRewrite } from './sessionRewrite';
@@ -377,27 +372,16 @@ export class SessionController implements Disposable {
     });
   }
 
-  async setMode(modeId: string): Promise<void> {
-    const sessionId = this.requireSession();
-    await this.connection.setMode(sessionId, modeId);
-    this.dispatch({ type: 'modeChanged', modeId });
+  setMode(modeId: string): Promise<void> {
+    return settings.setMode(this, modeId);
   }
 
-  async setModel(modelId: string): Promise<void> {
-    const sessionId = this.requireSession();
-    await this.connection.setModel(sessionId, modelId);
-    this.dispatch({ type: 'modelChanged', modelId });
+  setModel(modelId: string): Promise<void> {
+    return settings.setModel(this, modelId);
   }
 
-  async setConfigOption(configId: string, value: string | boolean): Promise<void> {
-    const sessionId = this.requireSession();
-    const params: acp.SetSessionConfigOptionRequest =
-      typeof value === 'boolean' ? { sessionId, configId, type: 'boolean', value } : { sessionId, configId, value };
-    const res = await this.connection.setConfigOption(params);
-    // The answer is the complete option list (ACP session-config-options): replace state wholesale.
-    if (Array.isArray(res.configOptions)) {
-      this.dispatch({ type: 'configOptionsChanged', configOptions: res.configOptions });
-    }
+  setConfigOption(configId: string, value: string | boolean): Promise<void> {
+    return settings.setConfigOption(this, configId, value);
   }
 
   /** Answers everything still pending and stops listening. Idempotent. */
@@ -410,13 +394,5 @@ export class SessionController implements Disposable {
     this.questions.cancelAll('session closed');
     this.feed.dispose();
     this.onDidChangeEmitter.dispose();
-  }
-
-  private requireSession(): string {
-    const id = this.stateValue.sessionId;
-    if (id === undefined) {
-      throw new Error('The session has not started.');
-    }
-    return id;
   }
 }

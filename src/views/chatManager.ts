@@ -1,14 +1,13 @@
-import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { AgentDefinition, AgentHost } from '../acp/agentHost';
 import { AgentHosts } from '../app/agentHosts';
 import { ChatRegistry } from '../app/chatRegistry';
 import { forkChat } from '../app/forkChat';
-import { transportOffers } from '../app/transportOffers';
 import { SessionHistory, type KnownSession } from '../app/sessionHistory';
 import { describeError } from '../acp/errors';
 import { notificationLabel } from '../util/displayText';
 import type { ViewContext } from '../session/viewProjection';
+import { chatViewContext } from './chatViewContext';
 import type { HostMessage, WebviewMessage } from '../protocol/webviewProtocol';
 import { Emitter } from '../util/emitter';
 import { TerminalManager } from '../acp/terminals';
@@ -289,26 +288,7 @@ export class ChatManager implements vscode.Disposable {
 
   /** The view context the projection needs for one chat. */
   viewContext(chat: ChatSession): ViewContext {
-    const info = chat.host.state.kind === 'ready' ? chat.host.state.info : undefined;
-    return {
-      agentName: chat.agentName,
-      demo: chat.isDemo,
-      readOnly: chat.readOnly,
-      acceptsImages: info?.agentCapabilities?.promptCapabilities?.image === true,
-      pendingPermissions: chat.controller.pendingPermissions.length,
-      now: Date.now(),
-      relativePath: (p) => (path.isAbsolute(p) ? vscode.workspace.asRelativePath(p, false) : p),
-      terminal: (id) => {
-        const t = this.terminals.snapshot(id);
-        return t === undefined ? undefined : { output: t.output, running: t.running, ...(t.exitCode !== undefined ? { exitCode: t.exitCode } : {}), ...(t.signal !== undefined ? { signal: t.signal } : {}) };
-      },
-      ...(chat.status !== undefined ? { status: chat.status } : {}),
-      contextNotes: chat.contextNotes,
-      ...(chat.signIn.card !== undefined ? { signIn: chat.signIn.card } : {}),
-      ...(chat.mcpServers !== undefined ? { mcp: chat.mcpServers } : {}),
-      turnChanges: (turnId) => this.turnChanges(chat, turnId),
-      ...transportOffers(chat.host.client),
-    };
+    return chatViewContext(chat, this.terminals, (turnId) => this.turnChanges(chat, turnId));
   }
 
   /** What a chat webview asked for. */

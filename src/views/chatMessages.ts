@@ -1,3 +1,4 @@
+import { retryTurn } from '../app/turnRetry';
 import * as vscode from 'vscode';
 import type { ChatSession } from '../app/chatSession';
 import { describeError } from '../acp/errors';
@@ -127,7 +128,7 @@ export class ChatMessages {
         void chat.useModel(message.value);
         return;
       case 'turn/retry':
-        void chat.retry(message.turnId);
+        void retryTurn(chat, message.turnId);
         return;
       case 'request/call':
         void searchWorkspaceFiles(message.call.params.query).then(

@@ -38,7 +38,7 @@ export class ChatPanel implements vscode.Disposable {
       const state = chat.controller.state;
       const waiting = chat.controller.pendingPermissions.length > 0;
       const busy = state.phase === 'running' || state.phase === 'cancelling' || state.phase === 'starting';
-      const name = chat.isDemo ? `${chat.agentName} (demo)` : chat.agentName;
+      const name = chat.host.definition.demo === true ? `${chat.agentName} (demo)` : chat.agentName;
       // The session title is the agent's: on one line, invisible characters visible.
       const title = state.title !== undefined ? `${name}: ${displayLabel(state.title, 120)}` : name;
       panel.title = waiting ? `${title} — ${vscode.l10n.t('needs permission')}` : busy ? `${title} — ${vscode.l10n.t('working')}` : title;
