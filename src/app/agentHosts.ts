@@ -8,7 +8,7 @@ import { Emitter } from '../util/emitter';
 import type { Localize } from '../util/l10n';
 import type { ChatSession } from './chatSession';
 import { RespawnPolicy } from './respawnPolicy';
-import { connectTransport } from '../transports/connectTransport';
+import { connectTransportLazily } from '../transports/lazyConnect';
 import type { QuestionPort } from '../transports/questionPort';
 
 export interface AgentHostsOptions {
@@ -71,7 +71,7 @@ export class AgentHosts {
       ...(this.options.capabilities !== undefined ? { capabilities: this.options.capabilities } : {}),
       ...(this.options.questions !== undefined ? { questions: this.options.questions } : {}),
       ...(this.options.transportSecret !== undefined ? { transportSecret: this.options.transportSecret } : {}),
-      connectTransport,
+      connectTransport: connectTransportLazily,
     });
     const h = host;
     host.onDidExit((exit) => {

@@ -3,10 +3,12 @@ import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { TrafficLog } from '../../../src/acp/trafficLog';
 import type * as ProcessSpawn from '../../../src/process/processSpawn';
 import { defaultExtractLimits } from '../../../src/registry/extractLimits';
 import { RegistryError } from '../../../src/registry/registryErrors';
 import type * as RegistryUnpack from '../../../src/registry/registryUnpack';
+import type * as TransportChunk from '../../../src/transports/connectTransport';
 import { loadChunk } from '../../../src/util/lazyChunk';
 import { repoRoot } from '../../support/paths';
 import { tar, zip } from '../../support/registryFixtures';
@@ -66,9 +68,18 @@ suite('lazily loaded chunks (dist/)', function () {
     assert.equal(r.stdout, 'through the chunk');
   });
 
+  test('dist/connectTransport.js holds the transports: a TUI Gateway that is not there is reported, not thrown at load', async () => {
+    const { connectTransport } = loadChunk<typeof TransportChunk>(dist, 'connectTransport');
+    const ports = { permission: { requestPermission: () => Promise.resolve({ outcome: { outcome: 'cancelled' as const } }) } };
+    await assert.rejects(
+      connectTransport({ kind: 'tui-gateway', url: 'ws://127.0.0.1:9/api/ws' }, { cwd: os.tmpdir(), log: new TrafficLog(), ports }),
+      (e: unknown) => e instanceof Error && e.message !== '',
+    );
+  });
+
   test('every bundle that names a chunk has it in its own folder', () => {
     const names = chunkNames();
-    assert.deepEqual(names, ['processSpawn', 'registryUnpack'], 'the chunks src/ loads lazily');
+    assert.deepEqual(names, ['connectTransport', 'processSpawn', 'registryUnpack'], 'the chunks src/ loads lazily');
     const bundles = fs
       .readdirSync(dist, { recursive: true, encoding: 'utf8' })
       .filter((f) => f.endsWith('.js') && !f.startsWith(`webview${path.sep}`));
