@@ -75,7 +75,9 @@ export class TurnEndView implements EntryComponent {
         el('span', { class: 'outcome', text: entry.provider !== undefined ? providerOutcomeText(entry.provider) : outcomeText(entry.outcome) }),
         el('span', { class: 'muted', text: facts.join(' · ') }),
       ]),
-      entry.error !== undefined && entry.error !== '' ? el('pre', { class: 'turn-error', text: entry.error }) : false,
+      // A provider failure's text is the reply just above (Hermes sends it as message text): the
+      // outcome line names it, and repeating it here would show the same error twice.
+      entry.error !== undefined && entry.error !== '' && entry.provider === undefined ? el('pre', { class: 'turn-error', text: entry.error }) : false,
       entry.provider?.transient === true ? el('div', { class: 'muted', text: t('This is usually temporary: try again later.') }) : false,
       entry.retry === true ? this.retryRow(entry.turnId) : false,
       entry.changes !== undefined ? this.changesRow(entry.turnId, entry.changes) : false,
