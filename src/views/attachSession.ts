@@ -27,18 +27,30 @@ export async function attachToSession(manager: ChatManager, config: Configuratio
   if (def === undefined || !(await manager.allowAgent(def))) {
     return;
   }
+  const failed = (e: unknown): void => {
+    void vscode.window.showErrorMessage(vscode.l10n.t('Could not list the sessions of {0}: {1}', def.name, notificationLabel(describeError(e), 500)));
+  };
+  // Connect before the quick pick shows: connecting may ask for the gateway token (a masked input
+  // box), and an input box hides a quick pick shown before it for good.
+  const connection = await vscode.window
+    .withProgress({ location: vscode.ProgressLocation.Window, title: vscode.l10n.t('Connecting to {0}…', def.name) }, () => manager.hostFor(def).start())
+    .then(
+      (c) => c,
+      (e: unknown) => void failed(e),
+    );
+  if (connection === undefined) {
+    return;
+  }
+  if (!canAttach(connection)) {
+    void vscode.window.showWarningMessage(vscode.l10n.t('{0} cannot attach to running sessions.', def.name));
+    return;
+  }
   const pick = vscode.window.createQuickPick<SessionPick>();
   pick.title = vscode.l10n.t('Attach to a running {0} session', def.name);
   pick.placeholder = vscode.l10n.t('Live sessions first; past sessions are resumed');
   pick.busy = true;
   pick.show();
   try {
-    const connection = await manager.hostFor(def).start();
-    if (!canAttach(connection)) {
-      pick.dispose();
-      void vscode.window.showWarningMessage(vscode.l10n.t('{0} cannot attach to running sessions.', def.name));
-      return;
-    }
     const [live, past] = await Promise.all([connection.listLiveSessions(), connection.listSessions({ cwd: manager.workspaceRoot })]);
     const liveIds = new Set(live.map((s) => s.sessionId));
     pick.items = [
@@ -51,7 +63,7 @@ export async function attachToSession(manager: ChatManager, config: Configuratio
     ];
   } catch (e) {
     pick.dispose();
-    void vscode.window.showErrorMessage(vscode.l10n.t('Could not list the sessions of {0}: {1}', def.name, notificationLabel(describeError(e), 500)));
+    failed(e);
     return;
   } finally {
     pick.busy = false;
