@@ -120,8 +120,9 @@ export async function runTurn(session: FakeSession, text: string): Promise<{ tex
       await say(w);
     }
   }
-  if (text.includes('[title]')) {
-    session.title = 'A titled session';
+  const titled = /\[title(?:=([^\]]+))?\]/.exec(text);
+  if (titled !== null) {
+    session.title = titled[1] ?? 'A titled session';
     session.emit('session.title', { session_id: session.stored, title: session.title });
   }
   return { text: turn.assistant, status: turn.aborted ? 'interrupted' : 'complete' };

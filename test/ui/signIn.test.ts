@@ -7,18 +7,9 @@
  * right one signs in and the chat works.
  */
 import * as assert from 'node:assert/strict';
-import type { FrameLocator, Page } from 'playwright-core';
+import type { FrameLocator } from 'playwright-core';
 import { vsCodeForSuite } from './support';
-import { composerBox, conversation, send } from './uiHelpers';
-
-/** Types into VS Code's input box (showInputBox) and checks it is masked. */
-async function answerInputBox(page: Page, value: string): Promise<void> {
-  const input = page.locator('.quick-input-widget input.input');
-  await input.waitFor({ state: 'visible', timeout: 30_000 });
-  assert.equal(await input.getAttribute('type'), 'password', 'the input box is masked');
-  await input.fill(value);
-  await input.press('Enter');
-}
+import { answerMaskedInputBox, composerBox, conversation, send } from './uiHelpers';
 
 function card(chat: FrameLocator): ReturnType<FrameLocator['getByRole']> {
   return chat.getByRole('region', { name: 'Sign in to Scripted' });
@@ -51,12 +42,12 @@ suite('issue 17: the sign-in card in the real chat', function () {
     await vs.ui().shot('ui17-signin-authenticate-failed');
 
     await apiKey.click();
-    await answerInputBox(page, 'sk-wrong');
+    await answerMaskedInputBox(page, 'sk-wrong');
     await alert.filter({ hasText: 'Scripted did not accept the value of SCRIPTED_API_KEY.' }).waitFor({ timeout: 60_000 });
     await vs.ui().shot('ui17-signin-wrong-key');
 
     await apiKey.click();
-    await answerInputBox(page, 'sk-scripted');
+    await answerMaskedInputBox(page, 'sk-scripted');
     await region.waitFor({ state: 'hidden', timeout: 60_000 });
     await send(chat, 'hello after signing in');
     await conversation(chat).getByText('You said: hello after signing in').waitFor({ timeout: 60_000 });

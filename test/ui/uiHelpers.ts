@@ -1,3 +1,4 @@
+import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import type { FrameLocator, Locator, Page } from 'playwright-core';
 import type { PageElement } from './pageTypes';
@@ -35,6 +36,22 @@ export async function paletteCommand(page: Page, title: string, timeoutMs = 30_0
     }
   }
   await row.click();
+}
+
+/**
+ * Types into VS Code's input box (showInputBox: a token, a key) after checking it is masked. With
+ * `title`, first waits for the box with that title (a quick pick shown before it shares the widget).
+ */
+export async function answerMaskedInputBox(page: Page, value: string, title?: string): Promise<void> {
+  const widget = page.locator('.quick-input-widget');
+  if (title !== undefined) {
+    await widget.locator('.quick-input-title', { hasText: title }).waitFor({ timeout: 30_000 });
+  }
+  const input = widget.locator('input.input');
+  await input.waitFor({ state: 'visible', timeout: 30_000 });
+  assert.equal(await input.getAttribute('type'), 'password', 'the input box is masked');
+  await input.fill(value);
+  await input.press('Enter');
 }
 
 /** Polls `check` until it holds; fails with `what` (and the last value seen) after `timeoutMs`. */
