@@ -130,6 +130,8 @@ export interface HistoryRewriter {
 
 export interface LiveSessionInfo {
   readonly sessionId: string;
+  /** The stored session it runs (TUI Gateway `session_key`): the same session `session.list` lists as past. */
+  readonly storedSessionId?: string;
   readonly title: string;
   readonly preview: string;
   readonly model: string;

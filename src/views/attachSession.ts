@@ -52,7 +52,8 @@ export async function attachToSession(manager: ChatManager, config: Configuratio
   pick.show();
   try {
     const [live, past] = await Promise.all([connection.listLiveSessions(), connection.listSessions({ cwd: manager.workspaceRoot })]);
-    const liveIds = new Set(live.map((s) => s.sessionId));
+    // A live session is also a stored one: list it once, as live (runtime and stored ids differ).
+    const liveIds = new Set(live.flatMap((s) => [s.sessionId, ...(s.storedSessionId !== undefined ? [s.storedSessionId] : [])]));
     pick.items = [
       { label: vscode.l10n.t('Live'), kind: vscode.QuickPickItemKind.Separator, sessionId: '' },
       ...live.map((s) => ({ label: s.title !== '' ? s.title : s.sessionId, description: `${s.status} · ${s.model}`, detail: s.preview !== '' ? s.preview : s.sessionId, sessionId: s.sessionId })),

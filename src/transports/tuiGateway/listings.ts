@@ -31,6 +31,7 @@ export function parseLiveSessions(raw: unknown): LiveSessionInfo[] {
     return [
       {
         sessionId: r.id,
+        ...(s('session_key') !== '' ? { storedSessionId: s('session_key') } : {}),
         title: s('title'),
         preview: s('preview'),
         model: s('model'),

@@ -34,6 +34,8 @@ suite('transports / TUI Gateway: attached clients over WebSocket', () => {
     const live = await client.connection.listLiveSessions();
     const target = live.find((s) => s.sessionId === owner.controller.sessionId);
     assert.ok(target !== undefined, 'the live session is listed');
+    assert.ok(target.storedSessionId !== undefined && target.storedSessionId !== target.sessionId, 'with its stored id (session_key), which session.list uses');
+    assert.ok((await client.connection.listSessions({ cwd: '/' })).sessions.some((p) => p.sessionId === target.storedSessionId));
     await client.controller.load(target.sessionId);
     return client;
   }
