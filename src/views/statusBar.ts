@@ -45,7 +45,15 @@ export class StatusBar implements vscode.Disposable {
 
   private update(): void {
     const state = this.state;
-    const agent = this.manager.allHosts[0]?.definition;
+    // Name the agent the state is about (the one asking, or working), not whichever host started first.
+    const chats = this.manager.allChats;
+    const about =
+      state === 'waitingForPermission'
+        ? chats.find((c) => c.controller.pendingPermissions.length > 0)
+        : state === 'busy'
+          ? chats.find((c) => c.controller.state.phase === 'running' || c.controller.state.phase === 'cancelling')
+          : undefined;
+    const agent = about?.host.definition ?? this.manager.allHosts[0]?.definition;
     const name = agent?.name ?? 'Hermes';
     const running = this.manager.allChats.filter((c) => c.controller.state.phase === 'running').length;
     const views: Record<typeof state, { icon: string; text: string; tip: string; bg?: string }> = {
