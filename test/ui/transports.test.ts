@@ -170,9 +170,11 @@ suite('issue 19: TUI Gateway and API Server in the real chat (code-server + Chro
     const pick = ui.page.locator('.quick-input-widget').filter({ hasText: 'Attach to a running Hermes Gateway session' });
     const rows = pick.locator('.quick-input-list .monaco-list-row');
     await rows.filter({ hasText: 'Live refactor' }).first().waitFor({ timeout: 30_000 });
-    const labels = (await rows.locator('.label-name').allTextContents()).map((s) => s.trim());
-    assert.ok(labels.includes('Yesterday notes'), `the past session is listed: ${labels.join(' | ')}`);
-    assert.ok(labels.indexOf('Live refactor') < labels.indexOf('Yesterday notes'), 'live sessions come first');
+    // Separators are drawn on the rows ("Live", "Past"), not as rows of their own.
+    const listed = (await rows.allTextContents()).map((s) => s.replace(/\s+/g, ' ').trim());
+    assert.equal(listed.length, 2, `the live session once, then the past one: ${listed.join(' | ')}`);
+    assert.match(listed[0] ?? '', /^Live refactor ?idle · hermes-default.*Live$/);
+    assert.match(listed[1] ?? '', /^Yesterday notes ?st-1 ?Past$/);
     await ui.shot('ui19-attach-pick');
     await rows.filter({ hasText: 'Live refactor' }).first().click();
 
@@ -184,6 +186,7 @@ suite('issue 19: TUI Gateway and API Server in the real chat (code-server + Chro
     const allow = log.getByRole('button', { name: 'Allow once', exact: true });
     await allow.waitFor({ timeout: 30_000 });
     await log.getByText('clean up the build folder').first().waitFor({ timeout: 10_000 });
+    await ui.page.locator('.statusbar').getByText('Hermes Gateway: permission needed').waitFor({ timeout: 10_000 });
     await ui.shot('ui19-attach-approval');
     const approval = await terminal.request('approval');
     await turn;
