@@ -131,7 +131,8 @@ export class Runner {
       return { verdict: startFailureVerdict(e, this.stop) };
     }
     this.init = init;
-    this.profile = profileFor(init.agentInfo?.name, executableName(options.agent.command, options.agent.args));
+    // A transport's agent is named by its handshake alone (the default agent command is not what runs).
+    this.profile = profileFor(init.agentInfo?.name, link.kind === 'acp' ? executableName(options.agent.command, options.agent.args) : undefined);
 
     // Non-ACP transports: Hermes uses the MCP servers of its own config (args.ts refuses --mcp-config).
     const mcp = link.kind === 'acp' ? await runnerMcpServers({ cwd: options.cwd, mcpConfig: options.mcpConfig, env: process.env }, init, agentIdentity(init.agentInfo, options.agent.command, options.agent.args).name, this.redactor) : { servers: [], diagnostics: [] };
