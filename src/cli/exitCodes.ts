@@ -2,7 +2,7 @@ import type * as acp from '@agentclientprotocol/sdk';
 import { AgentExitedError, AgentNotFoundError, AgentTimeoutError, describeError, isRpcError } from '../acp/errors';
 import { classifyRpcFailure, detectProviderFailureInLog, detectProviderFailureText, isRetryOnlyText, type ProviderFailure } from '../session/providerErrors';
 import type { TurnResult } from '../session/sessionController';
-import { HttpStatusError } from '../transports/errors';
+import { HttpStatusError, TransportClosedError } from '../transports/errors';
 
 /**
  * The runner's exit codes. Every run that got past argument parsing ends with a `result` event
@@ -84,7 +84,7 @@ export function turnVerdict(turn: TurnResult, output: TurnOutput, stop: StopCaus
       return {
         exitCode: ExitCode.failed,
         stopReason: null,
-        error: AgentExitedError.is(turn.error) ? exitMessage(turn.error) : describeError(turn.error),
+        error: AgentExitedError.is(turn.error) || TransportClosedError.is(turn.error) ? exitMessage(turn.error) : describeError(turn.error),
       };
   }
 }
@@ -174,6 +174,6 @@ function stopVerdict(stop: StopCause, stopReason: acp.StopReason | null, detail:
   return { exitCode: ExitCode.interrupted, stopReason, error: detail !== undefined ? `interrupted: ${detail}` : 'interrupted' };
 }
 
-function exitMessage(e: AgentExitedError): string {
+function exitMessage(e: AgentExitedError | TransportClosedError): string {
   return e.stderrTail !== '' ? `${e.message}\n${e.stderrTail}` : e.message;
 }
