@@ -141,6 +141,15 @@ for (const gateway of gateways) {
       assert.match(String(result.error), gateway.name.startsWith('stdio') ? /exited with code 3\.?\n[\s\S]*fake gateway: simulated crash/ : /closed/i);
     });
 
+    test('--timeout mid-turn: the turn is interrupted, exit 1 "timeout"', async () => {
+      const run = await runOver(target, work.path, '[slow] count', ['--timeout', '1.5']);
+      assert.equal(run.code, 1, run.stderr);
+      const result = resultOf(events(run));
+      assert.equal(result.error, 'timeout');
+      assert.match(texts(events(run)), /^tick 0 /);
+      assert.ok(records(target).some((r) => r.dir === 'in' && (r.frame as { method?: unknown }).method === 'session.interrupt'));
+    });
+
     test('SIGTERM mid-turn: session.interrupt, exit 130, result last', async () => {
       const run = await terminatedMidTurn(target, work.path, '[slow] count', 'tick 2');
       assert.equal(run.code, 130, run.stderr);
@@ -238,6 +247,13 @@ suite('hermes-acp-run --transport api-server', function () {
     const result = resultOf(events(run));
     assert.equal(result.stop_reason, null);
     assert.ok(typeof result.error === 'string' && result.error !== '');
+  });
+
+  test('--timeout mid-turn: the stream is dropped, exit 1 "timeout"', async () => {
+    target = await apiServer(work.path);
+    const run = await runOver(target, work.path, '[slow] count', ['--timeout', '1.5']);
+    assert.equal(run.code, 1, run.stderr);
+    assert.equal(resultOf(events(run)).error, 'timeout');
   });
 
   test('SIGTERM mid-turn: the stream is dropped (the server interrupts the agent), exit 130', async () => {
