@@ -4,8 +4,10 @@ import { parseArgs } from 'node:util';
 import { readMcpSources } from '../mcp/mcpServers';
 import { parseRules } from '../permissions/rules';
 import { invalidSensitivePatterns } from '../permissions/sensitive';
+import type { TransportSettings } from '../transports/transportSettings';
 import { isObject } from '../util/json';
 import type { PermissionMode } from './permissions';
+import { parseTransportFlags, transportOptionSpecs } from './transportArgs';
 
 export type OutputFormat = 'text' | 'stream-json';
 
@@ -29,6 +31,8 @@ export interface RunOptions {
   readonly auth?: string;
   /** `--mcp-config`: an `mcp.json` (VS Code's format) read before the `--cwd`'s `.vscode/mcp.json`. */
   readonly mcpConfig?: string;
+  /** `--transport tui-gateway|api-server` and its settings; absent: ACP over the agent command's stdio. */
+  readonly transport?: TransportSettings;
 }
 
 export type ParsedCommandLine =
@@ -38,6 +42,7 @@ export type ParsedCommandLine =
   | { readonly kind: 'error'; readonly message: string };
 
 export const usage = `Usage: hermes-acp-run (-q TEXT | --query-file FILE) [options] [-- AGENT [ARGS...]]
+       hermes-acp-run (-q TEXT | --query-file FILE) [options] --transport tui-gateway|api-server ...
 
 Runs one prompt turn against an Agent Client Protocol (ACP) agent and exits with a code that
 says whether the turn really completed.
@@ -58,6 +63,15 @@ Options:
       --mcp-config FILE    MCP servers for the agent, in VS Code's mcp.json format (also read:
                            .vscode/mcp.json in the --cwd); \${input:ID} values come from the
                            environment variable HERMES_MCP_INPUT_<ID> (upper case, _ for others)
+      --transport KIND     acp (default: the agent command after "--", over stdio),
+                           tui-gateway (Hermes' TUI Gateway) or api-server (Hermes' API Server)
+      --gateway-url URL    tui-gateway: attach to a running gateway (ws://HOST:PORT/api/ws);
+                           its session token comes from HERMES_GATEWAY_TOKEN, never the command line
+      --hermes-root DIR    tui-gateway: start the gateway (python -m tui_gateway.entry) from this
+                           Hermes checkout instead
+      --python PYTHON      tui-gateway: the Hermes install's interpreter (default: python3)
+      --base-url URL       api-server: the server (http(s)://HOST:PORT); its key comes from
+                           HERMES_API_KEY; --mode chat (default) or runs (approvals, stop)
   -h, --help               show this help
   -V, --version            show the version
 
@@ -85,6 +99,7 @@ export function parseCommandLine(argv: readonly string[], cwd: string, readStdin
         mode: { type: 'string' },
         auth: { type: 'string' },
         'mcp-config': { type: 'string' },
+        ...transportOptionSpecs,
         help: { type: 'boolean', short: 'h' },
         version: { type: 'boolean', short: 'V' },
       },
@@ -107,6 +122,10 @@ export function parseCommandLine(argv: readonly string[], cwd: string, readStdin
   const stray = before[0];
   if (stray?.kind === 'positional') {
     return error(`unexpected argument "${stray.value}" (put the agent command after "--")`);
+  }
+  const transport = parseTransportFlags(values, terminator !== undefined, cwd);
+  if (typeof transport === 'string') {
+    return error(transport);
   }
   const agentArgv = terminator !== undefined ? argv.slice(terminator.index + 1) : [...defaultAgentCommand];
   const [command, ...args] = agentArgv;
@@ -181,7 +200,8 @@ export function parseCommandLine(argv: readonly string[], cwd: string, readStdin
       agent: { command, args },
       ...(timeoutMs !== undefined ? { timeoutMs } : {}),
       ...(values['traffic-log'] !== undefined ? { trafficLog: path.resolve(cwd, values['traffic-log']) } : {}),
-      ...(values.mode !== undefined ? { mode: values.mode } : {}),
+      ...(transport.sessionMode !== undefined ? { mode: transport.sessionMode } : {}),
+      ...(transport.transport !== undefined ? { transport: transport.transport } : {}),
       ...(values.auth !== undefined ? { auth: values.auth } : {}),
       ...(values['mcp-config'] !== undefined ? { mcpConfig: path.resolve(cwd, values['mcp-config']) } : {}),
     },

@@ -69,6 +69,28 @@ export interface PermissionEvent {
   readonly targets?: readonly string[];
 }
 
+/** What kind of question a non-ACP transport asked (TUI Gateway server requests). */
+export type QuestionKind = 'clarify' | 'sudo' | 'secret' | 'vault.unlock' | 'vault.code' | 'vault.saveLogin' | 'connection';
+
+/**
+ * A question the agent asked that nobody can answer in a headless run (a clarifying question, a
+ * sudo / secret / vault prompt, a connection card): the runner cancelled it and says so. Never
+ * carries a secret's value (the runner never has one: it answers the cancel form).
+ */
+export interface QuestionEvent {
+  readonly type: 'question';
+  readonly timestamp: number;
+  readonly request_id: string;
+  readonly kind: QuestionKind;
+  /** What the agent asked: each question's text, or the prompt. */
+  readonly questions: readonly string[];
+  /** The environment variable a `secret` would have filled. */
+  readonly env_var?: string;
+  readonly outcome: 'cancelled';
+  /** Why, and what the agent was told. */
+  readonly reason: string;
+}
+
 export type ToolResultStatus = 'completed' | 'failed' | 'ended' | 'cancelled' | 'interrupted';
 
 export interface ToolResultEvent {
@@ -127,7 +149,7 @@ export interface ResultEvent {
   readonly error?: string;
 }
 
-export type CliEvent = SystemInitEvent | TextEvent | ToolUseEvent | PermissionEvent | ToolResultEvent | ResultEvent;
+export type CliEvent = SystemInitEvent | TextEvent | ToolUseEvent | PermissionEvent | QuestionEvent | ToolResultEvent | ResultEvent;
 
 /** Distributes `Omit` over the union so each event keeps its own fields. */
 export type EventBody<E extends CliEvent = CliEvent> = E extends CliEvent ? Omit<E, 'timestamp'> : never;
@@ -199,6 +221,9 @@ export class TextSink extends BaseSink {
         this.diagnostic(
           `[permission] ${event.name}: ${event.outcome === 'selected' ? (event.optionId ?? '') : event.outcome} (${event.rule})`,
         );
+        return;
+      case 'question':
+        this.diagnostic(`[question] ${event.kind} ${event.outcome}: ${event.questions.join(' / ')} (${event.reason})`);
         return;
       case 'tool_result':
         this.diagnostic(`[tool] ${event.name}: ${event.status} in ${event.duration_ms} ms`);

@@ -2,6 +2,7 @@ import type * as acp from '@agentclientprotocol/sdk';
 import { AgentExitedError, AgentNotFoundError, AgentTimeoutError, describeError, isRpcError } from '../acp/errors';
 import { classifyRpcFailure, detectProviderFailureInLog, detectProviderFailureText, isRetryOnlyText, type ProviderFailure } from '../session/providerErrors';
 import type { TurnResult } from '../session/sessionController';
+import { HttpStatusError, TransportClosedError } from '../transports/errors';
 
 /**
  * The runner's exit codes. Every run that got past argument parsing ends with a `result` event
@@ -83,7 +84,7 @@ export function turnVerdict(turn: TurnResult, output: TurnOutput, stop: StopCaus
       return {
         exitCode: ExitCode.failed,
         stopReason: null,
-        error: AgentExitedError.is(turn.error) ? exitMessage(turn.error) : describeError(turn.error),
+        error: AgentExitedError.is(turn.error) || TransportClosedError.is(turn.error) ? exitMessage(turn.error) : describeError(turn.error),
       };
   }
 }
@@ -143,7 +144,7 @@ function firstLine(text: string): string {
 
 /** A JSON-RPC error (or anything else thrown): 75 when it was the provider's transient failure. */
 function rpcVerdict(error: unknown): { readonly exitCode: RunExitCode; readonly error: string } {
-  const provider = isRpcError(error) ? classifyRpcFailure(error) : undefined;
+  const provider = isRpcError(error) ? classifyRpcFailure(error) : transportFailure(error);
   if (provider === undefined) {
     return { exitCode: ExitCode.failed, error: describeError(error) };
   }
@@ -154,6 +155,18 @@ function rpcVerdict(error: unknown): { readonly exitCode: RunExitCode; readonly 
   };
 }
 
+/**
+ * The API Server's failures are not JSON-RPC errors: an HTTP status, or a stream that ended with
+ * the agent's own error text (Hermes: "API call failed after 3 retries: HTTP 429 …"). Only plain
+ * errors are read for their text; the client core's typed errors say what they are.
+ */
+function transportFailure(error: unknown): ProviderFailure | undefined {
+  if (HttpStatusError.is(error)) {
+    return classifyRpcFailure({ code: error.status, message: error.message });
+  }
+  return error instanceof Error && error.name === 'Error' ? classifyRpcFailure({ code: 0, message: error.message }) : undefined;
+}
+
 function stopVerdict(stop: StopCause, stopReason: acp.StopReason | null, detail: string | undefined): Verdict {
   if (stop === 'timeout') {
     return { exitCode: ExitCode.failed, stopReason, error: 'timeout' };
@@ -161,6 +174,6 @@ function stopVerdict(stop: StopCause, stopReason: acp.StopReason | null, detail:
   return { exitCode: ExitCode.interrupted, stopReason, error: detail !== undefined ? `interrupted: ${detail}` : 'interrupted' };
 }
 
-function exitMessage(e: AgentExitedError): string {
+function exitMessage(e: AgentExitedError | TransportClosedError): string {
   return e.stderrTail !== '' ? `${e.message}\n${e.stderrTail}` : e.message;
 }

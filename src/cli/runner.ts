@@ -1,7 +1,5 @@
 import { writeFileSync } from 'node:fs';
 import type * as acp from '@agentclientprotocol/sdk';
-import { AcpClient, defaultTimeouts } from '../acp/acpConnection';
-import { AgentProcess } from '../acp/agentProcess';
 import { AgentExitedError } from '../acp/errors';
 import { TrafficLog } from '../acp/trafficLog';
 import { profileFor, type AgentProfile } from '../session/agentProfiles';
@@ -17,8 +15,9 @@ import { McpSecretRedactor } from '../mcp/redaction';
 import { runnerMcpServers } from './mcp';
 import { HeadlessPermissions } from './permissions';
 import { RecentLines } from './recentLines';
-import { closeSessionIfSupported } from '../session/sessionClose';
-import { newRunMarker, runMarkerVariable, stopMarked } from './processSweep';
+import { HeadlessQuestions } from './headlessQuestions';
+import { newRunMarker, stopMarked } from './processSweep';
+import { runnerConnection, type RunnerConnection } from './runnerConnection';
 import { describeSignIn, isAuthRequired, signInMethods, soleAgentMethod, type SignInMethod } from './signIn';
 import { finalAnswer } from './toolOutput';
 import { TurnEvents } from './turnEvents';
@@ -48,12 +47,12 @@ interface Outcome {
 /**
  * One headless run: start the agent, `initialize`, `session/new`, one `session/prompt`, stop the
  * agent and everything it started, then a `result` event — whatever happens in between. Built on
- * the same client core as the extension (AgentProcess, AcpClient, SessionController).
+ * the same client core as the extension: a {@link RunnerConnection} (ACP over the agent's stdio,
+ * or a TUI Gateway / API Server adapter) under a SessionController.
  */
 export class Runner {
   private stop: StopCause | undefined;
-  private proc: AgentProcess | undefined;
-  private client: AcpClient | undefined;
+  private link: RunnerConnection | undefined;
   private controller: SessionController | undefined;
   private init: acp.InitializeResponse | undefined;
   private profile: AgentProfile;
@@ -82,7 +81,7 @@ export class Runner {
       return;
     }
     this.deps.sink.diagnostic('hermes-acp-run: interrupted again; stopping the agent now');
-    this.proc?.kill();
+    this.link?.kill();
   }
 
   /** Runs to the end and returns the exit code (equal to the `result` event's `exit_code`). Never rejects. */
@@ -108,56 +107,40 @@ export class Runner {
 
   private async runSession(): Promise<Outcome> {
     const { options } = this;
-    let proc: AgentProcess;
-    try {
-      const spec = { command: options.agent.command, args: options.agent.args, cwd: options.cwd, env: { [runMarkerVariable]: this.marker } };
-      proc = await AgentProcess.start(spec, { killGraceMs: 2000 });
-    } catch (e) {
-      return { verdict: startFailureVerdict(e, this.stop) };
-    }
-    this.proc = proc;
-    proc.onStderrLine((line) => {
-      const entry = { dir: 'stderr', kind: 'text', size: Buffer.byteLength(line), text: line } as const;
-      this.log.append(entry);
-      // An agent that echoes an MCP secret to stderr must not print it on ours either.
-      const shown = this.redactor.redact(line, entry);
-      this.stderrTail.push(shown);
-      this.deps.sink.diagnostic(shown);
-    });
-    if (this.stop !== undefined) {
-      proc.kill();
-    }
-
-    const client = new AcpClient(proc, {
-      clientInfo: { name: 'hermes-acp-run', title: 'Hermes ACP headless runner', version: this.deps.clientVersion },
-      ports: {
-        permission: {
-          requestPermission: (params, signal) =>
-            this.controller?.requestPermission(params, signal) ?? Promise.resolve({ outcome: { outcome: 'cancelled' } }),
-        },
-      },
+    const link = runnerConnection({
+      options,
+      clientVersion: this.deps.clientVersion,
       log: this.log,
-      // The core bounds a turn at 60 min; a longer --timeout must not be cut short by it.
-      ...(options.timeoutMs !== undefined && options.timeoutMs + 60_000 > defaultTimeouts.prompt
-        ? { timeouts: { prompt: options.timeoutMs + 60_000 } }
-        : {}),
+      redactor: this.redactor,
+      marker: this.marker,
+      permission: { requestPermission: (params, signal) => this.controller?.requestPermission(params, signal) ?? Promise.resolve({ outcome: { outcome: 'cancelled' } }) },
+      questions: new HeadlessQuestions((body) => this.emit(body)),
+      stderrLine: (shown) => {
+        this.stderrTail.push(shown);
+        this.deps.sink.diagnostic(shown);
+      },
     });
-    this.client = client;
+    this.link = link;
+    if (this.stop !== undefined) {
+      link.kill();
+    }
     let init: acp.InitializeResponse;
     try {
-      init = await client.initialize();
+      init = await link.open();
     } catch (e) {
       return { verdict: startFailureVerdict(e, this.stop) };
     }
     this.init = init;
-    this.profile = profileFor(init.agentInfo?.name, executableName(options.agent.command, options.agent.args));
+    // A transport's agent is named by its handshake alone (the default agent command is not what runs).
+    this.profile = profileFor(init.agentInfo?.name, link.kind === 'acp' ? executableName(options.agent.command, options.agent.args) : undefined);
 
-    const mcp = await runnerMcpServers({ cwd: options.cwd, mcpConfig: options.mcpConfig, env: process.env }, init, agentIdentity(init.agentInfo, options.agent.command, options.agent.args).name, this.redactor);
+    // Non-ACP transports: Hermes uses the MCP servers of its own config (args.ts refuses --mcp-config).
+    const mcp = link.kind === 'acp' ? await runnerMcpServers({ cwd: options.cwd, mcpConfig: options.mcpConfig, env: process.env }, init, agentIdentity(init.agentInfo, options.agent.command, options.agent.args).name, this.redactor) : { servers: [], diagnostics: [] };
     mcp.diagnostics.forEach((line) => this.deps.sink.diagnostic(line));
     const decider = new HeadlessPermissions(options.permissions, options.cwd);
     let ids = 0;
     const controller = new SessionController({
-      connection: client,
+      connection: link.connection,
       cwd: options.cwd,
       quirks: quirksFor(init.agentInfo),
       now: this.deps.now,
@@ -168,16 +151,16 @@ export class Runner {
     this.controller = controller;
     // The decider found no option to answer with (e.g. no reject option): answer `cancelled`.
     controller.onPermissionRequested((p) => controller.dismissPermission(p.requestId));
-    void client.closed.then((exit) => controller.agentExited(exit.message, exit.stderrTail));
+    void link.closed.then((exit) => controller.agentExited(exit.message, exit.stderrTail));
     const events = new TurnEvents({ emit: (body) => this.emit(body), now: this.deps.now, ruleFor: (id) => decider.takeRuleFor(id), profile: this.profile });
     controller.onDidChange((change) => events.onChange(change));
-    client.onAnyUpdate((n) => {
+    link.onWireUpdate((n) => {
       if (n.sessionId === controller.sessionId) {
         events.onWireUpdate(n.update);
       }
     });
 
-    const started = await this.startSession(client, controller, signInMethods((init as { authMethods?: unknown }).authMethods));
+    const started = await this.startSession(link, controller, signInMethods((init as { authMethods?: unknown }).authMethods));
     if (started !== undefined) {
       return started;
     }
@@ -236,7 +219,7 @@ export class Runner {
   }
 
   /** `--auth`, then `session/new`; on `auth_required` signs in with the agent's only agent-type method and tries once more. */
-  private async startSession(client: AcpClient, controller: SessionController, methods: readonly SignInMethod[]): Promise<Outcome | undefined> {
+  private async startSession(client: RunnerConnection, controller: SessionController, methods: readonly SignInMethod[]): Promise<Outcome | undefined> {
     const command = [this.options.agent.command, ...this.options.agent.args];
     const requested = this.options.auth;
     if (requested !== undefined) {
@@ -275,7 +258,7 @@ export class Runner {
     }
   }
 
-  private async authenticate(client: AcpClient, method: SignInMethod, methods: readonly SignInMethod[]): Promise<Outcome | undefined> {
+  private async authenticate(client: RunnerConnection, method: SignInMethod, methods: readonly SignInMethod[]): Promise<Outcome | undefined> {
     try {
       await client.authenticate(method.id);
       return undefined;
@@ -301,12 +284,12 @@ export class Runner {
       controller.cancel().catch(() => undefined);
       this.graceTimer = setTimeout(() => {
         this.deps.sink.diagnostic(`hermes-acp-run: the agent did not end the turn within ${graceMs / 1000} s of session/cancel; killing it`);
-        this.proc?.kill();
+        this.link?.kill();
       }, graceMs);
     } else {
       // Nothing to cancel yet (starting up): stop the agent; the pending request fails at once.
       this.deps.sink.diagnostic(`hermes-acp-run: ${why}; stopping the agent`);
-      this.proc?.kill();
+      this.link?.kill();
     }
   }
 
@@ -361,16 +344,11 @@ export class Runner {
 
   /** Stops the agent and everything it started (also what left its process group), then writes the traffic log if asked. */
   private async cleanup(): Promise<LeftProcess[]> {
-    // ACP session/close before the agent is stopped (when advertised; bounded, never blocks the stop).
-    await closeSessionIfSupported(this.client, this.controller?.sessionId, 1000);
+    // The session's close before the agent is stopped (when advertised; bounded, never blocks the stop).
+    await this.link?.closeSession(this.controller?.sessionId);
     this.controller?.dispose();
-    this.client?.dispose();
-    try {
-      await this.proc?.dispose();
-    } catch {
-      // already gone
-    }
-    const left = this.proc !== undefined ? await stopMarked(this.marker, { graceMs: 1500 }) : [];
+    await this.link?.dispose();
+    const left = this.link?.spawned === true ? await stopMarked(this.marker, { graceMs: 1500 }) : [];
     const file = this.options.trafficLog;
     if (file !== undefined) {
       try {

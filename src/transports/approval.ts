@@ -30,9 +30,12 @@ export function approvalPermission(a: HermesApproval): acp.RequestPermissionRequ
   if (!choices.includes('deny')) {
     choices.push('deny');
   }
+  // The command travels with the request also when it joins an open call: the permission policy
+  // judges the request alone, and an approval without its command has no target to check.
+  const asked = a.command !== '' ? { rawInput: { command: a.command, description: a.description } } : {};
   const toolCall: acp.ToolCallUpdate =
     a.toolCallId !== undefined
-      ? { toolCallId: a.toolCallId }
+      ? { toolCallId: a.toolCallId, ...asked }
       : {
           toolCallId: `approval-${a.requestId}`,
           title: a.description !== '' ? a.description : a.command !== '' ? a.command : 'Approve a command',

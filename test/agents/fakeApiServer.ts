@@ -74,9 +74,11 @@ async function chat(req: IncomingMessage, res: ServerResponse, body: Json): Prom
     // A tool that failed still reports `completed`: the failure would be in its result.
     progress({ tool: 'terminal', toolCallId: 'call_2', status: 'completed' });
     chunk({ content: 'Found 3 files.' });
-  } else if (text.includes('[fail]')) {
+  } else if (text.includes('[fail]') || text.includes('[429]')) {
+    // `[429]`: the failure Hermes reports once its provider retries are spent (run_agent.py's wording).
+    const message = text.includes('[429]') ? 'API call failed after 3 retries: HTTP 429 Too Many Requests' : 'provider exploded';
     chunk({ content: 'partial' });
-    chunk({}, 'error', { error: { message: 'provider exploded', type: 'agent_error' }, hermes: { completed: false, partial: false, failed: true, error: 'provider exploded' } });
+    chunk({}, 'error', { error: { message, type: 'agent_error' }, hermes: { completed: false, partial: false, failed: true, error: message } });
     write('data: [DONE]\n\n');
     res.end();
     return;

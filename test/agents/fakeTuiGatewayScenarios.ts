@@ -115,6 +115,8 @@ export async function runTurn(session: FakeSession, text: string): Promise<{ tex
     await say('still talking');
   } else if (text.includes('[fail]')) {
     return { text: '', status: 'error', error: 'provider exploded' };
+  } else if (text.includes('[429]')) {
+    return { text: '', status: 'error', error: 'API call failed after 3 retries: HTTP 429 Too Many Requests' };
   } else {
     for (const w of ['Echo: ', text.replace(/\[[^\]]*\]/g, '').trim()]) {
       await say(w);
