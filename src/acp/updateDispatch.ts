@@ -1,7 +1,7 @@
 import type * as acp from '@agentclientprotocol/sdk';
 import type { Disposable } from '../util/disposable';
 import { Emitter } from '../util/emitter';
-import { SessionBuffer } from '../util/sessionBuffer';
+import { SessionRoutes } from '../util/sessionRoutes';
 import type { TrafficLog } from './trafficLog';
 import { parseSessionNotification } from './updateValidation';
 
@@ -35,8 +35,7 @@ interface Subscriber {
  * subscribe.
  */
 export class UpdateDispatcher implements Disposable {
-  private readonly subscribers = new Map<string, Subscriber>();
-  private readonly buffered = new SessionBuffer<Buffered>();
+  private readonly routes = new SessionRoutes<Subscriber, Buffered>(deliver);
   private readonly onAnyUpdateEmitter = new Emitter<acp.SessionNotification>();
   /** Every valid `session/update`, whatever its session (for observers such as the traffic view). */
   readonly onAnyUpdate = this.onAnyUpdateEmitter.event;
@@ -44,18 +43,7 @@ export class UpdateDispatcher implements Disposable {
   constructor(private readonly log: TrafficLog) {}
 
   subscribe(sessionId: string, update: UpdateListener, problem?: ProblemListener): Disposable {
-    const subscriber: Subscriber = { update, problem };
-    this.subscribers.set(sessionId, subscriber);
-    for (const item of this.buffered.take(sessionId)) {
-      deliver(subscriber, item);
-    }
-    return {
-      dispose: () => {
-        if (this.subscribers.get(sessionId) === subscriber) {
-          this.subscribers.delete(sessionId);
-        }
-      },
-    };
+    return this.routes.subscribe(sessionId, { update, problem });
   }
 
   /** One `session/update` line off the wire (`params` already JSON-parsed). */
@@ -64,7 +52,7 @@ export class UpdateDispatcher implements Disposable {
     if (!parsed.ok) {
       this.log.append({ dir: 'in', kind: 'ignored', method: 'session/update', size, text, note: parsed.reason });
       if (parsed.sessionId !== undefined) {
-        this.route(parsed.sessionId, { problem: { kind: 'rejected', updateKind: parsed.kind, reason: parsed.reason } });
+        this.routes.route(parsed.sessionId, { problem: { kind: 'rejected', updateKind: parsed.kind, reason: parsed.reason } });
       }
       return;
     }
@@ -78,22 +66,13 @@ export class UpdateDispatcher implements Disposable {
     if (salvaged !== undefined && salvaged.droppedItems.length > 0) {
       // Dropped items change what the user sees (a selector, a plan step, a tool's output): say so.
       const reason = `${salvaged.droppedItems.join(', ')} left out (not valid ACP)`;
-      this.route(n.sessionId, { problem: { kind: 'salvaged', updateKind: n.update.sessionUpdate, reason } });
+      this.routes.route(n.sessionId, { problem: { kind: 'salvaged', updateKind: n.update.sessionUpdate, reason } });
     }
-    this.route(n.sessionId, { n });
+    this.routes.route(n.sessionId, { n });
   }
 
   dispose(): void {
     this.onAnyUpdateEmitter.dispose();
-  }
-
-  private route(sessionId: string, item: Buffered): void {
-    const subscriber = this.subscribers.get(sessionId);
-    if (subscriber !== undefined) {
-      deliver(subscriber, item);
-      return;
-    }
-    this.buffered.push(sessionId, item);
   }
 }
 

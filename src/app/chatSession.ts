@@ -6,6 +6,7 @@ import { ModelMismatchError } from '../transports/errors';
 import { PermissionDeadlines } from './permissionDeadlines';
 import { defaultQuirks, type AgentQuirks } from '../session/sessionState';
 import { afterTurn, heldAfterLoad } from './turnNotices';
+import { TurnRun } from './turnRun';
 import { DisposableStore, type Disposable } from '../util/disposable';
 import type { Localize } from '../util/l10n';
 import { Emitter } from '../util/emitter';
@@ -196,11 +197,10 @@ export class ChatSession implements Disposable {
     }
     const context = this.notes.take();
     this.usedValue = true;
-    const before = this.controller.state.entries.length;
-    const result = await this.controller.prompt(blocks, context);
+    const turn = await new TurnRun(this.controller, blocks, { context, now: this.now }).done;
     this.endReviews('the turn ended');
-    const state = this.controller.state;
-    const after = afterTurn({ result, turnEntries: state.entries.slice(before), quirks: state.quirks, agentName: this.agentName, held: this.heldPrompt, t: this.options.t });
+    const { result } = turn;
+    const after = afterTurn({ ...turn, quirks: this.controller.state.quirks, agentName: this.agentName, held: this.heldPrompt, t: this.options.t });
     this.heldPrompt = after.held;
     for (const n of after.notices) {
       this.controller.addNotice(n.level, n.title, n.detail, n.actions, n.forkFrom);

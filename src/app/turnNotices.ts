@@ -1,4 +1,4 @@
-import { detectProviderFailureText } from '../session/providerErrors';
+import type { ProviderFailure } from '../session/providerErrors';
 import type { TurnResult } from '../session/sessionController';
 import type { AgentQuirks, Entry, NoticeAction, NoticeLevel } from '../session/sessionState';
 import { formatMessage, type Localize } from '../util/l10n';
@@ -19,6 +19,8 @@ export interface TurnFacts {
   readonly turnEntries: readonly Entry[];
   readonly quirks: AgentQuirks;
   readonly agentName: string;
+  /** What the turn's reply says of a failed model call (TurnOutcome.providerFailure, turnRun.ts). */
+  readonly providerFailure: ProviderFailure | undefined;
   /**
    * The first prompt the agent still holds from earlier failed or cancelled turns (the id of its user
    * entry): the agent puts it in front of the next message, so a fresh start has to fork before it.
@@ -46,7 +48,7 @@ export function afterTurn(facts: TurnFacts): { readonly notices: readonly TurnNo
   const held = facts.held ?? prompt?.id;
   switch (result.stopReason) {
     case 'end_turn': {
-      const failure = detectProviderFailureText(lastReplyText(turnEntries));
+      const failure = facts.providerFailure;
       if (failure === undefined) {
         return { notices: [], held: undefined };
       }
@@ -90,11 +92,6 @@ export function afterTurn(facts: TurnFacts): { readonly notices: readonly TurnNo
     default:
       return { notices: [], held: undefined };
   }
-}
-
-function lastReplyText(entries: readonly Entry[]): string {
-  const last = entries.filter((e) => e.kind === 'assistant').at(-1);
-  return last?.kind === 'assistant' ? last.parts.map((p) => (p.kind === 'text' ? p.text : '')).join('') : '';
 }
 
 /** "<agent> will send this message again with your next one.", with "Start fresh from here" before `held`. */

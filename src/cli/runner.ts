@@ -1,10 +1,9 @@
 import { writeFileSync } from 'node:fs';
 import type * as acp from '@agentclientprotocol/sdk';
-import { AgentExitedError } from '../acp/errors';
 import { TrafficLog } from '../acp/trafficLog';
 import { profileFor, type AgentProfile } from '../session/agentProfiles';
 import { quirksFor } from '../session/agentQuirks';
-import { SessionController, type TurnResult } from '../session/sessionController';
+import { SessionController } from '../session/sessionController';
 import type { SessionState } from '../session/sessionState';
 import { agentIdentity, executableName } from './agentIdentity';
 import type { RunOptions } from './args';
@@ -19,9 +18,9 @@ import { HeadlessQuestions } from './headlessQuestions';
 import { newRunMarker, stopMarked } from './processSweep';
 import { runnerConnection, type RunnerConnection } from './runnerConnection';
 import { describeSignIn, isAuthRequired, signInMethods, soleAgentMethod, type SignInMethod } from './signIn';
-import { finalAnswer } from './toolOutput';
 import { TurnEvents } from './turnEvents';
-import { footerUsage, reportedUsage, tokensOf } from './turnUsage';
+import { reportedUsage, tokensOf } from './turnUsage';
+import { TurnRun } from '../app/turnRun';
 
 export interface RunnerDeps {
   readonly sink: EventSink;
@@ -56,9 +55,8 @@ export class Runner {
   private controller: SessionController | undefined;
   private init: acp.InitializeResponse | undefined;
   private profile: AgentProfile;
-  private turnRunning = false;
+  private turn: TurnRun | undefined;
   private systemWritten = false;
-  private graceTimer: NodeJS.Timeout | undefined;
   private timeoutTimer: NodeJS.Timeout | undefined;
   private startedAt = 0;
   private readonly stderrTail = new RecentLines(stderrTailLines);
@@ -99,7 +97,7 @@ export class Runner {
       outcome = { verdict: { exitCode: 1, stopReason: null, error: `internal error: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}` } };
     } finally {
       clearTimeout(this.timeoutTimer);
-      clearTimeout(this.graceTimer);
+      this.turn?.dispose();
     }
     const left = await this.cleanup();
     return this.finish(outcome, left);
@@ -175,29 +173,14 @@ export class Runner {
       return { verdict: startFailureVerdict(undefined, this.stop) };
     }
 
-    const turnStartedAt = this.deps.now();
-    const pending = controller.prompt([{ type: 'text', text: options.query }]);
-    // prompt() submitted the turn synchronously: from here on a stop cancels it.
-    const turnId = controller.state.turn?.id;
-    this.turnRunning = true;
-    events.begin(turnId);
-    let turn: TurnResult;
-    try {
-      turn = await pending;
-    } catch (e) {
-      turn = { kind: 'failed', error: e };
-    }
-    this.turnRunning = false;
-    clearTimeout(this.graceTimer);
-    const turnMs = this.deps.now() - turnStartedAt;
-    if (turn.kind === 'interrupted' && AgentExitedError.is(turn.error)) {
-      // Mark open tool calls interrupted now rather than whenever the exit notification lands.
-      controller.agentExited(turn.error.message, turn.error.stderrTail);
-    }
+    const run = new TurnRun(controller, [{ type: 'text', text: options.query }], { now: this.deps.now, closeOnAgentExit: true });
+    // The turn is submitted: from here on a stop cancels it.
+    this.turn = run;
+    events.begin(run.turnId);
+    const { result: turn, reply: text, turnMs, footerUsage } = await run.done;
     const state = controller.state;
     events.finish(state);
     const facts = events.turnFacts;
-    const text = finalAnswer(state.entries, turnId);
     const enforced = permissionsEnforced(this.profile, sessionModes(state), options.permissions, facts);
     if (!enforced) {
       this.deps.sink.diagnostic(
@@ -212,7 +195,7 @@ export class Runner {
     return {
       verdict: turnVerdict(turn, { text, empty, stderrTail: this.stderrTail.text() }, this.stop),
       text,
-      usage: reportedUsage(this.profile, { footer: footerUsage(state.entries, turnId), response: turn.kind === 'ended' ? turn.response : undefined, chunks: facts.chunkUsage }),
+      usage: reportedUsage(this.profile, { footer: footerUsage, response: turn.kind === 'ended' ? turn.response : undefined, chunks: facts.chunkUsage }),
       turnMs,
       permissionsEnforced: enforced,
     };
@@ -275,17 +258,17 @@ export class Runner {
     }
     this.stop = cause;
     const why = cause === 'timeout' ? `timeout after ${((this.options.timeoutMs ?? 0) / 1000).toString()} s` : 'interrupted';
-    const controller = this.controller;
-    if (this.turnRunning && controller !== undefined) {
+    const turn = this.turn;
+    if (turn?.running === true) {
       const graceMs = this.deps.cancelGraceMs ?? defaultCancelGraceMs;
       this.deps.sink.diagnostic(
         `hermes-acp-run: ${why}; cancelling the turn${cause === 'interrupt' ? ' (interrupt again to stop at once)' : ''}`,
       );
-      controller.cancel().catch(() => undefined);
-      this.graceTimer = setTimeout(() => {
+      const onExpired = (): void => {
         this.deps.sink.diagnostic(`hermes-acp-run: the agent did not end the turn within ${graceMs / 1000} s of session/cancel; killing it`);
         this.link?.kill();
-      }, graceMs);
+      };
+      turn.cancel({ ms: graceMs, onExpired }).catch(() => undefined);
     } else {
       // Nothing to cancel yet (starting up): stop the agent; the pending request fails at once.
       this.deps.sink.diagnostic(`hermes-acp-run: ${why}; stopping the agent`);

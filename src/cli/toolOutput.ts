@@ -1,5 +1,5 @@
 import type * as acp from '@agentclientprotocol/sdk';
-import type { Entry, ToolEntry } from '../session/sessionState';
+import type { ToolEntry } from '../session/sessionState';
 
 /** What the call produced, as text: its content, else its raw output. */
 export function toolOutput(e: ToolEntry): string {
@@ -45,24 +45,4 @@ function blockText(b: acp.ContentBlock): string {
     case 'audio':
       return `[${b.type}]`;
   }
-}
-
-/** The text of the turn's last assistant message (thoughts excluded). */
-export function finalAnswer(entries: readonly Entry[], turnId: number | undefined): string {
-  for (let i = entries.length - 1; i >= 0; i--) {
-    const e = entries[i];
-    if (e === undefined) {
-      continue;
-    }
-    if (e.kind === 'user' && e.origin === 'local') {
-      break;
-    }
-    if (e.kind === 'assistant' && (turnId === undefined || e.turnId === undefined || e.turnId === turnId)) {
-      const text = e.parts.map((p) => (p.kind === 'text' ? p.text : '')).join('');
-      if (text !== '') {
-        return text;
-      }
-    }
-  }
-  return '';
 }

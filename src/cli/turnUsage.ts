@@ -1,5 +1,5 @@
 import type { AgentProfile } from '../session/agentProfiles';
-import type { Entry, TokenUsage } from '../session/sessionState';
+import type { TokenUsage } from '../session/sessionState';
 import { parseQuotaUsage } from '../session/usage';
 import { isObject } from '../util/json';
 import type { Tokens } from './events';
@@ -31,17 +31,6 @@ export function reportedUsage(profile: AgentProfile, reports: UsageReports): Tok
     }
     if (found !== undefined) {
       return found;
-    }
-  }
-  return undefined;
-}
-
-/** The footer's usage for this turn, if the reducer wrote one. */
-export function footerUsage(entries: readonly Entry[], turnId: number | undefined): TokenUsage | undefined {
-  for (let i = entries.length - 1; i >= 0; i--) {
-    const e = entries[i];
-    if (e?.kind === 'turnEnd' && e.turnId === turnId) {
-      return e.usage;
     }
   }
   return undefined;

@@ -1,16 +1,14 @@
 import type * as acp from '@agentclientprotocol/sdk';
 import type { Disposable } from '../util/disposable';
-import { SessionBuffer } from '../util/sessionBuffer';
+import { SessionRoutes } from '../util/sessionRoutes';
 
 /**
- * Delivers translated updates to the session's listener, synchronously and in arrival order, the
- * way `AcpClient.subscribeSession` does: updates for a session nobody listens to yet are kept
- * (bounded) and delivered on subscribe. Also maps the wire's session ids to the ids the session
+ * Delivers translated updates to the session's listener the way `AcpClient.subscribeSession` does,
+ * through the same {@link SessionRoutes}. Also maps the wire's session ids to the ids the session
  * layer uses — the TUI Gateway answers `session.resume(stored id)` with a different runtime id.
  */
 export class SessionRouter {
-  private readonly listeners = new Map<string, (n: acp.SessionNotification) => void>();
-  private readonly buffered = new SessionBuffer<acp.SessionNotification>();
+  private readonly routes = new SessionRoutes<(n: acp.SessionNotification) => void, acp.SessionNotification>((listener, n) => listener(n));
   private readonly publicByWire = new Map<string, string>();
   private readonly wireByPublic = new Map<string, string>();
 
@@ -29,27 +27,11 @@ export class SessionRouter {
   }
 
   subscribe(sessionId: string, listener: (n: acp.SessionNotification) => void): Disposable {
-    this.listeners.set(sessionId, listener);
-    for (const n of this.buffered.take(sessionId)) {
-      listener(n);
-    }
-    return {
-      dispose: () => {
-        if (this.listeners.get(sessionId) === listener) {
-          this.listeners.delete(sessionId);
-        }
-      },
-    };
+    return this.routes.subscribe(sessionId, listener);
   }
 
   /** `sessionId` is the public id. */
   deliver(sessionId: string, update: acp.SessionUpdate): void {
-    const n: acp.SessionNotification = { sessionId, update };
-    const listener = this.listeners.get(sessionId);
-    if (listener !== undefined) {
-      listener(n);
-      return;
-    }
-    this.buffered.push(sessionId, n);
+    this.routes.route(sessionId, { sessionId, update });
   }
 }

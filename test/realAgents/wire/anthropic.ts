@@ -1,7 +1,7 @@
 /** Anthropic Messages (`POST /v1/messages`): Claude Agent ACP (Claude Code). */
 import type { ServerResponse } from 'node:http';
 import { arr, isObject, shorten, str, textOf, type JsonObject, type ModelRequest, type OfferedTool, type ReplyWriter, type Usage } from '../modelTypes';
-import { paced, retryHeaders, sendJson, sleep, SseStream } from './http';
+import { paced, retryHeaders, sendJson, SseStream, wholeText } from './http';
 
 function blocks(content: unknown): JsonObject[] {
   return typeof content === 'string' ? [{ type: 'text', text: content }] : arr(content).filter(isObject);
@@ -79,9 +79,7 @@ export function anthropicWriter(res: ServerResponse, req: ModelRequest, id: stri
     stream: req.stream,
     async text(chunks, delayMs, usage) {
       if (!req.stream) {
-        await sleep(delayMs * chunks.length);
-        sendJson(res, 200, message([{ type: 'text', text: chunks.join('') }], 'end_turn', usage));
-        return;
+        return wholeText(chunks, delayMs, (text) => sendJson(res, 200, message([{ type: 'text', text }], 'end_turn', usage)));
       }
       const s = open(usage);
       s.event({ type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } }, 'content_block_start');

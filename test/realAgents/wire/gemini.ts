@@ -1,7 +1,7 @@
 /** Google Gemini (`POST /v1beta/models/{model}:generateContent|streamGenerateContent`): Gemini CLI. */
 import type { ServerResponse } from 'node:http';
 import { arr, isObject, shorten, str, type JsonObject, type ModelRequest, type OfferedTool, type ReplyWriter, type Usage } from '../modelTypes';
-import { paced, retryHeaders, sendJson, sleep, SseStream } from './http';
+import { paced, retryHeaders, sendJson, SseStream, wholeText } from './http';
 
 function parts(content: unknown): JsonObject[] {
   return isObject(content) ? arr(content.parts).filter(isObject) : [];
@@ -71,9 +71,7 @@ export function geminiWriter(res: ServerResponse, req: ModelRequest, id: string)
     stream: req.stream,
     async text(chunks, delayMs, usage) {
       if (!req.stream) {
-        await sleep(delayMs * chunks.length);
-        sendJson(res, 200, chunk([{ text: chunks.join('') }], 'STOP', usage));
-        return;
+        return wholeText(chunks, delayMs, (text) => sendJson(res, 200, chunk([{ text }], 'STOP', usage)));
       }
       const s = new SseStream(res);
       const last = chunks.length - 1;

@@ -57,3 +57,9 @@ export async function paced(stream: SseStream, chunks: readonly string[], delayM
   }
   return !stream.gone;
 }
+
+/** An unstreamed text reply: as long a wait as its chunks would have streamed for, then the text whole. */
+export async function wholeText(chunks: readonly string[], delayMs: number, send: (text: string) => void): Promise<void> {
+  await sleep(delayMs * chunks.length);
+  send(chunks.join(''));
+}

@@ -1,7 +1,7 @@
 /** OpenAI Chat Completions (`POST …/chat/completions`): Qwen Code, opencode, pi, Cline. */
 import type { ServerResponse } from 'node:http';
 import { arr, isObject, shorten, str, textOf, type JsonObject, type ModelRequest, type OfferedTool, type ReplyWriter, type ToolCall, type Usage } from '../modelTypes';
-import { paced, retryHeaders, sendJson, sleep, SseStream } from './http';
+import { paced, retryHeaders, sendJson, SseStream, wholeText } from './http';
 
 export function parseChat(body: JsonObject, bodyBytes: number): ModelRequest {
   const tools: OfferedTool[] = [];
@@ -60,9 +60,7 @@ export function chatWriter(res: ServerResponse, req: ModelRequest, id: string): 
     stream: req.stream,
     async text(chunks, delayMs, usage) {
       if (!req.stream) {
-        await sleep(delayMs * chunks.length);
-        whole({ content: chunks.join('') }, 'stop', usage);
-        return;
+        return wholeText(chunks, delayMs, (content) => whole({ content }, 'stop', usage));
       }
       const s = new SseStream(res);
       chunk(s, { role: 'assistant', content: '' }, null);

@@ -1,7 +1,7 @@
 /** OpenAI Responses (`POST …/responses`): Codex. */
 import type { ServerResponse } from 'node:http';
 import { arr, isObject, shorten, str, textOf, type JsonObject, type ModelRequest, type OfferedTool, type ReplyWriter, type ToolCall, type Usage } from '../modelTypes';
-import { paced, retryHeaders, sendJson, sleep, SseStream } from './http';
+import { paced, retryHeaders, sendJson, SseStream, wholeText } from './http';
 
 const toolOutputTypes = new Set(['function_call_output', 'custom_tool_call_output', 'local_shell_call_output']);
 
@@ -89,9 +89,7 @@ export function responsesWriter(res: ServerResponse, req: ModelRequest, id: stri
       const msgId = `msg_${id}`;
       const full = chunks.join('');
       if (!req.stream) {
-        await sleep(delayMs * chunks.length);
-        sendJson(res, 200, response('completed', [messageItem(msgId, full)], usage));
-        return;
+        return wholeText(chunks, delayMs, (text) => sendJson(res, 200, response('completed', [messageItem(msgId, text)], usage)));
       }
       const s = open();
       ev(s, 'response.output_item.added', { output_index: 0, item: { type: 'message', id: msgId, role: 'assistant', status: 'in_progress', content: [] } });

@@ -5,28 +5,10 @@ import type * as acp from '@agentclientprotocol/sdk';
 import { ClientRequestError, RpcCode } from '../../../src/acp/errors';
 import { TerminalManager, formatCommand, type TerminalManagerOptions } from '../../../src/acp/terminals';
 import { tempWorkspace } from '../../support/agentStack';
+import { isAlive } from '../../support/processes';
 
 const posix = process.platform !== 'win32';
 const SESSION = 'sess-a';
-
-/** Alive = exists and is not a zombie (a killed orphan stays a zombie until PID 1 reaps it). */
-function isAlive(pid: number): boolean {
-  if (process.platform === 'linux') {
-    try {
-      const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-      const state = stat.slice(stat.lastIndexOf(')') + 2).split(' ')[0];
-      return state !== 'Z' && state !== 'X';
-    } catch {
-      return false;
-    }
-  }
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 function never(): AbortSignal {
   return new AbortController().signal;

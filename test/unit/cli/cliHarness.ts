@@ -9,6 +9,8 @@ import * as path from 'node:path';
 import { repoRoot, replayAgentPath, scriptedAgentPath } from '../../support/paths';
 import { assertStreamOrder, assertValidEvent } from './streamContract';
 
+export { isAlive } from '../../support/processes';
+
 export const cliPath = path.join(repoRoot, 'dist', 'cli.js');
 export const scriptedAgent: readonly string[] = [process.execPath, scriptedAgentPath];
 
@@ -145,22 +147,6 @@ export function tempDir(prefix = 'hermes-cli-'): string {
 export function scriptedAgentPid(stderr: string): number | undefined {
   const m = /\[scripted-agent\] started, pid (\d+)/.exec(stderr);
   return m?.[1] !== undefined ? Number(m[1]) : undefined;
-}
-
-/** Still running: signal 0 reaches it and, on Linux, it is not a zombie waiting to be reaped. */
-export function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return false;
-  }
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
-    return state !== 'Z' && state !== 'X';
-  } catch {
-    return process.platform !== 'linux';
-  }
 }
 
 /**

@@ -1,28 +1,12 @@
 import * as assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
-import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { repoRoot } from '../../support/paths';
+import { isAlive } from '../../support/processes';
 import { until } from '../../support/wait';
 
 const stubbornAgentJs = path.join(repoRoot, 'dist', 'agents', 'stubbornAgent.js');
 const holderJs = path.join(repoRoot, 'out', 'test', 'unit', 'process', 'holder.js');
-
-/** Running: `kill(pid, 0)` succeeds and, where /proc says so, the process is not a zombie (which runs no code). */
-function running(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return false;
-  }
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const state = stat.slice(stat.lastIndexOf(')') + 2).split(' ')[0];
-    return state !== 'Z' && state !== 'X';
-  } catch {
-    return process.platform === 'linux' ? false : true;
-  }
-}
 
 interface Pids {
   readonly agent: number;
@@ -44,7 +28,7 @@ async function startHolder(agentArgs: readonly string[]): Promise<{ holder: Chil
 /** After a failed assertion: nothing of this test may outlive it. */
 function cleanup(holder: ChildProcess | undefined, pids: Pids | undefined): void {
   for (const pid of [holder?.pid, pids?.agent, pids?.child, pids?.watchdog]) {
-    if (typeof pid === 'number' && running(pid)) {
+    if (typeof pid === 'number' && isAlive(pid)) {
       process.kill(pid, 'SIGKILL');
     }
   }
@@ -66,14 +50,14 @@ suite('process/watchdog: agents die with the host, even a SIGKILLed one', functi
         const started = await startHolder(variant.args);
         ({ holder, pids } = started);
         const { agent, child, watchdog } = started.pids;
-        assert.ok(watchdog !== null && running(watchdog), 'a watchdog runs beside the agent');
-        assert.ok(running(agent) && running(child), 'the agent and its child run');
+        assert.ok(watchdog !== null && isAlive(watchdog), 'a watchdog runs beside the agent');
+        assert.ok(isAlive(agent) && isAlive(child), 'the agent and its child run');
         const holderGone = new Promise<void>((resolve) => started.holder.once('exit', () => resolve()));
         started.holder.kill('SIGKILL');
         await holderGone;
         // Without the watchdog these two would run on for good (stdin EOF means nothing to them).
-        await until('the agent and its child to be gone', () => !running(agent) && !running(child), 10_000);
-        await until('the watchdog to exit after its work', () => !running(watchdog), 10_000);
+        await until('the agent and its child to be gone', () => !isAlive(agent) && !isAlive(child), 10_000);
+        await until('the watchdog to exit after its work', () => !isAlive(watchdog), 10_000);
       } finally {
         cleanup(holder, pids);
       }
@@ -90,9 +74,9 @@ suite('process/watchdog: agents die with the host, even a SIGKILLed one', functi
       assert.ok(watchdog !== null);
       // The agent ending on its own (here: killed from outside) releases the watchdog through the host.
       process.kill(agent, 'SIGKILL');
-      await until('the watchdog to exit with the agent', () => !running(watchdog), 10_000);
-      assert.ok(running(started.holder.pid ?? 0), 'the host is still alive: the watchdog left because the agent did');
-      assert.ok(running(child), 'a released watchdog kills nothing (the host decides about the leftover child)');
+      await until('the watchdog to exit with the agent', () => !isAlive(watchdog), 10_000);
+      assert.ok(isAlive(started.holder.pid ?? 0), 'the host is still alive: the watchdog left because the agent did');
+      assert.ok(isAlive(child), 'a released watchdog kills nothing (the host decides about the leftover child)');
       started.holder.kill('SIGKILL');
     } finally {
       cleanup(holder, pids);
