@@ -42,6 +42,51 @@ export interface P1Result {
   readonly loopDelayP50Ms: number;
   readonly loopDelayP99Ms: number;
   readonly loopDelayMaxMs: number;
+  /**
+   * The same histogram in an idle Node process over the same window: how late the machine's load
+   * alone makes a 1 ms timer. A pipeline p99 near this one is the load's, not our code's.
+   */
+  readonly idleLoopDelayP50Ms: number;
+  readonly idleLoopDelayP99Ms: number;
+  readonly idleLoopDelayMaxMs: number;
+}
+
+interface LoopDelay {
+  readonly p50: number;
+  readonly p99: number;
+  readonly max: number;
+}
+
+/** Starts an idle Node process that measures its own event-loop delay from `start()` to `stop()`. */
+function idleLoopControl(): { start(): void; stop(): Promise<LoopDelay> } {
+  const script = [
+    "const h = require('node:perf_hooks').monitorEventLoopDelay({ resolution: 1 });",
+    "process.stdin.setEncoding('utf8');",
+    "process.stdin.on('data', (d) => {",
+    "  if (d.includes('s')) h.enable();",
+    "  if (d.includes('e')) { h.disable(); process.stdout.write(JSON.stringify({ p50: h.percentile(50) / 1e6, p99: h.percentile(99) / 1e6, max: h.max / 1e6 })); process.exit(0); }",
+    '});',
+  ].join('\n');
+  const child = spawn(process.execPath, ['-e', script], { stdio: ['pipe', 'pipe', 'inherit'] });
+  let out = '';
+  child.stdout.setEncoding('utf8');
+  child.stdout.on('data', (d: string) => (out += d));
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  return {
+    start: () => child.stdin.write('s'),
+    stop: async () => {
+      child.stdin.write('e');
+      const timeout = setTimeout(() => child.kill('SIGKILL'), 10_000);
+      await exited;
+      clearTimeout(timeout);
+      const parsed: unknown = JSON.parse(out === '' ? '{}' : out);
+      const field = (k: keyof LoopDelay): number => {
+        const v = typeof parsed === 'object' && parsed !== null ? (parsed as Record<string, unknown>)[k] : undefined;
+        return typeof v === 'number' ? v : NaN;
+      };
+      return { p50: field('p50'), p99: field('p99'), max: field('max') };
+    },
+  };
 }
 
 export function generateFrames(n: number, file: string): number {
@@ -131,6 +176,7 @@ interface PipelineRun {
   readonly cpuMs: number;
   readonly patches: number;
   readonly loopDelay: IntervalHistogram;
+  readonly idle: LoopDelay;
 }
 
 async function pipeline(cwd: string, file: string, frames: number): Promise<PipelineRun> {
@@ -153,6 +199,7 @@ async function pipeline(cwd: string, file: string, frames: number): Promise<Pipe
   let cpuStart = process.cpuUsage();
   let timer: NodeJS.Timeout | undefined;
   const loopDelay = monitorEventLoopDelay({ resolution: 1 });
+  const control = idleLoopControl();
   const flush = (): void => {
     timer = undefined;
     const next = controller.state;
@@ -169,6 +216,7 @@ async function pipeline(cwd: string, file: string, frames: number): Promise<Pipe
         start = performance.now();
         cpuStart = process.cpuUsage();
         loopDelay.enable();
+        control.start();
       }
       seen += n;
     }
@@ -182,12 +230,13 @@ async function pipeline(cwd: string, file: string, frames: number): Promise<Pipe
   const end = performance.now();
   const cpu = process.cpuUsage(cpuStart);
   loopDelay.disable();
+  const idle = await control.stop();
   controller.dispose();
   await proc.dispose();
   if (seen < frames) {
     throw new Error(`pipeline saw ${seen} of ${frames} frames`);
   }
-  return { ms: end - start, cpuMs: (cpu.user + cpu.system) / 1000, patches, loopDelay };
+  return { ms: end - start, cpuMs: (cpu.user + cpu.system) / 1000, patches, loopDelay, idle };
 }
 
 export async function runP1(frames = 50_000): Promise<P1Result> {
@@ -220,5 +269,8 @@ export async function runP1(frames = 50_000): Promise<P1Result> {
     loopDelayP50Ms: p.loopDelay.percentile(50) / 1e6,
     loopDelayP99Ms: p.loopDelay.percentile(99) / 1e6,
     loopDelayMaxMs: p.loopDelay.max / 1e6,
+    idleLoopDelayP50Ms: p.idle.p50,
+    idleLoopDelayP99Ms: p.idle.p99,
+    idleLoopDelayMaxMs: p.idle.max,
   };
 }

@@ -26,12 +26,14 @@ export interface P4Result {
   readonly activateCallMs: number;
   readonly runsActivationMs: readonly number[];
   readonly extensionBytes: number;
-  /** The initial webview bundle (main.js), its stylesheet, and the scripts loaded on demand (dist/webview/hljs/). */
+  /** The initial webview bundle (main.js), its stylesheet, and the scripts loaded later (cards.js, dist/webview/hljs/). */
   readonly webviewJsBytes: number;
   readonly webviewCssBytes: number;
   readonly lazyScripts: number;
   readonly lazyBytes: number;
   readonly lazyCoreBytes: number;
+  /** The cards chunk (dist/webview/cards.js), fetched when the page is idle after its first paint. */
+  readonly cardsBytes: number;
 }
 
 interface HarnessResult {
@@ -117,5 +119,6 @@ export async function runP4(options: P4Options): Promise<P4Result> {
     lazyScripts: lazy.length,
     lazyBytes: lazy.reduce((sum, [, bytes]) => sum + bytes, 0),
     lazyCoreBytes: sizeOf(sizes, 'dist/webview/hljs/core.js'),
+    cardsBytes: sizeOf(sizes, 'dist/webview/cards.js'),
   };
 }

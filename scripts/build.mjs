@@ -165,7 +165,36 @@ const markedLexerOnly = {
 };
 builds.find((b) => b.entryPoints.main !== undefined).plugins = [markedLexerOnly];
 const webviewScripts = { platform: 'browser', format: 'iife', target: 'chrome120', minify: true, outdir: 'dist/webview/hljs' };
+/**
+ * The cards chunk (dist/webview/cards.js, src/webview/lazy/cards.ts) uses the bundle's own `dom`,
+ * `strings` and `text` (src/webview/lazy/shared.ts publishes them): a copy would have no window,
+ * no translations and a second id counter. Any other webview module it reached would be a second
+ * copy too, so the build fails when one is bundled that is not listed here.
+ */
+const sharedModules = ['dom', 'strings', 'text'];
+const cardsOwn = /^src\/webview\/(cards\/entry|lazy\/cards|render\/(signInCard|mcpSummary|question|rewriteEditor|slashMenu|mentionMenu|listboxMenu|notice|turnEnd))\.ts$/;
+const sharedWithBundle = {
+  name: 'shared-with-bundle',
+  setup(b) {
+    b.onResolve({ filter: /^\.\.?\// }, (a) => {
+      const target = join(a.resolveDir, a.path);
+      const name = sharedModules.find((m) => target === join(root, 'src/webview', m));
+      return name === undefined ? undefined : { path: name, namespace: 'shared' };
+    });
+    b.onLoad({ filter: /.*/, namespace: 'shared' }, (a) => ({
+      contents: `const shared = globalThis.__hermesShared;\nif (shared === undefined) { throw new Error('cards.js runs only inside the webview bundle'); }\nmodule.exports = shared[${JSON.stringify(a.path)}];\n`,
+      loader: 'js',
+    }));
+    b.onEnd((r) => {
+      const strays = Object.keys(r.metafile?.inputs ?? {}).filter((f) => f.startsWith('src/') && !cardsOwn.test(f));
+      if (strays.length > 0) {
+        throw new Error(`dist/webview/cards.js would carry its own copy of ${strays.join(', ')}: share it (scripts/build.mjs, src/webview/lazy/shared.ts) or list it as the chunk's own`);
+      }
+    });
+  },
+};
 builds.push(
+  { ...common, ...webviewScripts, outdir: 'dist/webview', charset: 'utf8', entryPoints: { cards: 'src/webview/cards/entry.ts' }, plugins: [sharedWithBundle] },
   { ...common, ...webviewScripts, entryPoints: { core: 'src/webview/highlight/coreEntry.ts' } },
   { ...common, ...webviewScripts, entryPoints: Object.fromEntries(grammars.map((g) => [g, `grammar:${g}`])), plugins: [grammarEntries] },
 );

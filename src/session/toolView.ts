@@ -62,7 +62,12 @@ function contentView(c: acp.ToolCallContent, t: ToolEntry, ctx: ViewContext, dep
     case 'content':
       if (c.content.type === 'text') {
         const text = c.content.text;
-        return { type: 'text', text: clipMiddle(text), fullLength: text.length, markdown: !hasAnsi(text) };
+        const shown = clipMiddle(text);
+        // A shortened text (head and tail) is no Markdown document — the cut can fall inside a fence
+        // or a table — and what gets that long is logs: it shows as preformatted text, which costs
+        // the webview one text node instead of a lex, a sanitize and an element per line (R8: the
+        // 16,000 shown characters of a 50 MB log took the chat's script 52–104 ms as Markdown).
+        return { type: 'text', text: shown, fullLength: text.length, markdown: shown === text && !hasAnsi(text) };
       }
       return { type: 'block', block: blockView(c.content) };
     case 'diff': {

@@ -8,9 +8,8 @@ import { Composer } from './render/composer';
 import type { RenderEnv, Ticker } from './render/env';
 import { PlanDock, SessionControls, TopBar } from './render/header';
 import { Transcript } from './render/transcript';
-import { McpSummary } from './render/mcpSummary';
-import { SignInCard } from './render/signInCard';
-import { loadStrings } from './strings';
+import { LazyHeaderCard } from './lazy/lazyCard';
+import { loadStrings, t } from './strings';
 import { UiState } from './uiState';
 import { ViewStore } from './viewStore';
 
@@ -64,8 +63,8 @@ export function startApp(win: Window & typeof globalThis, options: AppOptions = 
   const planDock = new PlanDock();
   const composer = new Composer(env, controls.element);
   const transcript = new Transcript(env, { composerBusy: () => composer.isBusy });
-  const signIn = new SignInCard(env);
-  const mcp = new McpSummary();
+  const signIn = new LazyHeaderCard(t('sign-in card'), (h) => h.signIn !== undefined, (cards) => new cards.SignInCard(env));
+  const mcp = new LazyHeaderCard(t('MCP summary'), (h) => h.mcp !== undefined, (cards) => new cards.McpSummary());
   topBar.element.append(mcp.element);
 
   const store = new ViewStore({

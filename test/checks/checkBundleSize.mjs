@@ -1,7 +1,8 @@
 // Bundle budgets from the esbuild output sizes (dist/sizes.json, written by scripts/build.mjs).
 // Budgets apply to production (minified) builds; `npm test` builds the webview minified always.
-// The webview's initial bundle (main.js) has its own budget; highlight.js's engine and grammars are
-// loaded later (dist/webview/hljs/, one script each) and every grammar of languages.json must exist.
+// The webview's initial bundle (main.js) has its own budget; the cards chunk (cards.js) and
+// highlight.js's engine and grammars are loaded later (dist/webview/hljs/, one script each) and
+// every grammar of languages.json must exist.
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -16,10 +17,9 @@ const sizes = JSON.parse(readFileSync(file, 'utf8'));
 const { grammars } = JSON.parse(readFileSync(join(root, 'src', 'webview', 'highlight', 'languages.json'), 'utf8'));
 const kb = (bytes) => `${(bytes / 1024).toFixed(1)} KB`;
 
-// Issue 20's target for main.js is 150 KB (reached at 149.3 KB); the sign-in, clarify/secret and
-// rewrite cards (issues 17 and 19) brought it to ~161 KB. Until they load lazily like highlight.js,
-// the check holds the line at 165 KB so it cannot grow further unnoticed.
-const budgets = { 'dist/webview/main.js': 165 * 1024, 'dist/webview/hljs/core.js': 24 * 1024 };
+// Issue 20: main.js ≤ 150 KB. What the first paint of a chat does not show loads later from cards.js
+// (src/webview/lazy/cards.ts).
+const budgets = { 'dist/webview/main.js': 150 * 1024, 'dist/webview/cards.js': 24 * 1024, 'dist/webview/hljs/core.js': 24 * 1024 };
 for (const name of Object.keys(grammars)) {
   budgets[`dist/webview/hljs/${name}.js`] = 24 * 1024;
 }
@@ -47,6 +47,6 @@ for (const [f, budget] of Object.entries(budgets)) {
   }
   failed ||= !ok;
 }
-const lazyCount = Object.keys(budgets).length - 1;
+const lazyCount = Object.keys(budgets).filter((f) => f.startsWith('dist/webview/hljs/')).length;
 console.log(`dist/webview/hljs/: ${lazyCount} lazily loaded scripts, ${kb(lazyBytes)} in all, largest ${largest[0]} ${kb(largest[1])} (each ≤ 24 KB)`);
 process.exit(failed ? 1 : 0);

@@ -1,11 +1,12 @@
 import type { CommandView, SessionHeaderView } from '../../protocol/sessionView';
 import type { AttachmentView } from '../../protocol/webviewProtocol';
 import { button, clear, el, icon, setHidden, uniqueId } from '../dom';
+import { LazyMenu } from '../lazy/lazyMenu';
 import { t } from '../strings';
 import { visibleLabel } from '../text';
 import type { RenderEnv } from './env';
-import { MentionMenu } from './mentionMenu';
-import { SlashMenu } from './slashMenu';
+import type { MentionMenu } from './mentionMenu';
+import type { SlashMenu } from './slashMenu';
 
 /**
  * The composer: a multi-line textarea ("Message"), Send and Stop, the reason Send is unavailable,
@@ -24,8 +25,8 @@ export class Composer {
   private readonly stop: HTMLButtonElement;
   private readonly hint = el('div', { class: 'composer-hint', attrs: { id: uniqueId('composer-hint') } });
   private readonly status = el('div', { class: 'composer-status', attrs: { role: 'status' } });
-  private readonly menu: SlashMenu;
-  private readonly mentions: MentionMenu;
+  private readonly menu: LazyMenu<SlashMenu>;
+  private readonly mentions: LazyMenu<MentionMenu>;
   private readonly chips = el('div', { class: 'attachments' });
   private readonly notes = el('div', { class: 'attachments context-notes' });
   private notesKey = '';
@@ -43,25 +44,33 @@ export class Composer {
       attrs: { id: inputId, rows: '2', 'aria-describedby': this.hint.id, spellcheck: 'true' },
     });
     this.textarea.value = env.ui.draft;
-    this.menu = new SlashMenu(this.textarea, (command, send) => {
-      this.insertCommand(command, send);
-      if (send) {
-        this.submit();
-      }
-    });
-    this.mentions = new MentionMenu(
-      this.textarea,
-      (query) => this.env.actions.searchMentions(query),
-      (mention, range, send) => {
-        // The `@query` text becomes a chip: the file is sent as context, not as typed text.
-        const v = this.textarea.value;
-        this.setValue(v.slice(0, range.start) + v.slice(range.end));
-        this.textarea.setSelectionRange(range.start, range.start);
-        this.attach({ path: mention.path, label: mention.label });
-        if (send) {
-          this.submit();
-        }
-      },
+    this.menu = new LazyMenu(
+      (cards) =>
+        new cards.SlashMenu(this.textarea, (command, send) => {
+          this.insertCommand(command, send);
+          if (send) {
+            this.submit();
+          }
+        }),
+      (menu) => menu.refresh(this.commands),
+    );
+    this.mentions = new LazyMenu(
+      (cards) =>
+        new cards.MentionMenu(
+          this.textarea,
+          (query) => this.env.actions.searchMentions(query),
+          (mention, range, send) => {
+            // The `@query` text becomes a chip: the file is sent as context, not as typed text.
+            const v = this.textarea.value;
+            this.setValue(v.slice(0, range.start) + v.slice(range.end));
+            this.textarea.setSelectionRange(range.start, range.start);
+            this.attach({ path: mention.path, label: mention.label });
+            if (send) {
+              this.submit();
+            }
+          },
+        ),
+      (menu) => menu.refresh(),
     );
     this.send = button(t('Send'), { icon: 'send', class: 'primary send', onClick: () => this.submit() });
     this.send.setAttribute('aria-describedby', this.hint.id);
@@ -88,14 +97,14 @@ export class Composer {
 
     this.textarea.addEventListener('input', () => {
       this.env.ui.draft = this.textarea.value;
-      this.menu.refresh(this.commands);
+      this.menu.refresh();
       this.mentions.refresh();
       this.updateButtons();
     });
-    this.textarea.addEventListener('click', () => this.menu.refresh(this.commands));
+    this.textarea.addEventListener('click', () => this.menu.refresh());
     this.textarea.addEventListener('keyup', (e) => {
       if (e.key === 'ArrowLeft' || e.key === 'ArrowRight' || e.key === 'Home' || e.key === 'End') {
-        this.menu.refresh(this.commands);
+        this.menu.refresh();
       }
     });
     this.textarea.addEventListener('blur', () => {
@@ -134,7 +143,7 @@ export class Composer {
     setHidden(this.hint, this.hint.textContent === '');
     this.updateButtons();
     if (this.menu.isOpen) {
-      this.menu.refresh(this.commands);
+      this.menu.refresh();
     }
   }
 

@@ -3,14 +3,13 @@ import { button, el, icon, setHidden } from '../dom';
 import { t } from '../strings';
 import { excerpt, visibleTitle } from '../text';
 import type { EntryComponent, Frame, Slot } from '../viewStore';
+import { cardEntry } from '../lazy/lazyCard';
 import { AssistantMessageView } from './assistantMessage';
 import { agentName, type RenderEnv } from './env';
-import { NoticeView } from './notice';
 import type { PermissionPrompt } from './permission';
 import { PlanView } from './plan';
-import { QuestionView } from './question';
 import { ToolCallView } from './toolCall';
-import { outcomeText, TurnEndView } from './turnEnd';
+import { outcomeText } from './turnEnd';
 import { UserMessageView } from './userMessage';
 
 function createComponent(entry: EntryView, env: RenderEnv): EntryComponent {
@@ -24,11 +23,11 @@ function createComponent(entry: EntryView, env: RenderEnv): EntryComponent {
     case 'plan':
       return new PlanView();
     case 'notice':
-      return new NoticeView(env);
+      return cardEntry('notice', t('notice'), (cards) => new cards.NoticeView(env));
     case 'turnEnd':
-      return new TurnEndView(env);
+      return cardEntry('turnEnd', t('turn summary'), (cards) => new cards.TurnEndView(env));
     case 'question':
-      return new QuestionView(env);
+      return cardEntry('question', t('question'), (cards) => new cards.QuestionView(env));
   }
 }
 

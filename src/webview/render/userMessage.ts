@@ -1,10 +1,10 @@
 import type { EntryView } from '../../protocol/sessionView';
 import { button, el, icon, replaceChildren, setAttr } from '../dom';
+import { chunkError, withCards } from '../lazy/lazyCard';
 import { t } from '../strings';
 import type { EntryComponent } from '../viewStore';
 import { renderBlock } from './blocks';
 import type { RenderEnv } from './env';
-import { RewriteEditor } from './rewriteEditor';
 
 type UserEntry = Extract<EntryView, { kind: 'user' }>;
 
@@ -54,11 +54,15 @@ export class UserMessageView implements EntryComponent {
         class: 'icon-button rewrite',
         title: t('Edit and resend'),
         ariaLabel: t('Edit and resend'),
-        onClick: () => {
-          const editor = new RewriteEditor(this.env, id, () => this.turnsFromHere(), () => editor.element.remove());
-          this.element.appendChild(editor.element);
-          editor.open(text);
-        },
+        onClick: () =>
+          withCards(
+            (cards) => {
+              const editor = new cards.RewriteEditor(this.env, id, () => this.turnsFromHere(), () => editor.element.remove());
+              this.element.appendChild(editor.element);
+              editor.open(text);
+            },
+            (error) => this.element.appendChild(chunkError(t('message editor'), error)),
+          ),
       });
     replaceChildren(this.element, [
       el('div', { class: 'user-tools' }, [edit, fork]),

@@ -2,6 +2,7 @@ import { JSDOM } from 'jsdom';
 import type { HostMessage, WebviewMessage } from '../../../src/protocol/webviewProtocol';
 import { startApp, type App } from '../../../src/webview/app';
 import { setDomWindow } from '../../../src/webview/dom';
+import { loadCardsSynchronously } from './cards';
 import { loadGrammarsSynchronously } from './grammars';
 import type { MarkdownScheduler } from '../../../src/webview/markdown';
 
@@ -105,6 +106,7 @@ export function createHarness(options: HarnessOptions = {}): Harness {
   const frames: (() => void)[] = [];
   const timers = new FakeTimers();
   loadGrammarsSynchronously();
+  loadCardsSynchronously();
   const app = startApp(win, {
     requestFrame: (cb) => frames.push(cb),
     scheduler: timers,

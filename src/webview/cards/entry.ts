@@ -1,0 +1,15 @@
+// Entry of dist/webview/cards.js: what the first paint of a chat does not show, loaded on first use (src/webview/lazy/cards.ts).
+// Its imports of the webview's shared modules (dom, strings, text) resolve to the bundle's own
+// instances (scripts/build.mjs, src/webview/lazy/shared.ts): one window, one string table, one id counter.
+import { publishCards, type Cards } from '../lazy/cards';
+import { McpSummary } from '../render/mcpSummary';
+import { MentionMenu } from '../render/mentionMenu';
+import { NoticeView } from '../render/notice';
+import { QuestionView } from '../render/question';
+import { RewriteEditor } from '../render/rewriteEditor';
+import { SignInCard } from '../render/signInCard';
+import { SlashMenu } from '../render/slashMenu';
+import { TurnEndView } from '../render/turnEnd';
+
+export const cards: Cards = { SignInCard, McpSummary, QuestionView, RewriteEditor, SlashMenu, MentionMenu, NoticeView, TurnEndView };
+publishCards(cards);
