@@ -2,6 +2,7 @@ import type * as acp from '@agentclientprotocol/sdk';
 import type { TrafficLog } from '../../acp/trafficLog';
 import type { Disposable } from '../../util/disposable';
 import { Deferred } from '../../util/deferred';
+import { SessionBuffer } from '../../util/sessionBuffer';
 import { isObject, type JsonObject } from '../../util/json';
 import { ModelMismatchError, NotSupportedError, TransportClosedError, TransportRpcError } from '../errors';
 import { JsonRpcPeer } from '../jsonRpc/jsonRpcPeer';
@@ -15,7 +16,7 @@ import { promptText } from '../promptText';
 import { rewriteHistory } from './rewrite';
 import { GatewayQuestions } from './gatewayQuestions';
 import { redactAnswer } from './serverRequests';
-import { GatewayCode, parseEvent, parseModelMismatch, parseSnapshot, parseSubmit, parseTranscript, type SessionSnapshot, type SubmitResult } from './wire';
+import { GatewayCode, parseEvent, parseModelMismatch, parseSnapshot, parseSubmit, parseTranscript, type GatewayEvent, type SessionSnapshot, type SubmitResult } from './wire';
 
 export interface GatewayTimeouts {
   /** From connecting to `gateway.ready` (a cold Python start with MCP discovery takes a while). */
@@ -54,6 +55,12 @@ export class TuiGatewayConnection implements Transport, HistoryRewriter, LiveSes
   private readonly peer: JsonRpcPeer;
   private readonly router = new SessionRouter();
   private readonly sessions = new Map<string, GatewaySession>();
+  /**
+   * Events of a session whose create / resume / activate answer is parsed but not yet adopted: `ws`
+   * emits the frames of one read synchronously, so the session's next events can run before the
+   * awaiting code sees the snapshot. Dropping them lost the end of a turn an attach joined mid-way.
+   */
+  private readonly early = new SessionBuffer<GatewayEvent>(1000, 8);
   private readonly timeouts: GatewayTimeouts;
   private readonly ready = new Deferred<JsonObject>();
   private readonly liveIds = new Set<string>();
@@ -152,7 +159,7 @@ export class TuiGatewayConnection implements Transport, HistoryRewriter, LiveSes
       throw e;
     }
     const snapshot = this.requireSnapshot('session.create', raw);
-    this.track(snapshot, snapshot.sessionId).adopt(snapshot);
+    this.adopt(snapshot, snapshot.sessionId);
     const current = snapshot.info.model;
     return {
       sessionId: snapshot.sessionId,
@@ -165,7 +172,7 @@ export class TuiGatewayConnection implements Transport, HistoryRewriter, LiveSes
     const method = this.liveIds.has(params.sessionId) ? 'session.activate' : 'session.resume';
     const raw = await this.peer.request(method, { session_id: params.sessionId }, { timeoutMs: this.timeouts.session });
     const snapshot = this.requireSnapshot(method, raw);
-    this.track(snapshot, params.sessionId).adopt(snapshot);
+    this.adopt(snapshot, params.sessionId);
     this.questions.replay(snapshot.openRequests, snapshot.sessionId);
     return {};
   }
@@ -308,6 +315,15 @@ export class TuiGatewayConnection implements Transport, HistoryRewriter, LiveSes
     }
   }
 
+  /** Tracks the session, shows its snapshot, then the events that arrived before the snapshot was adopted. */
+  private adopt(snapshot: SessionSnapshot, publicId: string): void {
+    const session = this.track(snapshot, publicId);
+    session.adopt(snapshot);
+    for (const event of this.early.take(snapshot.sessionId)) {
+      session.onEvent(event);
+    }
+  }
+
   private track(snapshot: SessionSnapshot, publicId: string): GatewaySession {
     this.router.alias(snapshot.sessionId, publicId);
     let session = this.sessions.get(snapshot.sessionId);
@@ -353,8 +369,15 @@ export class TuiGatewayConnection implements Transport, HistoryRewriter, LiveSes
       }
       return;
     }
-    const session = event.sessionId !== undefined ? this.sessions.get(event.sessionId) : undefined;
-    session?.onEvent(event);
+    if (event.sessionId === undefined) {
+      return;
+    }
+    const session = this.sessions.get(event.sessionId);
+    if (session === undefined) {
+      this.early.push(event.sessionId, event);
+      return;
+    }
+    session.onEvent(event);
   }
 }
 
