@@ -182,7 +182,9 @@ export class AgentHosts {
     }
     const timer = setTimeout(() => {
       this.respawnTimers.delete(timer);
-      if (!this.disposed && host.state.kind !== 'ready' && host.state.kind !== 'starting') {
+      // Only a host still in the state its exit left: one stopped, restarted or started since
+      // (Stop, Restart Agent, a chat's own start) is not ours to bring back.
+      if (!this.disposed && host.state.kind === 'exited') {
         void this.restart(host);
       }
     }, delay);
