@@ -8,13 +8,14 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { AgentDefinition, AgentHost } from '../../../src/acp/agentHost';
-import { AgentHosts } from '../../../src/app/agentHosts';
+import type { AgentHosts } from '../../../src/app/agentHosts';
 import { ChatRegistry } from '../../../src/app/chatRegistry';
 import { ChatSession } from '../../../src/app/chatSession';
 import type { NoticeEntry } from '../../../src/session/sessionState';
 import { formatMessage } from '../../../src/util/l10n';
 import { tempWorkspace } from '../../support/agentStack';
 import { scriptedAgentPath } from '../../support/paths';
+import { chatHosts } from '../../support/chatHosts';
 import { until } from '../../support/wait';
 
 const sent = (host: AgentHost, method: string): string[] => host.log.snapshot().flatMap((e) => (e.dir === 'out' && e.method === method ? [e.text ?? ''] : []));
@@ -45,15 +46,7 @@ suite('issue 17: redefining an agent under an open chat', function () {
   setup(() => {
     registry = new ChatRegistry();
     reports = [];
-    hosts = new AgentHosts({
-      cwd: () => ws,
-      clientInfo: { name: 'hermes-acp-tests', version: '0.0.0' },
-      ports: { permission: { requestPermission: (p, signal) => registry.routePermission(p, signal ?? new AbortController().signal) } },
-      t: formatMessage,
-      chatsOn: (h) => registry.on(h),
-      allow: () => Promise.resolve(true),
-      report: (m) => reports.push(m),
-    });
+    hosts = chatHosts(registry, ws, (m) => reports.push(m));
   });
 
   teardown(async () => {

@@ -6,12 +6,13 @@
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import type { AgentDefinition, AgentHost } from '../../../src/acp/agentHost';
-import { AgentHosts } from '../../../src/app/agentHosts';
+import type { AgentHosts } from '../../../src/app/agentHosts';
 import { ChatRegistry } from '../../../src/app/chatRegistry';
 import { ChatSession } from '../../../src/app/chatSession';
 import { formatMessage } from '../../../src/util/l10n';
 import { tempWorkspace } from '../../support/agentStack';
 import { scriptedAgentPath } from '../../support/paths';
+import { chatHosts } from '../../support/chatHosts';
 import { until } from '../../support/wait';
 
 const initializes = (host: AgentHost): number => host.log.snapshot().filter((e) => e.dir === 'out' && e.method === 'initialize').length;
@@ -25,15 +26,7 @@ suite('crash recovery never restarts a host that was stopped after the crash', f
 
   setup(() => {
     registry = new ChatRegistry();
-    hosts = new AgentHosts({
-      cwd: () => ws,
-      clientInfo: { name: 'hermes-acp-tests', version: '0.0.0' },
-      ports: { permission: { requestPermission: (p, signal) => registry.routePermission(p, signal ?? new AbortController().signal) } },
-      t: formatMessage,
-      chatsOn: (h) => registry.on(h),
-      allow: () => Promise.resolve(true),
-      report: () => undefined,
-    });
+    hosts = chatHosts(registry, ws);
   });
   teardown(async () => {
     registry.disposeAll();
