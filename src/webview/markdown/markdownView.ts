@@ -4,7 +4,7 @@ import { firstBlocksWithin, isRendered, lex, type Lexed, linksChanged, looksHost
 import { OpenFence } from './openFence';
 import { renderBlocks, sameShell } from './renderBlocks';
 import type { MarkdownScheduler } from './scheduler';
-import { finishedCharsPerTask, groupSize, maxLexMs, maxRefreshMs, maxSourceChars, maxTailWaitMs, minRefreshMs, pieceChars, refreshMsPerChar, smallTailChars } from './viewLimits';
+import { finishedCharsPerBatch, finishedCharsPerTask, finishedMsPerTask, groupSize, maxLexMs, maxRefreshMs, maxSourceChars, maxTailWaitMs, minRefreshMs, pieceChars, refreshMsPerChar, smallTailChars } from './viewLimits';
 
 /**
  * How much a render does. `stream`: a paced streaming update; an open fence stays open.
@@ -227,13 +227,12 @@ export class MarkdownView {
       this.removeTail();
     }
     if (split.finished.length > 0) {
-      // While streaming, one task renders at most `finishedCharsPerTask` of finished blocks (a
-      // refresh after a busy second, a running reply shown from a snapshot); the rest follows in
-      // the next task, so none holds the page (or, in code-server, the workbench) for long.
-      const finished = pass === 'stream' ? firstBlocksWithin(split.finished, finishedCharsPerTask) : split.finished;
-      this.placeFinished(finished);
-      if (finished !== split.finished) {
-        this.continueWith(split.finished.slice(finished.length));
+      // While streaming, one task renders finished blocks within a budget (a refresh after a busy
+      // second, a running reply shown from a snapshot); the rest follows in the next task, so
+      // none holds the page (or, in code-server, the workbench) for long.
+      const rest = pass === 'stream' ? this.placeWithinBudget(split.finished) : this.placeAll(split.finished);
+      if (rest.length > 0) {
+        this.continueWith(rest);
         return false;
       }
     }
@@ -257,17 +256,37 @@ export class MarkdownView {
     this.stableEnd += finished.reduce((n, tk) => n + tk.raw.length, 0);
   }
 
-  /** Places `backlog` in the next tasks (`finishedCharsPerTask` each), then renders the tail. */
+  private placeAll(finished: readonly Token[]): Token[] {
+    this.placeFinished(finished);
+    return [];
+  }
+
+  /**
+   * Places finished blocks a batch at a time while this task is within its budget (time and
+   * characters; at least one batch). Returns the blocks left for the next task.
+   */
+  private placeWithinBudget(finished: Token[]): Token[] {
+    const started = this.scheduler.now();
+    let rest = finished;
+    let chars = 0;
+    do {
+      const batch = firstBlocksWithin(rest, finishedCharsPerBatch);
+      this.placeFinished(batch);
+      chars += batch.reduce((n, tk) => n + tk.raw.length, 0);
+      rest = rest.slice(batch.length);
+    } while (rest.length > 0 && chars < finishedCharsPerTask && this.scheduler.now() - started < finishedMsPerTask);
+    return rest;
+  }
+
+  /** Places `backlog` in the next tasks (within the budget each), then renders the tail. */
   private continueWith(backlog: Token[]): void {
     this.backlog = backlog;
     this.timer = this.scheduler.setTimeout(() => {
       this.timer = undefined;
-      const rest = this.backlog;
+      const rest = this.placeWithinBudget(this.backlog);
       this.backlog = [];
-      const next = firstBlocksWithin(rest, finishedCharsPerTask);
-      this.placeFinished(next);
-      if (next.length < rest.length) {
-        this.continueWith(rest.slice(next.length));
+      if (rest.length > 0) {
+        this.continueWith(rest);
       } else {
         this.render('stream');
       }

@@ -9,11 +9,16 @@ export const maxLexMs = 250;
 /** Unrendered text past this is lexed in pieces of this size (see renderTail). */
 export const pieceChars = 32_768;
 /**
- * Finished blocks one streaming task renders at most (source characters; at least one block).
- * A refresh at 1,000 chunks/s brings ~4 KB; rendering and sanitizing it in one task took 71–75 ms
- * of CPU on the loaded bench machine (bench/README.md, P2), so it goes in 2 KB steps.
+ * Finished blocks a streaming task renders: batches of `finishedCharsPerBatch` source characters
+ * (at least one block), more batches while the task has run under `finishedMsPerTask` and placed
+ * at most `finishedCharsPerTask`; the rest follows in the next task. A refresh at 1,000 chunks/s
+ * brings ~4 KB: on an idle machine one task places it (one frame follows, not one per 2 KB); on a
+ * loaded one, where 4 KB took 71–75 ms of CPU, the task stops after the batch that crossed the
+ * budget, so none holds the page (or, in code-server, the workbench) for long.
  */
-export const finishedCharsPerTask = 2_048;
+export const finishedCharsPerBatch = 2_048;
+export const finishedCharsPerTask = 8_192;
+export const finishedMsPerTask = 12;
 /**
  * Pacing of the tail while text streams: patches only append to the source, and the tail is
  * rendered on a timer, at most once per refresh interval. A refresh costs little script (the

@@ -2,7 +2,7 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { agentAnswer, chunked } from '../../../bench/streamText';
-import { MarkdownView, renderMarkdown } from '../../../src/webview/markdown';
+import { MarkdownView, renderMarkdown, type MarkdownScheduler } from '../../../src/webview/markdown';
 import { fixturesDir } from '../../support/paths';
 import { rng } from '../../support/random';
 import { bareWindowEachTest } from './harness';
@@ -143,24 +143,50 @@ suite('webview: incremental Markdown equals one-shot rendering', () => {
     assert.equal(view.element.innerHTML, once(text));
   });
 
-  test('finished blocks a refresh brings are placed 2 KB a task, patches arriving in between; the DOM equals the one-shot render', () => {
-    const text = agentAnswer(40_000);
-    const blocks = (v: MarkdownView): number => v.element.querySelectorAll('.md-group > *').length;
-    const view = new MarkdownView(fx.timers);
-    view.set(text.slice(0, 9_000), true);
-    const placed = blocks(view);
-    assert.ok(placed > 0 && fx.timers.count > 0, 'one task placed the first blocks and left the rest for the next');
-    fx.timers.advance(0);
-    assert.ok(blocks(view) > placed, 'the next tasks placed the rest (and the open tail)');
+  /** Places a refresh of `shown` characters, then the rest of the answer in random patches; checks the end DOM. */
+  function placeInSteps(view: MarkdownView, text: string, shown: number): void {
     const random = rng(7);
-    for (let shown = 9_000; shown < text.length; ) {
-      shown = Math.min(text.length, shown + 500 + Math.floor(random() * 6_000));
-      view.set(text.slice(0, shown), true);
+    for (let at = shown; at < text.length; ) {
+      at = Math.min(text.length, at + 500 + Math.floor(random() * 6_000));
+      view.set(text.slice(0, at), true);
       // Sometimes every waiting task runs, sometimes the next patch comes first.
       fx.timers.advance(random() < 0.3 ? 0 : 1 + Math.floor(random() * 300));
     }
     view.flush();
     assert.equal(view.element.innerHTML, once(text));
+  }
+
+  const blocks = (v: MarkdownView): number => v.element.querySelectorAll('.md-group > *').length;
+
+  test('finished blocks a refresh brings are placed 8 KB a task at most, patches arriving in between; the DOM equals the one-shot render', () => {
+    const text = agentAnswer(40_000);
+    const view = new MarkdownView(fx.timers);
+    view.set(text.slice(0, 20_000), true);
+    const placed = blocks(view);
+    const placedChars = view.element.textContent?.length ?? 0;
+    assert.ok(placed > 0 && fx.timers.count > 0, 'one task placed the first blocks and left the rest for the next');
+    assert.ok(placedChars < 8_192 + 2_048, `the first task showed ${placedChars} characters`);
+    fx.timers.advance(0);
+    assert.ok(blocks(view) > placed, 'the next tasks placed the rest (and the open tail)');
+    placeInSteps(view, text, 20_000);
+  });
+
+  test('on a slow machine a task stops placing blocks once it has run 12 ms (at least one 2 KB batch)', () => {
+    const text = agentAnswer(40_000);
+    const frozen = new MarkdownView(fx.timers);
+    frozen.set(text.slice(0, 20_000), true);
+    // A clock that moves 5 ms each time the view reads it: every batch looks expensive.
+    let readings = 0;
+    const slow: MarkdownScheduler = {
+      now: () => fx.timers.now() + 5 * ++readings,
+      setTimeout: (cb, ms) => fx.timers.setTimeout(cb, ms),
+      clearTimeout: (h) => fx.timers.clearTimeout(h),
+    };
+    const view = new MarkdownView(slow);
+    view.set(text.slice(0, 20_000), true);
+    assert.ok(blocks(view) > 0, 'the first batch is placed whatever the clock says');
+    assert.ok(blocks(view) < blocks(frozen), `a slow task placed ${blocks(view)} blocks, a fast one ${blocks(frozen)}`);
+    placeInSteps(view, text, 20_000);
   });
 
   test('the R4 hostile payloads, each in random chunks', () => {
