@@ -1,10 +1,11 @@
 import type { Links, Token, Tokens } from 'marked';
 import { doc, domWindow } from '../dom';
-import { firstBlocksWithin, isRendered, lex, type Lexed, linksChanged, looksHostile, splitTail } from './blockLexer';
+import { isRendered, lex, type Lexed, linksChanged, looksHostile, splitTail } from './blockLexer';
 import { OpenFence } from './openFence';
+import { placeWithinBudget } from './taskBudget';
 import { renderBlocks, sameShell } from './renderBlocks';
 import type { MarkdownScheduler } from './scheduler';
-import { finishedCharsPerBatch, finishedCharsPerTask, finishedMsPerTask, groupSize, maxLexMs, maxRefreshMs, maxSourceChars, maxTailWaitMs, minRefreshMs, pieceChars, refreshMsPerChar, smallTailChars } from './viewLimits';
+import { groupSize, maxLexMs, maxRefreshMs, maxSourceChars, maxTailWaitMs, minRefreshMs, pieceChars, refreshMsPerChar, smallTailChars } from './viewLimits';
 
 /**
  * How much a render does. `stream`: a paced streaming update; an open fence stays open.
@@ -230,9 +231,9 @@ export class MarkdownView {
       // While streaming, one task renders finished blocks within a budget (a refresh after a busy
       // second, a running reply shown from a snapshot); the rest follows in the next task, so
       // none holds the page (or, in code-server, the workbench) for long.
-      const rest = pass === 'stream' ? this.placeWithinBudget(split.finished) : this.placeAll(split.finished);
-      if (rest.length > 0) {
-        this.continueWith(rest);
+      if (pass !== 'stream') {
+        this.placeFinished(split.finished);
+      } else if (this.placeBudgeted(split.finished).length > 0) {
         return false;
       }
     }
@@ -256,25 +257,12 @@ export class MarkdownView {
     this.stableEnd += finished.reduce((n, tk) => n + tk.raw.length, 0);
   }
 
-  private placeAll(finished: readonly Token[]): Token[] {
-    this.placeFinished(finished);
-    return [];
-  }
-
-  /**
-   * Places finished blocks a batch at a time while this task is within its budget (time and
-   * characters; at least one batch). Returns the blocks left for the next task.
-   */
-  private placeWithinBudget(finished: Token[]): Token[] {
-    const started = this.scheduler.now();
-    let rest = finished;
-    let chars = 0;
-    do {
-      const batch = firstBlocksWithin(rest, finishedCharsPerBatch);
-      this.placeFinished(batch);
-      chars += batch.reduce((n, tk) => n + tk.raw.length, 0);
-      rest = rest.slice(batch.length);
-    } while (rest.length > 0 && chars < finishedCharsPerTask && this.scheduler.now() - started < finishedMsPerTask);
+  /** Places finished blocks within this task's budget; what is left goes on in the next tasks. */
+  private placeBudgeted(finished: Token[]): Token[] {
+    const rest = placeWithinBudget(finished, (batch) => this.placeFinished(batch), () => this.scheduler.now());
+    if (rest.length > 0) {
+      this.continueWith(rest);
+    }
     return rest;
   }
 
@@ -283,11 +271,9 @@ export class MarkdownView {
     this.backlog = backlog;
     this.timer = this.scheduler.setTimeout(() => {
       this.timer = undefined;
-      const rest = this.placeWithinBudget(this.backlog);
+      const next = this.backlog;
       this.backlog = [];
-      if (rest.length > 0) {
-        this.continueWith(rest);
-      } else {
+      if (this.placeBudgeted(next).length === 0) {
         this.render('stream');
       }
     }, 0);
