@@ -52,7 +52,7 @@ import {
   type Payload,
 } from './hostileCorpus';
 import { openVsCode, type UiSession } from './support';
-import { conversation, footers, shotName, waitUntil } from './uiHelpers';
+import { clickOnTarget, conversation, footers, shotName, waitUntil } from './uiHelpers';
 
 /** Messages from the chat to the extension that act on something (a click on content must send none). */
 const actingMessages = new Set(['location/open', 'diff/open', 'output/open', 'notice/action', 'prompt/submit', 'permission/choose', 'turn/restore', 'turn/rewind', 'fork/fromHere', 'mode/set', 'model/set', 'config/set', 'turn/cancel']);
@@ -112,6 +112,8 @@ suite('R4 hardening: hostile content in code-server + Chromium', function () {
   let auditedElements = 0;
   let cspViolations: string[] = [];
   let clicked = 0;
+  /** Clicks that had to be dispatched because the link could not take a pointer click (hidden). */
+  let dispatchedClicks = 0;
   let clickMessages: string[] = [];
   let commandsTriggered: string[] = [];
   let bidiLabels = 0;
@@ -172,7 +174,7 @@ suite('R4 hardening: hostile content in code-server + Chromium', function () {
     summaryLine(
       `R4: ${payloads.length} payloads (corpus ${corpus.length} in ${new Set(corpus.map((p) => p.category)).size} categories) × ${figures.size} channels = ${tried} renderings (${rendered} seen on screen: ${perChannel}) + ${notificationFigures.sent} permission notifications; ` +
         `${executed.size} executed${executed.size > 0 ? ` (${[...executed].join(', ')})` : ''}, ${dialogs.length} dialogs, ${popups.length} popups, ${cspViolations.length} CSP violations, ` +
-        `${domFindings.length} DOM findings in ${auditedElements} elements; ${clicked} neutralised links clicked → ${clickMessages.length} messages to the workbench, ${commandsTriggered.length} commands triggered; ` +
+        `${domFindings.length} DOM findings in ${auditedElements} elements; ${clicked} neutralised links clicked (${clicked - dispatchedClicks} with the pointer, ${dispatchedClicks} dispatched) → ${clickMessages.length} messages to the workbench, ${commandsTriggered.length} commands triggered; ` +
         `notifications: ${notificationFigures.commandLinks} command links shown, ${notificationFigures.triggered.length} commands triggered by a click, ${notificationFigures.rawBidi} with raw bidi; ` +
         `${bidiLabels} path/title labels with invisible characters, ${bidiRaw.length} shown raw (plan entries raw: ${planBidiRaw}); ${cspSummary}; ${((Date.now() - started) / 1000).toFixed(0)} s`,
     );
@@ -341,15 +343,14 @@ suite('R4 hardening: hostile content in code-server + Chromium', function () {
     const step = Math.max(1, Math.ceil(n / scaled(150, 40)));
     for (let i = 0; i < n; i += step) {
       const el = blocked.nth(i);
-      await el.scrollIntoViewIfNeeded({ timeout: 5000 }).catch(() => undefined);
-      await el.click({ timeout: 5000, force: true }).catch(() => undefined);
+      dispatchedClicks += (await clickOnTarget(el)) === 'dispatched' ? 1 : 0;
       clicked++;
     }
     // Anchors that are not web links must not exist; click any that do.
     const oddLinks = conversation(chat).locator('a[href]:not([href^="http:"]):not([href^="https:"]):not([href^="mailto:"]):not(.file-link)');
     const odd = await oddLinks.count();
     for (let i = 0; i < odd; i++) {
-      await oddLinks.nth(i).click({ timeout: 5000, force: true }).catch(() => undefined);
+      dispatchedClicks += (await clickOnTarget(oddLinks.nth(i))) === 'dispatched' ? 1 : 0;
       clicked++;
     }
     await page.waitForTimeout(1500);

@@ -23,6 +23,7 @@ import { agentRig, type AgentRig } from './hardeningAgents';
 import { patientChat, sendAndWaitForTurn, sendPrompt, turnFooters } from './hardeningProbe';
 import { scaled, summaryLine } from './hostileCorpus';
 import { openVsCode, type UiSession } from './support';
+import { traceChatScript, type ChatScriptTrace } from './rendererTrace';
 import { conversation, paletteCommand, shotName, waitUntil } from './uiHelpers';
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
@@ -448,7 +449,7 @@ suite('R8 hardening: a 50 MB tool output and a 10 MB diff in code-server + Chrom
   const afterSamples = scaled(25, 10);
   const started = Date.now();
   /** `workbench`: VS Code's own editor loads the text meanwhile (its renderer thread is the chat's too). */
-  const phases: { name: string; workbench: boolean; samples: number[]; longTasks: LongTask[]; events: number[]; ms: number }[] = [];
+  const phases: { name: string; workbench: boolean; samples: number[]; longTasks: LongTask[]; events: number[]; ms: number; trace: ChatScriptTrace }[] = [];
   let biggestMessage = 0;
   let outputShown = '';
   let editorCheck = '';
@@ -480,6 +481,8 @@ suite('R8 hardening: a 50 MB tool output and a 10 MB diff in code-server + Chrom
     const s = stats(chatPhases.flatMap((p) => p.samples));
     const w = stats(phases.filter((p) => p.workbench).flatMap((p) => p.samples));
     const longest = (from: (t: LongTask) => boolean): number => Math.round(Math.max(0, ...phases.flatMap((p) => p.longTasks.filter(from).map((t) => t.ms))));
+    const ownTasks = phases.flatMap((p) => p.trace.tasks);
+    const ownLongest = ownTasks.reduce((a, t) => (t.ms > a.ms ? t : a), { ms: 0, gcMs: 0 });
     const phaseLine = (p: (typeof phases)[number]): string => {
       const ps = stats(p.samples);
       const tasks = [...p.longTasks].sort((x, y) => y.ms - x.ms).slice(0, 3).map((t) => `${Math.round(t.ms)} ms ${t.from}`);
@@ -489,31 +492,38 @@ suite('R8 hardening: a 50 MB tool output and a 10 MB diff in code-server + Chrom
       `R8: ${outputKb / 1024} MB tool output + ${diffKb / 1024} MB diff; keystrokes timed in the browser (keydown → next frame after the input): ` +
         `while the payloads arrive and are shown ${s.n} keys, max ${Math.round(s.worst)} ms, p95 ${Math.round(s.p95)} ms, median ${Math.round(s.median)} ms (bound < 100 ms) [${chatPhases.map(phaseLine).join('; ')}]; ` +
         `while VS Code's editor loads the full text (not bounded: the workbench's thread) ${w.n} keys, max ${Math.round(w.worst)} ms, p95 ${Math.round(w.p95)} ms [${phases.filter((p) => p.workbench).map(phaseLine).join('; ')}]; ` +
-        `longest task of the chat's own script ${longest((t) => t.from === 'self')} ms, of other contexts ${longest((t) => t.from !== 'self')} ms; largest message to the webview ${(biggestMessage / 1024).toFixed(0)} KB; ${outputShown}; ${editorCheck}; ${diffCheck}; ${((Date.now() - started) / 1000).toFixed(0)} s`,
+        `the chat's own script (renderer trace): ${ownTasks.length} tasks in ${Math.max(0, ...phases.map((p) => p.trace.chatFrames))} frame(s), longest ${ownLongest.ms.toFixed(1)} ms (GC inside it ${ownLongest.gcMs.toFixed(0)} ms), ${ownTasks.filter((t) => t.ms >= 50).length} of 50 ms or more; ` +
+        `the shared thread's longest task ${Math.round(Math.max(0, ...phases.map((p) => p.trace.longestTaskMs)))} ms (long-task API: "self" ${longest((t) => t.from === 'self')} ms, other contexts ${longest((t) => t.from !== 'self')} ms); largest message to the webview ${(biggestMessage / 1024).toFixed(0)} KB; ${outputShown}; ${editorCheck}; ${diffCheck}; ${((Date.now() - started) / 1000).toFixed(0)} s`,
     );
     await vs?.close();
   });
 
-  /** Types one character every `intervalMs` into the composer until `until()` holds, then `extra` more. */
-  async function typeWhile(name: string, until: () => Promise<boolean>, extra: number, maxMs: number, workbench = false): Promise<void> {
+  /**
+   * `begin()`, then types one character every `intervalMs` into the composer until `until()` holds,
+   * then `extra` more; all of it under a renderer trace that measures the chat's own script.
+   */
+  async function typeWhile(name: string, begin: () => Promise<unknown>, until: () => Promise<boolean>, extra: number, maxMs: number, workbench = false): Promise<void> {
     const box = chat.getByRole('textbox', { name: 'Message', exact: true });
-    await box.click();
-    await readLatency(chat, true);
     const t0 = Date.now();
     let done = false;
-    let after = 0;
-    while (after < extra && Date.now() - t0 < maxMs) {
-      await ui().page.keyboard.press('x');
-      await sleep(intervalMs);
-      if (!done) {
-        done = await until();
-      } else {
-        after++;
+    const { trace } = await traceChatScript(ui().page, async () => {
+      await begin();
+      await box.click();
+      await readLatency(chat, true);
+      let after = 0;
+      while (after < extra && Date.now() - t0 < maxMs) {
+        await ui().page.keyboard.press('x');
+        await sleep(intervalMs);
+        if (!done) {
+          done = await until();
+        } else {
+          after++;
+        }
       }
-    }
+    });
     const st = await readLatency(chat, true);
     biggestMessage = Math.max(biggestMessage, st.biggestMessage);
-    phases.push({ name, workbench, samples: st.samples, longTasks: st.longTasks, events: st.eventDurations, ms: Date.now() - t0 });
+    phases.push({ name, workbench, samples: st.samples, longTasks: st.longTasks, events: st.eventDurations, ms: Date.now() - t0, trace });
     await box.fill('');
     assert.ok(done, `${name}: did not happen within ${maxMs / 1000} s`);
   }
@@ -523,8 +533,7 @@ suite('R8 hardening: a 50 MB tool output and a 10 MB diff in code-server + Chrom
     const shape = sizedTextShape(outputKb * 1024, 'output line');
     const notes = turnFooters(chat);
     const before = await notes.count();
-    await sendPrompt(chat, `[big-output kb=${outputKb}]`);
-    await typeWhile('50 MB output arriving', async () => (await notes.count()) > before, afterSamples, 300_000);
+    await typeWhile('50 MB output arriving', () => sendPrompt(chat, `[big-output kb=${outputKb}]`), async () => (await notes.count()) > before, afterSamples, 300_000);
     const card = conversation(chat).getByRole('article', { name: 'terminal: cat big.log' }).last();
     const note = card.locator('.truncated');
     await note.waitFor({ timeout: 30_000 });
@@ -541,8 +550,8 @@ suite('R8 hardening: a 50 MB tool output and a 10 MB diff in code-server + Chrom
     // Open full output: an editor with every line.
     const tabs = page.locator('.tabs-container .tab');
     const tabsBefore = await tabs.count();
-    await card.getByRole('button', { name: 'Open full output' }).click();
-    await typeWhile('opening the full output in an editor', async () => (await tabs.count()) > tabsBefore, afterSamples, 180_000, true);
+    const openFull = card.getByRole('button', { name: 'Open full output' });
+    await typeWhile('opening the full output in an editor', () => openFull.click(), async () => (await tabs.count()) > tabsBefore, afterSamples, 180_000, true);
     const editor = page.locator('.editor-instance .monaco-editor').first();
     await editor.waitFor({ timeout: 60_000 });
     await editor.click({ position: { x: 200, y: 40 } });
@@ -565,7 +574,7 @@ suite('R8 hardening: a 50 MB tool output and a 10 MB diff in code-server + Chrom
     editorCheck = `"Open full output" → editor with ${ln - 1} lines (expected ${shape.lines}), last line "${shape.lastLine.slice(0, 18)}…" on screen`;
     assert.equal(ln - 1, shape.lines, 'the editor holds every line of the output');
     // Typing in the chat with the 50 MB editor open.
-    await typeWhile('50 MB editor open', () => Promise.resolve(true), afterSamples, 120_000);
+    await typeWhile('50 MB editor open', () => Promise.resolve(), () => Promise.resolve(true), afterSamples, 120_000);
     for (const p of phases) {
       const s = stats(p.samples);
       assert.ok(s.n >= 3, `${p.name}: keystrokes were timed (${s.n})`);
@@ -576,22 +585,20 @@ suite('R8 hardening: a 50 MB tool output and a 10 MB diff in code-server + Chrom
     const page = ui().page;
     const notes = turnFooters(chat);
     const before = await notes.count();
-    await sendPrompt(chat, `[big-diff kb=${diffKb}]`);
-    await typeWhile('10 MB diff arriving', async () => (await notes.count()) > before, afterSamples, 300_000);
+    await typeWhile('10 MB diff arriving', () => sendPrompt(chat, `[big-diff kb=${diffKb}]`), async () => (await notes.count()) > before, afterSamples, 300_000);
     const summary = conversation(chat).locator('.diff-summary').last();
     await summary.waitFor({ timeout: 30_000 });
     const label = ((await summary.textContent()) ?? '').trim();
     await ui().shot('r8-big-diff-card');
     const tabs = page.locator('.tabs-container .tab');
     const tabsBefore = await tabs.count();
-    await summary.click();
-    await typeWhile('opening the 10 MB diff editor', async () => (await tabs.count()) > tabsBefore, afterSamples, 180_000, true);
+    await typeWhile('opening the 10 MB diff editor', () => summary.click(), async () => (await tabs.count()) > tabsBefore, afterSamples, 180_000, true);
     const diffEditor = page.locator('.monaco-diff-editor').first();
     await diffEditor.waitFor({ timeout: 60_000 });
     await diffEditor.locator('.view-lines').first().getByText(/row\s000001/).first().waitFor({ timeout: 60_000 });
     await ui().shot('r8-big-diff-editor');
     diffCheck = `diff: card "${label.slice(0, 60)}" → diff editor "${((await tabs.last().textContent()) ?? '').trim().slice(0, 60)}"`;
-    await typeWhile('10 MB diff editor open', () => Promise.resolve(true), afterSamples, 120_000);
+    await typeWhile('10 MB diff editor open', () => Promise.resolve(), () => Promise.resolve(true), afterSamples, 120_000);
     assert.ok(biggestMessage < 1024 * 1024, `no message to the webview carries the big payloads (largest ${biggestMessage} characters)`);
   });
 
@@ -603,9 +610,13 @@ suite('R8 hardening: a 50 MB tool output and a 10 MB diff in code-server + Chrom
     assert.ok(all.n >= 10, `keystrokes were timed (${all.n})`);
     assert.ok(all.worst < 100, `worst ${all.worst.toFixed(0)} ms, p95 ${all.p95.toFixed(0)} ms over ${all.n} keystrokes; ≥ 100 ms: ${slow.join(' | ')}`);
     // While VS Code's editor loads 50 MB / 10 MB the shared renderer thread is the workbench's: the
-    // chat's own script must still never hold it for 100 ms.
-    const own = phases.flatMap((p) => p.longTasks.filter((t) => t.from === 'self').map((t) => `${p.name}: ${Math.round(t.ms)} ms`));
-    assert.ok(own.every((l) => Number(/(\d+) ms$/.exec(l)?.[1] ?? 0) < 100), `long tasks of the chat's own script: ${own.join(' | ')}`);
+    // chat's own script must still never hold it for 100 ms. The long-task API blames the chat for
+    // any frame update in which only the chat ran a callback, so the measure is the renderer trace.
+    for (const p of phases) {
+      assert.ok(p.trace.chatFrames > 0 && p.trace.tasks.length > 0, `${p.name}: the trace saw the chat's script run (${p.trace.tasks.length} tasks in ${p.trace.chatFrames} frames)`);
+    }
+    const own = phases.flatMap((p) => p.trace.tasks.filter((t) => t.ms >= 100).map((t) => `${p.name}: ${Math.round(t.ms)} ms`));
+    assert.deepEqual(own, [], "no task of the chat's own script took 100 ms or more");
   });
 });
 

@@ -55,6 +55,22 @@ export async function answerMaskedInputBox(page: Page, value: string, title?: st
 }
 
 /** Polls `check` until it holds; fails with `what` (and the last value seen) after `timeoutMs`. */
+/**
+ * Clicks an element with the pointer where it really is: Playwright's actionability checks
+ * (visible, stable, hit target) instead of `force`, so a layout shift between locating and
+ * clicking cannot land the click on a neighbour (a card's button). An element that cannot take a
+ * pointer click (hidden, zero-sized) gets a dispatched click instead, so it is still exercised.
+ */
+export async function clickOnTarget(el: Locator, timeoutMs = 3000): Promise<'pointer' | 'dispatched'> {
+  try {
+    await el.click({ timeout: timeoutMs });
+    return 'pointer';
+  } catch {
+    await el.dispatchEvent('click').catch(() => undefined);
+    return 'dispatched';
+  }
+}
+
 export async function waitUntil<T>(what: string, check: () => Promise<T | undefined | false>, timeoutMs = 30_000, intervalMs = 100): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let lastError: unknown;

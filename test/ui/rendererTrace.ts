@@ -1,0 +1,150 @@
+/**
+ * How long the chat's own script holds the renderer's main thread, from a Chromium trace.
+ *
+ * In code-server the chat's webview frames share one renderer thread with the workbench. The
+ * browser's long-task API cannot tell them apart: a frame update in which only the chat ran a
+ * callback is attributed to the chat ("self") even when the workbench's layout of a 50 MB editor,
+ * or a garbage collection its allocations caused, filled the task. A trace can: every script entry
+ * (event handler, timer, animation frame, idle callback) names the frame whose script ran, and GC
+ * pauses are events of their own.
+ */
+import type { Page } from 'playwright-core';
+
+/** The chat's script within one task of the renderer's main thread. */
+export interface ChatScriptTask {
+  /** Script time in the chat's frames, GC pauses inside it excluded. */
+  readonly ms: number;
+  /** GC pauses that happened to fall inside the chat's script. */
+  readonly gcMs: number;
+}
+
+export interface ChatScriptTrace {
+  /** One entry per renderer task in which the chat's script ran. */
+  readonly tasks: readonly ChatScriptTask[];
+  /** Frames recognised as the chat's (VS Code's inner webview document, running the chat's bundle). */
+  readonly chatFrames: number;
+  /** The renderer's longest task of any origin, in ms. */
+  readonly longestTaskMs: number;
+}
+
+interface TraceEvent {
+  readonly name?: string;
+  readonly ph?: string;
+  readonly ts?: number;
+  readonly dur?: number;
+  readonly pid?: number;
+  readonly tid?: number;
+  readonly args?: { readonly name?: string; readonly data?: { readonly frame?: string; readonly url?: string; readonly frames?: readonly { readonly frame?: string; readonly url?: string }[] } };
+}
+
+interface Span {
+  readonly start: number;
+  readonly end: number;
+}
+
+/** Events in which a frame's script starts running. */
+const scriptEntries = new Set(['FunctionCall', 'EventDispatch', 'TimerFire', 'FireAnimationFrame', 'FireIdleCallback', 'EvaluateScript']);
+const gcEvents = new Set(['MajorGC', 'MinorGC']);
+const taskEvents = new Set(['ThreadControllerImpl::RunTask', 'RunTask']);
+/**
+ * A frame is the chat's when it is VS Code's inner webview document or runs the chat's bundle
+ * (a function call's script URL).
+ */
+const chatDocument = /\/webview\/browser\/pre\/fake\.html|\/dist\/webview\/[\w.-]+\.js(?:$|[?#])/;
+
+/** Runs `during` under a trace of the page's renderer and measures the chat's own script in it. */
+export async function traceChatScript<T>(page: Page, during: () => Promise<T>): Promise<{ result: T; trace: ChatScriptTrace }> {
+  const cdp = await page.context().newCDPSession(page);
+  const events: TraceEvent[] = [];
+  cdp.on('Tracing.dataCollected', (e: { value: TraceEvent[] }) => {
+    for (const v of e.value) {
+      events.push(v);
+    }
+  });
+  const complete = new Promise<void>((resolve) => cdp.once('Tracing.tracingComplete', () => resolve()));
+  await cdp.send('Tracing.start', { traceConfig: { includedCategories: ['devtools.timeline', 'v8', 'toplevel'] } });
+  let result: T;
+  try {
+    result = await during();
+  } finally {
+    await cdp.send('Tracing.end');
+    await complete;
+    await cdp.detach().catch(() => undefined);
+  }
+  return { result, trace: chatScriptOf(events) };
+}
+
+/** The chat's script per renderer task, from the events of a trace. */
+export function chatScriptOf(events: readonly TraceEvent[]): ChatScriptTrace {
+  const mainThreads = new Set<string>();
+  const chatFrames = new Set<string>();
+  const noteFrame = (frame: string | undefined, url: string | undefined): void => {
+    if (frame !== undefined && url !== undefined && chatDocument.test(url)) {
+      chatFrames.add(frame);
+    }
+  };
+  for (const e of events) {
+    if (e.name === 'thread_name' && e.args?.name === 'CrRendererMain') {
+      mainThreads.add(`${e.pid}:${e.tid}`);
+    }
+    for (const f of e.args?.data?.frames ?? []) {
+      noteFrame(f.frame, f.url);
+    }
+    noteFrame(e.args?.data?.frame, e.args?.data?.url);
+  }
+  const byThread = new Map<string, TraceEvent[]>();
+  for (const e of events) {
+    const key = `${e.pid}:${e.tid}`;
+    if (e.ph === 'X' && e.ts !== undefined && mainThreads.has(key)) {
+      const list = byThread.get(key) ?? [];
+      list.push(e);
+      byThread.set(key, list);
+    }
+  }
+  const tasks: ChatScriptTask[] = [];
+  let longestTaskMs = 0;
+  for (const list of byThread.values()) {
+    list.sort((a, b) => (a.ts ?? 0) - (b.ts ?? 0) || (b.dur ?? 0) - (a.dur ?? 0));
+    const outermost = (pick: (e: TraceEvent) => boolean): Span[] => {
+      const spans: Span[] = [];
+      for (const e of list) {
+        const start = e.ts ?? 0;
+        const end = start + (e.dur ?? 0);
+        if (pick(e) && start >= (spans[spans.length - 1]?.end ?? -Infinity)) {
+          spans.push({ start, end });
+        }
+      }
+      return spans;
+    };
+    const runTasks = outermost((e) => taskEvents.has(e.name ?? ''));
+    const chatScript = outermost((e) => scriptEntries.has(e.name ?? '') && chatFrames.has(e.args?.data?.frame ?? ''));
+    const gcs = outermost((e) => gcEvents.has(e.name ?? ''));
+    for (const t of runTasks) {
+      longestTaskMs = Math.max(longestTaskMs, (t.end - t.start) / 1000);
+    }
+    // All three lists are sorted and non-overlapping: walk them together.
+    const perTask = new Map<number, { us: number; gcUs: number }>();
+    let t = 0;
+    let g = 0;
+    chatScript.forEach((s, i) => {
+      while (t < runTasks.length && (runTasks[t]?.end ?? 0) <= s.start) {
+        t++;
+      }
+      const inTask = runTasks[t] !== undefined && (runTasks[t]?.start ?? Infinity) <= s.start;
+      while (g < gcs.length && (gcs[g]?.start ?? 0) < s.start) {
+        g++;
+      }
+      let gcUs = 0;
+      for (let k = g; k < gcs.length && (gcs[k]?.start ?? Infinity) < s.end; k++) {
+        gcUs += Math.min(gcs[k]?.end ?? 0, s.end) - (gcs[k]?.start ?? 0);
+      }
+      const key = inTask ? t : -1 - i; // script outside any task event stands alone
+      const at = perTask.get(key) ?? { us: 0, gcUs: 0 };
+      perTask.set(key, { us: at.us + (s.end - s.start) - gcUs, gcUs: at.gcUs + gcUs });
+    });
+    for (const v of perTask.values()) {
+      tasks.push({ ms: v.us / 1000, gcMs: v.gcUs / 1000 });
+    }
+  }
+  return { tasks, chatFrames: chatFrames.size, longestTaskMs };
+}

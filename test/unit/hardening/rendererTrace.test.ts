@@ -1,0 +1,59 @@
+// R8 measures the chat's own script from a Chromium trace (test/ui/rendererTrace.ts). These
+// cases pin down what that measure counts, on traces shaped like the ones code-server produces.
+import * as assert from 'node:assert/strict';
+import { chatScriptOf } from '../../ui/rendererTrace';
+
+const pid = 7;
+const tid = 1;
+const chat = 'CHATFRAME';
+const workbench = 'WORKBENCH';
+const bundle = 'https://file+.vscode-resource.vscode-cdn.net/tmp/exts/hermes-acp/dist/webview/main.js';
+
+function x(name: string, ts: number, ms: number, data: Record<string, string> = {}, onThread = tid): Record<string, unknown> {
+  return { name, ph: 'X', ts: ts * 1000, dur: ms * 1000, pid, tid: onThread, args: { data } };
+}
+
+const threadName = { name: 'thread_name', ph: 'M', pid, tid, args: { name: 'CrRendererMain' } };
+
+suite('R8 renderer trace: the chat’s own script', () => {
+  test('a frame update the long-task API would blame on the chat: only its 2 ms callback counts', () => {
+    const t = chatScriptOf([
+      threadName,
+      x('RunTask', 0, 300),
+      x('FireAnimationFrame', 1, 2, { frame: chat }),
+      x('FunctionCall', 1, 2, { frame: chat, url: bundle }),
+      x('Layout', 10, 280, { frame: workbench }),
+    ]);
+    assert.equal(t.chatFrames, 1);
+    assert.deepEqual(t.tasks, [{ ms: 2, gcMs: 0 }]);
+    assert.equal(t.longestTaskMs, 300);
+  });
+
+  test('a GC pause inside the chat’s handler is reported apart, not as the chat’s script', () => {
+    const t = chatScriptOf([threadName, x('RunTask', 0, 200), x('EventDispatch', 0, 190, { frame: chat }), x('FunctionCall', 0, 190, { frame: chat, url: bundle }), x('MajorGC', 20, 150)]);
+    assert.deepEqual(t.tasks, [{ ms: 40, gcMs: 150 }]);
+  });
+
+  test('the chat’s script in one task adds up; separate tasks stay separate; other frames and threads do not count', () => {
+    const t = chatScriptOf([
+      threadName,
+      x('RunTask', 0, 100),
+      x('TimerFire', 0, 30, { frame: chat }),
+      x('FunctionCall', 40, 30, { frame: chat, url: bundle }),
+      x('FunctionCall', 80, 15, { frame: workbench, url: 'http://127.0.0.1/static/out/vs/workbench/workbench.web.main.js' }),
+      x('RunTask', 100, 50),
+      x('FunctionCall', 101, 120, { frame: chat }, 2),
+      x('FireIdleCallback', 110, 5, { frame: chat }),
+    ]);
+    assert.deepEqual(t.tasks, [
+      { ms: 60, gcMs: 0 },
+      { ms: 5, gcMs: 0 },
+    ]);
+  });
+
+  test('no frame runs the chat’s bundle: nothing is counted (the test asserts the trace saw the chat)', () => {
+    const t = chatScriptOf([threadName, x('RunTask', 0, 100), x('FunctionCall', 0, 90, { frame: workbench, url: 'http://127.0.0.1/static/out/vs/workbench/workbench.web.main.js' })]);
+    assert.equal(t.chatFrames, 0);
+    assert.deepEqual(t.tasks, []);
+  });
+});
