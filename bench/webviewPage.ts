@@ -327,7 +327,10 @@ export function streamInPage(plan: StreamPlan): Promise<StreamOutcome> {
       }
       if (sent < total) {
         // The host holds text-only patches in its own process: the page wakes only when one is due.
-        const nextPost = sent > 0 ? postedAt + (plan.textIntervalMs ?? 0) - w.performance.now() : 0;
+        // Rounded up: setTimeout truncates a fractional delay, so 99.7 would wake the page a hair
+        // early, find the patch still held, and wake it again a window later (a wake-up no real
+        // webview has, and patches every ~116 ms instead of 100).
+        const nextPost = sent > 0 ? Math.ceil(postedAt + (plan.textIntervalMs ?? 0) - w.performance.now()) : 0;
         w.setTimeout(tick, Math.max(plan.windowMs, nextPost));
         return;
       }
