@@ -136,7 +136,8 @@ suite('R3/R6 hardening: window reloads in code-server + Chromium', function () {
       await ui.command('Hermes: New Session');
       const sidebar = await ui.chat();
       await send(sidebar, `[command cmd=rm -rf reload-${k}-0]`);
-      await sidebar.getByRole('button', { name: /^Deny always/ }).last().waitFor({ timeout: 30_000 });
+      // After a reload the new extension host starts the agent anew: allow a slow (contended) machine time.
+      await sidebar.getByRole('button', { name: /^Deny always/ }).last().waitFor({ timeout: 60_000 });
       for (let j = 1; j < k; j++) {
         const frames = ui.page.locator('iframe.webview.ready');
         const count = await frames.count();
@@ -146,7 +147,7 @@ suite('R3/R6 hardening: window reloads in code-server + Chromium', function () {
         }
         const panel = await webview(ui.page, (await frames.count()) - 1);
         await send(panel, `[command cmd=rm -rf reload-${k}-${j}]`);
-        await panel.getByRole('button', { name: /^Deny always/ }).last().waitFor({ timeout: 30_000 });
+        await panel.getByRole('button', { name: /^Deny always/ }).last().waitFor({ timeout: 60_000 });
       }
       const agents = taggedProcesses(tag);
       const leaders = agents.filter((p) => p.pgid === p.pid);
