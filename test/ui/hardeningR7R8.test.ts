@@ -482,7 +482,8 @@ suite('R8 hardening: a 50 MB tool output and a 10 MB diff in code-server + Chrom
     const w = stats(phases.filter((p) => p.workbench).flatMap((p) => p.samples));
     const longest = (from: (t: LongTask) => boolean): number => Math.round(Math.max(0, ...phases.flatMap((p) => p.longTasks.filter(from).map((t) => t.ms))));
     const ownTasks = phases.flatMap((p) => p.trace.tasks);
-    const ownLongest = ownTasks.reduce((a, t) => (t.ms > a.ms ? t : a), { ms: 0, gcMs: 0 });
+    const ownLongest = ownTasks.reduce((a, t) => (t.ms > a.ms ? t : a), { ms: 0, wallMs: 0, gcMs: 0 });
+    const ownLongestWall = Math.max(0, ...ownTasks.map((t) => t.wallMs));
     const phaseLine = (p: (typeof phases)[number]): string => {
       const ps = stats(p.samples);
       const tasks = [...p.longTasks].sort((x, y) => y.ms - x.ms).slice(0, 3).map((t) => `${Math.round(t.ms)} ms ${t.from}`);
@@ -492,7 +493,7 @@ suite('R8 hardening: a 50 MB tool output and a 10 MB diff in code-server + Chrom
       `R8: ${outputKb / 1024} MB tool output + ${diffKb / 1024} MB diff; keystrokes timed in the browser (keydown → next frame after the input): ` +
         `while the payloads arrive and are shown ${s.n} keys, max ${Math.round(s.worst)} ms, p95 ${Math.round(s.p95)} ms, median ${Math.round(s.median)} ms (bound < 100 ms) [${chatPhases.map(phaseLine).join('; ')}]; ` +
         `while VS Code's editor loads the full text (not bounded: the workbench's thread) ${w.n} keys, max ${Math.round(w.worst)} ms, p95 ${Math.round(w.p95)} ms [${phases.filter((p) => p.workbench).map(phaseLine).join('; ')}]; ` +
-        `the chat's own script (renderer trace): ${ownTasks.length} tasks in ${Math.max(0, ...phases.map((p) => p.trace.chatFrames))} frame(s), longest ${ownLongest.ms.toFixed(1)} ms (GC inside it ${ownLongest.gcMs.toFixed(0)} ms), ${ownTasks.filter((t) => t.ms >= 50).length} of 50 ms or more; ` +
+        `the chat's own script (renderer trace): ${ownTasks.length} tasks in ${Math.max(0, ...phases.map((p) => p.trace.chatFrames))} frame(s), longest ${ownLongest.ms.toFixed(1)} ms of CPU (${ownLongest.wallMs.toFixed(0)} ms wall, GC inside it ${ownLongest.gcMs.toFixed(0)} ms), ${ownTasks.filter((t) => t.ms >= 50).length} of 50 ms CPU or more; longest by the wall clock ${ownLongestWall.toFixed(0)} ms (preemption on a busy machine included); ` +
         `the shared thread's longest task ${Math.round(Math.max(0, ...phases.map((p) => p.trace.longestTaskMs)))} ms (long-task API: "self" ${longest((t) => t.from === 'self')} ms, other contexts ${longest((t) => t.from !== 'self')} ms); largest message to the webview ${(biggestMessage / 1024).toFixed(0)} KB; ${outputShown}; ${editorCheck}; ${diffCheck}; ${((Date.now() - started) / 1000).toFixed(0)} s`,
     );
     await vs?.close();
@@ -611,12 +612,14 @@ suite('R8 hardening: a 50 MB tool output and a 10 MB diff in code-server + Chrom
     assert.ok(all.worst < 100, `worst ${all.worst.toFixed(0)} ms, p95 ${all.p95.toFixed(0)} ms over ${all.n} keystrokes; ≥ 100 ms: ${slow.join(' | ')}`);
     // While VS Code's editor loads 50 MB / 10 MB the shared renderer thread is the workbench's: the
     // chat's own script must still never hold it for 100 ms. The long-task API blames the chat for
-    // any frame update in which only the chat ran a callback, so the measure is the renderer trace.
+    // any frame update in which only the chat ran a callback, so the measure is the renderer trace,
+    // in CPU time: the wall clock also counts the time other processes (the extension host busy
+    // with the same 50 MB) preempted the renderer.
     for (const p of phases) {
       assert.ok(p.trace.chatFrames > 0 && p.trace.tasks.length > 0, `${p.name}: the trace saw the chat's script run (${p.trace.tasks.length} tasks in ${p.trace.chatFrames} frames)`);
     }
     const own = phases.flatMap((p) => p.trace.tasks.filter((t) => t.ms >= 100).map((t) => `${p.name}: ${Math.round(t.ms)} ms`));
-    assert.deepEqual(own, [], "no task of the chat's own script took 100 ms or more");
+    assert.deepEqual(own, [], "no task of the chat's own script took 100 ms of CPU or more");
   });
 });
 

@@ -10,11 +10,17 @@
  */
 import type { Page } from 'playwright-core';
 
-/** The chat's script within one task of the renderer's main thread. */
+/**
+ * The chat's script within one task of the renderer's main thread. Times are the thread's CPU
+ * time (a trace's `tdur`): on a contended machine the wall clock also counts the time the renderer
+ * sat preempted by other processes, which no script of the chat's decides.
+ */
 export interface ChatScriptTask {
-  /** Script time in the chat's frames, GC pauses inside it excluded. */
+  /** CPU time of script in the chat's frames, GC pauses inside it excluded. */
   readonly ms: number;
-  /** GC pauses that happened to fall inside the chat's script. */
+  /** The same by the wall clock (GC excluded too). */
+  readonly wallMs: number;
+  /** GC pauses (CPU time) that happened to fall inside the chat's script. */
   readonly gcMs: number;
 }
 
@@ -32,6 +38,8 @@ interface TraceEvent {
   readonly ph?: string;
   readonly ts?: number;
   readonly dur?: number;
+  /** Thread (CPU) duration, when the trace has thread times. */
+  readonly tdur?: number;
   readonly pid?: number;
   readonly tid?: number;
   readonly args?: { readonly name?: string; readonly data?: { readonly frame?: string; readonly url?: string; readonly frames?: readonly { readonly frame?: string; readonly url?: string }[] } };
@@ -40,6 +48,8 @@ interface TraceEvent {
 interface Span {
   readonly start: number;
   readonly end: number;
+  /** CPU time (µs); the wall-clock length when the trace has no thread times. */
+  readonly cpu: number;
 }
 
 /** Events in which a frame's script starts running. */
@@ -111,7 +121,7 @@ export function chatScriptOf(events: readonly TraceEvent[]): ChatScriptTrace {
         const start = e.ts ?? 0;
         const end = start + (e.dur ?? 0);
         if (pick(e) && start >= (spans[spans.length - 1]?.end ?? -Infinity)) {
-          spans.push({ start, end });
+          spans.push({ start, end, cpu: e.tdur ?? e.dur ?? 0 });
         }
       }
       return spans;
@@ -123,7 +133,7 @@ export function chatScriptOf(events: readonly TraceEvent[]): ChatScriptTrace {
       longestTaskMs = Math.max(longestTaskMs, (t.end - t.start) / 1000);
     }
     // All three lists are sorted and non-overlapping: walk them together.
-    const perTask = new Map<number, { us: number; gcUs: number }>();
+    const perTask = new Map<number, { us: number; wallUs: number; gcUs: number }>();
     let t = 0;
     let g = 0;
     chatScript.forEach((s, i) => {
@@ -135,15 +145,21 @@ export function chatScriptOf(events: readonly TraceEvent[]): ChatScriptTrace {
         g++;
       }
       let gcUs = 0;
+      let gcWallUs = 0;
       for (let k = g; k < gcs.length && (gcs[k]?.start ?? Infinity) < s.end; k++) {
-        gcUs += Math.min(gcs[k]?.end ?? 0, s.end) - (gcs[k]?.start ?? 0);
+        const gc = gcs[k];
+        if (gc !== undefined) {
+          const inside = Math.min(gc.end, s.end) - gc.start;
+          gcWallUs += inside;
+          gcUs += gc.end > gc.start ? (gc.cpu * inside) / (gc.end - gc.start) : 0;
+        }
       }
       const key = inTask ? t : -1 - i; // script outside any task event stands alone
-      const at = perTask.get(key) ?? { us: 0, gcUs: 0 };
-      perTask.set(key, { us: at.us + (s.end - s.start) - gcUs, gcUs: at.gcUs + gcUs });
+      const at = perTask.get(key) ?? { us: 0, wallUs: 0, gcUs: 0 };
+      perTask.set(key, { us: at.us + Math.max(0, s.cpu - gcUs), wallUs: at.wallUs + (s.end - s.start) - gcWallUs, gcUs: at.gcUs + gcUs });
     });
     for (const v of perTask.values()) {
-      tasks.push({ ms: v.us / 1000, gcMs: v.gcUs / 1000 });
+      tasks.push({ ms: v.us / 1000, wallMs: v.wallUs / 1000, gcMs: v.gcUs / 1000 });
     }
   }
   return { tasks, chatFrames: chatFrames.size, longestTaskMs };

@@ -9,8 +9,8 @@ const chat = 'CHATFRAME';
 const workbench = 'WORKBENCH';
 const bundle = 'https://file+.vscode-resource.vscode-cdn.net/tmp/exts/hermes-acp/dist/webview/main.js';
 
-function x(name: string, ts: number, ms: number, data: Record<string, string> = {}, onThread = tid): Record<string, unknown> {
-  return { name, ph: 'X', ts: ts * 1000, dur: ms * 1000, pid, tid: onThread, args: { data } };
+function x(name: string, ts: number, ms: number, data: Record<string, string> = {}, onThread = tid, cpuMs?: number): Record<string, unknown> {
+  return { name, ph: 'X', ts: ts * 1000, dur: ms * 1000, ...(cpuMs !== undefined ? { tdur: cpuMs * 1000 } : {}), pid, tid: onThread, args: { data } };
 }
 
 const threadName = { name: 'thread_name', ph: 'M', pid, tid, args: { name: 'CrRendererMain' } };
@@ -25,13 +25,13 @@ suite('R8 renderer trace: the chat’s own script', () => {
       x('Layout', 10, 280, { frame: workbench }),
     ]);
     assert.equal(t.chatFrames, 1);
-    assert.deepEqual(t.tasks, [{ ms: 2, gcMs: 0 }]);
+    assert.deepEqual(t.tasks, [{ ms: 2, wallMs: 2, gcMs: 0 }]);
     assert.equal(t.longestTaskMs, 300);
   });
 
   test('a GC pause inside the chat’s handler is reported apart, not as the chat’s script', () => {
     const t = chatScriptOf([threadName, x('RunTask', 0, 200), x('EventDispatch', 0, 190, { frame: chat }), x('FunctionCall', 0, 190, { frame: chat, url: bundle }), x('MajorGC', 20, 150)]);
-    assert.deepEqual(t.tasks, [{ ms: 40, gcMs: 150 }]);
+    assert.deepEqual(t.tasks, [{ ms: 40, wallMs: 40, gcMs: 150 }]);
   });
 
   test('the chat’s script in one task adds up; separate tasks stay separate; other frames and threads do not count', () => {
@@ -46,9 +46,20 @@ suite('R8 renderer trace: the chat’s own script', () => {
       x('FireIdleCallback', 110, 5, { frame: chat }),
     ]);
     assert.deepEqual(t.tasks, [
-      { ms: 60, gcMs: 0 },
-      { ms: 5, gcMs: 0 },
+      { ms: 60, wallMs: 60, gcMs: 0 },
+      { ms: 5, wallMs: 5, gcMs: 0 },
     ]);
+  });
+
+  test('a handler preempted by another process: its CPU time counts, the wall clock is reported apart', () => {
+    const t = chatScriptOf([
+      threadName,
+      x('RunTask', 0, 160, {}, tid, 30),
+      x('EventDispatch', 0, 150, { frame: chat }, tid, 24),
+      x('FunctionCall', 0, 150, { frame: chat, url: bundle }, tid, 24),
+      x('MinorGC', 100, 20, {}, tid, 4),
+    ]);
+    assert.deepEqual(t.tasks, [{ ms: 20, wallMs: 130, gcMs: 4 }]);
   });
 
   test('no frame runs the chat’s bundle: nothing is counted (the test asserts the trace saw the chat)', () => {
