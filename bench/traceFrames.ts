@@ -15,7 +15,10 @@ export interface TraceEvent {
   readonly dur?: number;
   /** Thread (CPU) time of a complete event, µs. */
   readonly tdur?: number;
-  readonly args?: { readonly name?: string; readonly data?: { readonly url?: string; readonly functionName?: string } };
+  readonly args?: {
+    readonly name?: string;
+    readonly data?: { readonly url?: string; readonly functionName?: string; readonly frame?: string; readonly frames?: readonly { readonly frame?: string; readonly url?: string }[] };
+  };
 }
 
 export interface FrameTimes {
@@ -33,27 +36,37 @@ export function traceEvents(trace: Buffer): TraceEvent[] {
   return Array.isArray(parsed) ? parsed : (parsed.traceEvents ?? []);
 }
 
-/** Complete events named `name` on the page's renderer main thread (the one with the most of them), in order. */
-function mainThreadEvents(trace: Buffer, name: string): TraceEvent[] {
-  const events = traceEvents(trace);
+/**
+ * The complete events of each renderer main thread (`CrRendererMain`), keyed `pid:tid`, in order
+ * of start; an event starting with its parent comes after it (longer first).
+ */
+export function rendererMainThreads(events: readonly TraceEvent[]): Map<string, TraceEvent[]> {
   const mainThreads = new Set<string>();
   for (const e of events) {
     if (e.ph === 'M' && e.name === 'thread_name' && e.args?.name === 'CrRendererMain') {
       mainThreads.add(`${e.pid}:${e.tid}`);
     }
   }
-  // The page's renderer is the busy one (a spare renderer has next to nothing).
   const byThread = new Map<string, TraceEvent[]>();
   for (const e of events) {
     const key = `${e.pid}:${e.tid}`;
-    if (e.ph === 'X' && e.name === name && mainThreads.has(key)) {
+    if (e.ph === 'X' && mainThreads.has(key)) {
       const list = byThread.get(key) ?? [];
       list.push(e);
       byThread.set(key, list);
     }
   }
-  const found = [...byThread.values()].sort((a, b) => b.length - a.length)[0] ?? [];
-  return found.sort((a, b) => a.ts - b.ts);
+  for (const list of byThread.values()) {
+    list.sort((a, b) => a.ts - b.ts || (b.dur ?? 0) - (a.dur ?? 0));
+  }
+  return byThread;
+}
+
+/** Complete events named `name` on the page's renderer main thread (the one with the most of them), in order. */
+function mainThreadEvents(trace: Buffer, name: string): TraceEvent[] {
+  // The page's renderer is the busy one (a spare renderer has next to nothing).
+  const named = [...rendererMainThreads(traceEvents(trace)).values()].map((list) => list.filter((e) => e.name === name));
+  return named.sort((a, b) => b.length - a.length)[0] ?? [];
 }
 
 export function frameTimes(trace: Buffer): FrameTimes {
@@ -103,24 +116,8 @@ export interface LongTaskInfo {
  * took its time; the longest by CPU time first.
  */
 export function longTasksOf(events: readonly TraceEvent[], by: 'wall' | 'cpu' = 'wall'): LongTaskInfo[] {
-  const names = new Map<string, string>();
-  for (const e of events) {
-    if (e.ph === 'M' && e.name === 'thread_name' && e.args?.name !== undefined) {
-      names.set(`${e.pid}:${e.tid}`, e.args.name);
-    }
-  }
-  const byThread = new Map<string, TraceEvent[]>();
-  for (const e of events) {
-    const key = `${e.pid}:${e.tid}`;
-    if (e.ph === 'X' && e.dur !== undefined && names.get(key) === 'CrRendererMain') {
-      const list = byThread.get(key) ?? [];
-      list.push(e);
-      byThread.set(key, list);
-    }
-  }
   const out: LongTaskInfo[] = [];
-  for (const [key, list] of byThread) {
-    list.sort((a, b) => a.ts - b.ts);
+  for (const [key, list] of rendererMainThreads(events)) {
     const urls = new Set(list.flatMap((e) => (e.args?.data?.url !== undefined && e.args.data.url !== '' ? [e.args.data.url] : [])));
     const thread = [...urls].some((u) => u.includes('/webview/') || u.includes('main.js')) ? `renderer ${key} (webview)` : `renderer ${key}`;
     for (const task of list.filter((e) => e.name === 'ThreadControllerImpl::RunTask' && (by === 'wall' ? (e.dur ?? 0) : (e.tdur ?? e.dur ?? 0)) > 50_000)) {

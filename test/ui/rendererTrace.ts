@@ -9,6 +9,7 @@
  * pauses are events of their own.
  */
 import type { Page } from 'playwright-core';
+import { rendererMainThreads, type TraceEvent } from '../../bench/traceFrames';
 
 /**
  * The chat's script within one task of the renderer's main thread. Times are the thread's CPU
@@ -33,18 +34,6 @@ export interface ChatScriptTrace {
   readonly longestTaskMs: number;
 }
 
-interface TraceEvent {
-  readonly name?: string;
-  readonly ph?: string;
-  readonly ts?: number;
-  readonly dur?: number;
-  /** Thread (CPU) duration, when the trace has thread times. */
-  readonly tdur?: number;
-  readonly pid?: number;
-  readonly tid?: number;
-  readonly args?: { readonly name?: string; readonly data?: { readonly frame?: string; readonly url?: string; readonly frames?: readonly { readonly frame?: string; readonly url?: string }[] } };
-}
-
 interface Span {
   readonly start: number;
   readonly end: number;
@@ -66,8 +55,9 @@ const chatDocument = /\/webview\/browser\/pre\/fake\.html|\/dist\/webview\/[\w.-
 export async function traceChatScript<T>(page: Page, during: () => Promise<T>): Promise<{ result: T; trace: ChatScriptTrace }> {
   const cdp = await page.context().newCDPSession(page);
   const events: TraceEvent[] = [];
-  cdp.on('Tracing.dataCollected', (e: { value: TraceEvent[] }) => {
-    for (const v of e.value) {
+  cdp.on('Tracing.dataCollected', (e: { value: object[] }) => {
+    // Chromium's trace event format, as the bench reads it from a trace file (traceEvents()).
+    for (const v of e.value as TraceEvent[]) {
       events.push(v);
     }
   });
@@ -86,7 +76,6 @@ export async function traceChatScript<T>(page: Page, during: () => Promise<T>): 
 
 /** The chat's script per renderer task, from the events of a trace. */
 export function chatScriptOf(events: readonly TraceEvent[]): ChatScriptTrace {
-  const mainThreads = new Set<string>();
   const chatFrames = new Set<string>();
   const noteFrame = (frame: string | undefined, url: string | undefined): void => {
     if (frame !== undefined && url !== undefined && chatDocument.test(url)) {
@@ -94,31 +83,18 @@ export function chatScriptOf(events: readonly TraceEvent[]): ChatScriptTrace {
     }
   };
   for (const e of events) {
-    if (e.name === 'thread_name' && e.args?.name === 'CrRendererMain') {
-      mainThreads.add(`${e.pid}:${e.tid}`);
-    }
     for (const f of e.args?.data?.frames ?? []) {
       noteFrame(f.frame, f.url);
     }
     noteFrame(e.args?.data?.frame, e.args?.data?.url);
   }
-  const byThread = new Map<string, TraceEvent[]>();
-  for (const e of events) {
-    const key = `${e.pid}:${e.tid}`;
-    if (e.ph === 'X' && e.ts !== undefined && mainThreads.has(key)) {
-      const list = byThread.get(key) ?? [];
-      list.push(e);
-      byThread.set(key, list);
-    }
-  }
   const tasks: ChatScriptTask[] = [];
   let longestTaskMs = 0;
-  for (const list of byThread.values()) {
-    list.sort((a, b) => (a.ts ?? 0) - (b.ts ?? 0) || (b.dur ?? 0) - (a.dur ?? 0));
+  for (const list of rendererMainThreads(events).values()) {
     const outermost = (pick: (e: TraceEvent) => boolean): Span[] => {
       const spans: Span[] = [];
       for (const e of list) {
-        const start = e.ts ?? 0;
+        const start = e.ts;
         const end = start + (e.dur ?? 0);
         if (pick(e) && start >= (spans[spans.length - 1]?.end ?? -Infinity)) {
           spans.push({ start, end, cpu: e.tdur ?? e.dur ?? 0 });
@@ -126,9 +102,9 @@ export function chatScriptOf(events: readonly TraceEvent[]): ChatScriptTrace {
       }
       return spans;
     };
-    const runTasks = outermost((e) => taskEvents.has(e.name ?? ''));
-    const chatScript = outermost((e) => scriptEntries.has(e.name ?? '') && chatFrames.has(e.args?.data?.frame ?? ''));
-    const gcs = outermost((e) => gcEvents.has(e.name ?? ''));
+    const runTasks = outermost((e) => taskEvents.has(e.name));
+    const chatScript = outermost((e) => scriptEntries.has(e.name) && chatFrames.has(e.args?.data?.frame ?? ''));
+    const gcs = outermost((e) => gcEvents.has(e.name));
     for (const t of runTasks) {
       longestTaskMs = Math.max(longestTaskMs, (t.end - t.start) / 1000);
     }

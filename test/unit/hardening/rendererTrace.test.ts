@@ -1,6 +1,7 @@
 // R8 measures the chat's own script from a Chromium trace (test/ui/rendererTrace.ts). These
 // cases pin down what that measure counts, on traces shaped like the ones code-server produces.
 import * as assert from 'node:assert/strict';
+import type { TraceEvent } from '../../../bench/traceFrames';
 import { chatScriptOf } from '../../ui/rendererTrace';
 
 const pid = 7;
@@ -9,19 +10,23 @@ const chat = 'CHATFRAME';
 const workbench = 'WORKBENCH';
 const bundle = 'https://file+.vscode-resource.vscode-cdn.net/tmp/exts/hermes-acp/dist/webview/main.js';
 
-function x(name: string, ts: number, ms: number, data: Record<string, string> = {}, onThread = tid, cpuMs?: number): Record<string, unknown> {
+function x(name: string, ts: number, ms: number, data: { frame?: string; url?: string } = {}, onThread = tid, cpuMs?: number): TraceEvent {
   return { name, ph: 'X', ts: ts * 1000, dur: ms * 1000, ...(cpuMs !== undefined ? { tdur: cpuMs * 1000 } : {}), pid, tid: onThread, args: { data } };
 }
 
-const threadName = { name: 'thread_name', ph: 'M', pid, tid, args: { name: 'CrRendererMain' } };
+/** A handler of the chat's running its bundle: the entry event (`EventDispatch`, `FireAnimationFrame`…) and the function call in it. */
+function chatHandler(entry: string, ts: number, ms: number, cpuMs?: number): TraceEvent[] {
+  return [x(entry, ts, ms, { frame: chat }, tid, cpuMs), x('FunctionCall', ts, ms, { frame: chat, url: bundle }, tid, cpuMs)];
+}
+
+const threadName: TraceEvent = { name: 'thread_name', ph: 'M', pid, tid, ts: 0, args: { name: 'CrRendererMain' } };
 
 suite('R8 renderer trace: the chat’s own script', () => {
   test('a frame update the long-task API would blame on the chat: only its 2 ms callback counts', () => {
     const t = chatScriptOf([
       threadName,
       x('RunTask', 0, 300),
-      x('FireAnimationFrame', 1, 2, { frame: chat }),
-      x('FunctionCall', 1, 2, { frame: chat, url: bundle }),
+      ...chatHandler('FireAnimationFrame', 1, 2),
       x('Layout', 10, 280, { frame: workbench }),
     ]);
     assert.equal(t.chatFrames, 1);
@@ -30,7 +35,7 @@ suite('R8 renderer trace: the chat’s own script', () => {
   });
 
   test('a GC pause inside the chat’s handler is reported apart, not as the chat’s script', () => {
-    const t = chatScriptOf([threadName, x('RunTask', 0, 200), x('EventDispatch', 0, 190, { frame: chat }), x('FunctionCall', 0, 190, { frame: chat, url: bundle }), x('MajorGC', 20, 150)]);
+    const t = chatScriptOf([threadName, x('RunTask', 0, 200), ...chatHandler('EventDispatch', 0, 190), x('MajorGC', 20, 150)]);
     assert.deepEqual(t.tasks, [{ ms: 40, wallMs: 40, gcMs: 150 }]);
   });
 
@@ -55,8 +60,7 @@ suite('R8 renderer trace: the chat’s own script', () => {
     const t = chatScriptOf([
       threadName,
       x('RunTask', 0, 160, {}, tid, 30),
-      x('EventDispatch', 0, 150, { frame: chat }, tid, 24),
-      x('FunctionCall', 0, 150, { frame: chat, url: bundle }, tid, 24),
+      ...chatHandler('EventDispatch', 0, 150, 24),
       x('MinorGC', 100, 20, {}, tid, 4),
     ]);
     assert.deepEqual(t.tasks, [{ ms: 20, wallMs: 130, gcMs: 4 }]);
