@@ -14,6 +14,7 @@ export class OpenFence {
   private readonly code: HTMLElement;
   private readonly partial: Text;
   private chunk: Text;
+  private chunkBox: HTMLElement | undefined;
   private chunkLines = 0;
 
   private constructor(
@@ -66,6 +67,7 @@ export class OpenFence {
       if (this.chunkLines >= chunkLines) {
         this.chunk.appendData(added);
         added = '';
+        this.closeChunk();
         this.newChunk();
       }
     }
@@ -80,12 +82,25 @@ export class OpenFence {
     return true;
   }
 
+  /**
+   * A full chunk may skip layout off screen: its placeholder height (`chunkLines` lines, see
+   * `.code-chunk`) is then its real height. The chunk still filling has no placeholder, since a
+   * 200-line placeholder for a few lines would make the transcript jump while it sticks to the
+   * bottom (one extra frame and scroll per refresh).
+   */
+  private closeChunk(): void {
+    if (this.chunkBox !== undefined) {
+      this.chunkBox.className = 'code-chunk';
+    }
+  }
+
   private newChunk(): void {
     const span = doc().createElement('span');
-    span.className = 'code-chunk';
+    span.className = 'code-chunk-open';
     this.chunk = doc().createTextNode('');
     span.appendChild(this.chunk);
     this.code.insertBefore(span, this.partial);
+    this.chunkBox = span;
     this.chunkLines = 0;
   }
 }

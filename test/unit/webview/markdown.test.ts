@@ -80,6 +80,9 @@ function streamInto(view: MarkdownView, text: string, timers: FakeTimers, random
   timers.advance(1000);
 }
 
+/** Longer than any refresh interval or tail wait of the view: what was set reaches the DOM. */
+const renderEachChunkMs = 1_500;
+
 suite('webview: markdown', () => {
   const fx = bareWindowEachTest();
 
@@ -122,6 +125,31 @@ suite('webview: markdown', () => {
     assert.equal(view.element.querySelector('pre.streaming'), null);
     assert.ok(view.element.querySelector('pre code.language-ts .hljs-keyword'));
     assert.equal(Array.from(view.element.querySelectorAll('p')).at(-1)?.textContent, 'After.');
+  });
+
+  test('a long open fence: full 200-line chunks may skip layout off screen, the chunk still filling may not', () => {
+    const view = new MarkdownView(fx.timers);
+    let text = '```\n';
+    view.set(text, true);
+    for (let i = 0; i < 450; i++) {
+      text += `line ${i}\n`;
+      if (i % 25 === 24) {
+        view.set(text, true);
+        fx.timers.advance(200);
+      }
+    }
+    fx.timers.advance(renderEachChunkMs);
+    const pre = view.element.querySelector('pre.streaming');
+    assert.ok(pre, 'the fence is still open');
+    const full = Array.from(pre.querySelectorAll('.code-chunk'), (c) => c.textContent ?? '');
+    const filling = Array.from(pre.querySelectorAll('.code-chunk-open'), (c) => c.textContent ?? '');
+    assert.deepEqual(
+      full.map((c) => c.split('\n').length - 1),
+      [200, 200],
+    );
+    assert.equal(filling.length, 1);
+    assert.equal(filling[0]?.split('\n').length, 51, 'the last 50 lines (and the empty partial line)');
+    assert.equal([...full, ...filling].join(''), text.slice(4));
   });
 
   test('CRLF text streams the same as LF text', () => {
