@@ -10,15 +10,17 @@ export const maxLexMs = 250;
 export const pieceChars = 32_768;
 /**
  * Finished blocks a streaming task renders: batches of `finishedCharsPerBatch` source characters
- * (at least one block), more batches while the task has run under `finishedMsPerTask` and placed
- * at most `finishedCharsPerTask`; the rest follows in the next task. A refresh at 1,000 chunks/s
- * brings ~4 KB: on an idle machine one task places it (one frame follows, not one per 2 KB); on a
- * loaded one, where 4 KB took 71–75 ms of CPU, the task stops after the batch that crossed the
- * budget, so none holds the page (or, in code-server, the workbench) for long.
+ * (at least one block), more batches while it placed under `finishedCharsPerTask` and the next
+ * batch, at the rate of those before it, would end within `finishedMsPerTask`; the rest follows
+ * in the next task. A refresh at 1,000 chunks/s brings ~4 KB: one task places it on an idle
+ * machine (10–15 ms on a 2-core VM), so one frame follows, not one per batch (a second frame cost
+ * as much as the first: the screen is painted again); on a loaded one, where 4 KB took 71–75 ms
+ * of CPU, the task stops after the batch that would cross the budget, so none holds the page (or,
+ * in code-server, the workbench) for long.
  */
 export const finishedCharsPerBatch = 2_048;
 export const finishedCharsPerTask = 8_192;
-export const finishedMsPerTask = 12;
+export const finishedMsPerTask = 30;
 /**
  * Pacing of the tail while text streams: patches only append to the source, and the tail is
  * rendered on a timer, at most once per refresh interval. A refresh costs little script (the

@@ -171,14 +171,15 @@ suite('webview: incremental Markdown equals one-shot rendering', () => {
     placeInSteps(view, text, 20_000);
   });
 
-  test('on a slow machine a task stops placing blocks once it has run 12 ms (at least one 2 KB batch)', () => {
+  test('on a slow machine a task stops before the batch that would cross its budget (at least one 2 KB batch)', () => {
     const text = agentAnswer(40_000);
     const frozen = new MarkdownView(fx.timers);
     frozen.set(text.slice(0, 20_000), true);
-    // A clock that moves 5 ms each time the view reads it: every batch looks expensive.
+    // A clock that moves 20 ms each time the view reads it: every batch looks that expensive, so a
+    // second one would end past the task's budget (finishedMsPerTask, 30 ms).
     let readings = 0;
     const slow: MarkdownScheduler = {
-      now: () => fx.timers.now() + 5 * ++readings,
+      now: () => fx.timers.now() + 20 * ++readings,
       setTimeout: (cb, ms) => fx.timers.setTimeout(cb, ms),
       clearTimeout: (h) => fx.timers.clearTimeout(h),
     };
