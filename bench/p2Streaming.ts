@@ -1,8 +1,8 @@
 import type { EntryView } from '../src/protocol/sessionView';
-import { patchWindowMs, textPatchIntervalMs } from '../src/views/webviewChannel';
+import { patchWindowMs } from '../src/views/webviewChannel';
 import { agentAnswer, chunked } from './streamText';
 import { frameTimes, frameTraceCategories, longTasks, longTasksOf, traceEvents, type LongTaskInfo } from './traceFrames';
-import { benchHeader, mainThreadDelta, percentile, streamInPage, WebviewBrowser, type MainThread, type StreamOutcome, type WebviewPage } from './webviewPage';
+import { benchHeader, channelTextIntervalMs, mainThreadDelta, percentile, streamInPage, WebviewBrowser, type MainThread, type StreamOutcome, type WebviewPage } from './webviewPage';
 
 /**
  * P2 — streaming render: the real webview bundle in headless Chromium receives one agent message
@@ -15,8 +15,8 @@ export interface P2Options {
   readonly chunks: number;
   readonly chunksPerSecond: number;
   readonly windowMs: number;
-  /** Text-only patches at most this often (the channel's `textPatchIntervalMs`). */
-  readonly textIntervalMs: number;
+  /** Text-only patches at most this often; undefined: the channel's wait at this rate (`channelTextIntervalMs`). */
+  readonly textIntervalMs?: number;
   /** Characters per chunk (about one LLM token). */
   readonly charsPerChunk: number;
   readonly onceRuns: number;
@@ -70,7 +70,6 @@ export const defaultP2: P2Options = {
   chunks: 20_000,
   chunksPerSecond: 1_000,
   windowMs: patchWindowMs,
-  textIntervalMs: textPatchIntervalMs,
   charsPerChunk: 4,
   onceRuns: 3,
   frames: true,
@@ -87,7 +86,7 @@ async function stream(page: WebviewPage, chunks: readonly string[], options: P2O
       chunks,
       chunksPerSecond: options.chunksPerSecond,
       windowMs: options.windowMs,
-      textIntervalMs: options.textIntervalMs,
+      textIntervalMs: options.textIntervalMs ?? channelTextIntervalMs(chunks, options.chunksPerSecond),
       index: 0,
       entryId: 'a',
       firstSeq: page.lastSeq + 1,

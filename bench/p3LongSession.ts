@@ -1,10 +1,9 @@
 import { reduceSession } from '../src/session/sessionReducer';
 import type { SessionState } from '../src/session/sessionState';
 import { ViewProjector } from '../src/session/viewProjection';
-import { textPatchIntervalMs } from '../src/views/webviewChannel';
 import { benchViewContext, entriesPerTurn, longSessionState } from './longSession';
 import { chunkSets } from './streamText';
-import { mainThreadDelta, streamInPage, WebviewBrowser } from './webviewPage';
+import { channelTextIntervalMs, mainThreadDelta, streamInPage, WebviewBrowser } from './webviewPage';
 
 /**
  * P3 — long sessions: what one streamed chunk costs in a short session versus a long one (mixed
@@ -103,7 +102,7 @@ async function webviewPerChunk(browser: WebviewBrowser, state: SessionState, chu
       chunks,
       chunksPerSecond: options.chunksPerSecond,
       windowMs: options.windowMs,
-      textIntervalMs: textPatchIntervalMs,
+      textIntervalMs: channelTextIntervalMs(chunks, options.chunksPerSecond),
       index: view.entries.length,
       entryId: 'live',
       firstSeq: page.lastSeq + 1,

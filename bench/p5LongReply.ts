@@ -1,9 +1,9 @@
 import type { EntryView } from '../src/protocol/sessionView';
-import { patchWindowMs, textPatchIntervalMs } from '../src/views/webviewChannel';
+import { patchWindowMs } from '../src/views/webviewChannel';
 import { installProbes, interactionFigures, probeScrolling, probeTyping, summarize, type InteractionSummary } from './interaction';
 import { agentAnswer, chunked } from './streamText';
 import { frameTimes, longTasks } from './traceFrames';
-import { benchHeader, mainThreadDelta, percentile, streamInPage, WebviewBrowser } from './webviewPage';
+import { benchHeader, channelTextIntervalMs, mainThreadDelta, percentile, streamInPage, WebviewBrowser } from './webviewPage';
 
 /**
  * P5 — a very long reply: 100,000 chunks (~400 KB of Markdown) streamed into one message at
@@ -74,7 +74,7 @@ export async function runP5(options: P5Options = defaultP5): Promise<P5Result> {
           chunks,
           chunksPerSecond: options.chunksPerSecond,
           windowMs: patchWindowMs,
-          textIntervalMs: textPatchIntervalMs,
+          textIntervalMs: channelTextIntervalMs(chunks, options.chunksPerSecond),
           index: 0,
           entryId: 'a',
           firstSeq: page.lastSeq + 1,

@@ -1,11 +1,11 @@
 import type { SessionState } from '../src/session/sessionState';
 import { ViewProjector } from '../src/session/viewProjection';
-import { patchWindowMs, textPatchIntervalMs } from '../src/views/webviewChannel';
+import { patchWindowMs } from '../src/views/webviewChannel';
 import { installProbes, interactionFigures, probeScrolling, probeTyping, summarize, type InteractionSummary } from './interaction';
 import { benchViewContext, longSessionState } from './longSession';
 import { hostPerChunkUs } from './p3LongSession';
 import { chunkSets } from './streamText';
-import { mainThreadDelta, streamInPage, WebviewBrowser } from './webviewPage';
+import { channelTextIntervalMs, mainThreadDelta, streamInPage, WebviewBrowser } from './webviewPage';
 
 /**
  * P6 — a big session: 1,000 turns (5,001 entries) whose shell tool calls printed 50 KB each (50 MB
@@ -64,7 +64,7 @@ async function webviewSide(browser: WebviewBrowser, state: SessionState, chunks:
       chunks,
       chunksPerSecond: options.chunksPerSecond,
       windowMs: patchWindowMs,
-      textIntervalMs: textPatchIntervalMs,
+      textIntervalMs: channelTextIntervalMs(chunks, options.chunksPerSecond),
       index: view.entries.length,
       entryId: 'live',
       firstSeq: page.lastSeq + 1,

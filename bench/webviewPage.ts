@@ -6,6 +6,7 @@ import { chromium, type Browser, type CDPSession, type Page } from 'playwright-c
 import type { EntryView, SessionHeaderView } from '../src/protocol/sessionView';
 import type { EntryOp, HostMessage } from '../src/protocol/webviewProtocol';
 import { repoRoot } from '../test/support/paths';
+import { textPatchInterval } from '../src/views/webviewChannel';
 import { header } from '../test/unit/webview/fixtures';
 import { agentAnswer } from './streamText';
 
@@ -270,6 +271,15 @@ export class WebviewPage {
 }
 
 /** What {@link streamInPage} is given. */
+/**
+ * How long the channel holds text-only patches for these chunks arriving at this rate
+ * (`WebviewChannel` measures the rate of the text it holds: `textPatchInterval`).
+ */
+export function channelTextIntervalMs(chunks: readonly string[], chunksPerSecond: number): number {
+  const chars = chunks.reduce((n, c) => n + c.length, 0);
+  return textPatchInterval((chars / Math.max(1, chunks.length)) * chunksPerSecond);
+}
+
 export interface StreamPlan {
   readonly chunks: readonly string[];
   /** Chunks the agent produces per second. */
@@ -278,7 +288,7 @@ export interface StreamPlan {
   readonly windowMs: number;
   /**
    * After the first patch, text-only patches wait until this long after the previous one
-   * (`textPatchIntervalMs` of the channel); undefined: every window.
+   * (`channelTextIntervalMs`: the channel's wait at the stream's rate); undefined: every window.
    */
   readonly textIntervalMs?: number;
   /** The message's entry index; the first patch inserts it, the others append to its text part. */
