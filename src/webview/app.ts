@@ -6,7 +6,7 @@ import { createHostBridge } from './hostBridge';
 import { defaultScheduler, type MarkdownScheduler } from './markdown';
 import { Composer } from './render/composer';
 import type { RenderEnv, Ticker } from './render/env';
-import { PlanDock, SessionControls, TopBar } from './render/header';
+import { SessionControls, TopBar } from './render/header';
 import { Transcript } from './render/transcript';
 import { LazyHeaderCard } from './lazy/lazyCard';
 import { loadStrings, t } from './strings';
@@ -60,7 +60,7 @@ export function startApp(win: Window & typeof globalThis, options: AppOptions = 
 
   const topBar = new TopBar(env);
   const controls = new SessionControls(env);
-  const planDock = new PlanDock();
+  const planDock = new LazyHeaderCard(t('plan'), (h) => h.plan.length > 0, (cards) => new cards.PlanDock());
   const composer = new Composer(env, controls.element);
   const transcript = new Transcript(env, { composerBusy: () => composer.isBusy });
   const signIn = new LazyHeaderCard(t('sign-in card'), (h) => h.signIn !== undefined, (cards) => new cards.SignInCard(env));

@@ -5,11 +5,12 @@ import { publishCards, type Cards } from '../lazy/cards';
 import { McpSummary } from '../render/mcpSummary';
 import { MentionMenu } from '../render/mentionMenu';
 import { NoticeView } from '../render/notice';
+import { PlanDock, PlanView } from '../render/plan';
 import { QuestionView } from '../render/question';
 import { RewriteEditor } from '../render/rewriteEditor';
 import { SignInCard } from '../render/signInCard';
 import { SlashMenu } from '../render/slashMenu';
 import { TurnEndView } from '../render/turnEnd';
 
-export const cards: Cards = { SignInCard, McpSummary, QuestionView, RewriteEditor, SlashMenu, MentionMenu, NoticeView, TurnEndView };
+export const cards: Cards = { SignInCard, McpSummary, QuestionView, RewriteEditor, SlashMenu, MentionMenu, NoticeView, TurnEndView, PlanView, PlanDock };
 publishCards(cards);

@@ -1,6 +1,7 @@
 import type { McpSummary } from '../render/mcpSummary';
 import type { MentionMenu } from '../render/mentionMenu';
 import type { NoticeView } from '../render/notice';
+import type { PlanDock, PlanView } from '../render/plan';
 import type { QuestionView } from '../render/question';
 import type { RewriteEditor } from '../render/rewriteEditor';
 import type { SignInCard } from '../render/signInCard';
@@ -9,7 +10,8 @@ import type { TurnEndView } from '../render/turnEnd';
 
 /**
  * What the first paint of a chat does not show (the sign-in card, clarify/secret questions,
- * "Edit and resend", the MCP summary, the composer's `/` and `@` menus, notices and turn footers)
+ * "Edit and resend", the MCP summary, the composer's `/` and `@` menus, notices, turn footers and
+ * plans)
  * lives in a script of their own, `dist/webview/cards.js` (scripts/build.mjs, entry
  * src/webview/cards/entry.ts), fetched the first time one is needed, so the first paint of a chat
  * does not carry them (issue 20: initial bundle ≤ 150 KB). The script leaves its classes in one
@@ -25,6 +27,8 @@ export interface Cards {
   readonly MentionMenu: typeof MentionMenu;
   readonly NoticeView: typeof NoticeView;
   readonly TurnEndView: typeof TurnEndView;
+  readonly PlanView: typeof PlanView;
+  readonly PlanDock: typeof PlanDock;
 }
 
 /** Runs the script `file` (next to the bundle); `undefined` when it has run synchronously (tests). */

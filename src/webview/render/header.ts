@@ -3,7 +3,6 @@ import { clear, el, icon, setAttr, setHidden, uniqueId } from '../dom';
 import { t } from '../strings';
 import { compactNumber, formatCost, formatDuration, visibleTitle } from '../text';
 import type { RenderEnv } from './env';
-import { planProgress, renderPlanList } from './plan';
 
 /** Whole seconds under a minute (a ticking label), then minutes and seconds. */
 function elapsed(ms: number): string {
@@ -200,33 +199,3 @@ class SelectControl {
 }
 
 /** The live plan, compact, above the composer: progress and the current step; expands to the list. */
-export class PlanDock {
-  readonly element = el('details', { class: 'plan-dock' });
-  private readonly summary = el('summary');
-  private readonly body = el('div', { class: 'plan-dock-body' });
-  private key = '';
-
-  constructor() {
-    this.element.append(this.summary, this.body);
-    setHidden(this.element, true);
-  }
-
-  update(header: SessionHeaderView): void {
-    const plan = header.plan;
-    const unfinished = plan.some((p) => p.status !== 'completed');
-    setHidden(this.element, plan.length === 0 || !unfinished);
-    const key = JSON.stringify(plan);
-    if (key === this.key) {
-      return;
-    }
-    this.key = key;
-    const current = plan.find((p) => p.status === 'in_progress') ?? plan.find((p) => p.status === 'pending');
-    this.summary.replaceChildren(
-      icon('checklist'),
-      el('span', { class: 'plan-dock-title', text: t('Plan') }),
-      el('span', { class: 'muted', text: planProgress(plan) }),
-      current !== undefined ? el('span', { class: 'plan-dock-current', text: current.content }) : '',
-    );
-    this.body.replaceChildren(renderPlanList(plan));
-  }
-}

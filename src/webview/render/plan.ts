@@ -1,5 +1,5 @@
-import type { EntryView, PlanItemView } from '../../protocol/sessionView';
-import { el, icon, replaceChildren, setAttr } from '../dom';
+import type { EntryView, PlanItemView, SessionHeaderView } from '../../protocol/sessionView';
+import { el, icon, replaceChildren, setAttr, setHidden } from '../dom';
 import { t } from '../strings';
 import type { EntryComponent } from '../viewStore';
 
@@ -54,5 +54,37 @@ export class PlanView implements EntryComponent {
       el('div', { class: 'plan-head' }, [icon('checklist'), el('span', { class: 'plan-title', text: t('Plan') }), el('span', { class: 'muted', text: planProgress(entry.entries) })]),
       renderPlanList(entry.entries),
     ]);
+  }
+}
+
+/** The plan above the composer while it has unfinished items (collapsed to its current step). */
+export class PlanDock {
+  readonly element = el('details', { class: 'plan-dock' });
+  private readonly summary = el('summary');
+  private readonly body = el('div', { class: 'plan-dock-body' });
+  private key = '';
+
+  constructor() {
+    this.element.append(this.summary, this.body);
+    setHidden(this.element, true);
+  }
+
+  update(header: SessionHeaderView): void {
+    const plan = header.plan;
+    const unfinished = plan.some((p) => p.status !== 'completed');
+    setHidden(this.element, plan.length === 0 || !unfinished);
+    const key = JSON.stringify(plan);
+    if (key === this.key) {
+      return;
+    }
+    this.key = key;
+    const current = plan.find((p) => p.status === 'in_progress') ?? plan.find((p) => p.status === 'pending');
+    this.summary.replaceChildren(
+      icon('checklist'),
+      el('span', { class: 'plan-dock-title', text: t('Plan') }),
+      el('span', { class: 'muted', text: planProgress(plan) }),
+      current !== undefined ? el('span', { class: 'plan-dock-current', text: current.content }) : '',
+    );
+    this.body.replaceChildren(renderPlanList(plan));
   }
 }

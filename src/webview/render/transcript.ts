@@ -7,7 +7,6 @@ import { cardEntry } from '../lazy/lazyCard';
 import { AssistantMessageView } from './assistantMessage';
 import { agentName, type RenderEnv } from './env';
 import type { PermissionPrompt } from './permission';
-import { PlanView } from './plan';
 import { ToolCallView } from './toolCall';
 import { outcomeText } from './turnEnd';
 import { UserMessageView } from './userMessage';
@@ -21,7 +20,7 @@ function createComponent(entry: EntryView, env: RenderEnv): EntryComponent {
     case 'tool':
       return new ToolCallView(env);
     case 'plan':
-      return new PlanView();
+      return cardEntry('plan', t('plan'), (cards) => new cards.PlanView());
     case 'notice':
       return cardEntry('notice', t('notice'), (cards) => new cards.NoticeView(env));
     case 'turnEnd':
