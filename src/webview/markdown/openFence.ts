@@ -14,7 +14,6 @@ export class OpenFence {
   private readonly code: HTMLElement;
   private readonly partial: Text;
   private chunk: Text;
-  private chunkBox: HTMLElement | undefined;
   private chunkLines = 0;
 
   private constructor(
@@ -67,8 +66,7 @@ export class OpenFence {
       if (this.chunkLines >= chunkLines) {
         this.chunk.appendData(added);
         added = '';
-        this.closeChunk();
-        this.newChunk();
+        this.newChunk(this.chunk.parentElement);
       }
     }
     if (added !== '') {
@@ -83,24 +81,20 @@ export class OpenFence {
   }
 
   /**
-   * A full chunk may skip layout off screen: its placeholder height (`chunkLines` lines, see
-   * `.code-chunk`) is then its real height. The chunk still filling has no placeholder, since a
-   * 200-line placeholder for a few lines would make the transcript jump while it sticks to the
-   * bottom (one extra frame and scroll per refresh).
+   * Starts a chunk, after `full` (the chunk that reached `chunkLines`). A full chunk may skip
+   * layout off screen: its placeholder height (`.code-chunk`) is then its real height. The chunk
+   * still filling has none, since a 200-line placeholder for a few lines would make the
+   * transcript jump while it sticks to the bottom (one more frame and scroll per refresh).
    */
-  private closeChunk(): void {
-    if (this.chunkBox !== undefined) {
-      this.chunkBox.className = 'code-chunk';
+  private newChunk(full?: HTMLElement | null): void {
+    if (full) {
+      full.className = 'code-chunk';
     }
-  }
-
-  private newChunk(): void {
     const span = doc().createElement('span');
     span.className = 'code-chunk-open';
     this.chunk = doc().createTextNode('');
     span.appendChild(this.chunk);
     this.code.insertBefore(span, this.partial);
-    this.chunkBox = span;
     this.chunkLines = 0;
   }
 }

@@ -4,7 +4,7 @@ import { finishedCharsPerBatch, finishedCharsPerTask, finishedMsPerTask } from '
 
 /**
  * Places finished blocks a batch at a time within one task's budget: at least one batch, then
- * more while under `finishedCharsPerTask` placed and while the next batch, at the rate this task
+ * more while under `finishedCharsPerTask` placed and while one more batch, at the rate this task
  * has placed so far, would end within `finishedMsPerTask`. Returns the blocks left for the next
  * task. A refresh that fits runs as one task (one frame follows, not one per batch); on a loaded
  * machine, where a batch alone may take tens of milliseconds, the task stops after it.
@@ -13,18 +13,11 @@ export function placeWithinBudget(finished: Token[], place: (batch: Token[]) => 
   const started = now();
   let rest = finished;
   let chars = 0;
-  for (;;) {
+  do {
     const batch = firstBlocksWithin(rest, finishedCharsPerBatch);
     place(batch);
     chars += batch.reduce((n, tk) => n + tk.raw.length, 0);
     rest = rest.slice(batch.length);
-    if (rest.length === 0 || chars >= finishedCharsPerTask) {
-      return rest;
-    }
-    const elapsed = now() - started;
-    const next = firstBlocksWithin(rest, finishedCharsPerBatch).reduce((n, tk) => n + tk.raw.length, 0);
-    if (elapsed + (elapsed / Math.max(1, chars)) * next > finishedMsPerTask) {
-      return rest;
-    }
-  }
+  } while (rest.length > 0 && chars < finishedCharsPerTask && ((now() - started) * (chars + finishedCharsPerBatch)) / chars <= finishedMsPerTask);
+  return rest;
 }
