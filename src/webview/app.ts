@@ -5,11 +5,12 @@ import { el, setDomWindow } from './dom';
 import { createHostBridge } from './hostBridge';
 import { defaultScheduler, type MarkdownScheduler } from './markdown';
 import { Composer } from './render/composer';
-import type { RenderEnv, Ticker } from './render/env';
+import type { RenderEnv } from './render/env';
 import { SessionControls, TopBar } from './render/header';
 import { Transcript } from './render/transcript';
 import { LazyHeaderCard } from './lazy/lazyCard';
 import { loadStrings, t } from './strings';
+import { createTicker } from './ticker';
 import { UiState } from './uiState';
 import { ViewStore } from './viewStore';
 
@@ -44,15 +45,14 @@ export function startApp(win: Window & typeof globalThis, options: AppOptions = 
   const actions = createActions(bridge);
   const ui = new UiState(bridge.getState(), (state) => bridge.setState(state));
   const clock = new Clock(options.now);
-  const scheduler = options.scheduler ?? defaultScheduler();
+  const ticker = createTicker(options.scheduler ?? defaultScheduler());
   const announcer = new Announcer();
-  const ticker = createTicker(scheduler);
   const holder: { store?: ViewStore } = {};
   const env: RenderEnv = {
     actions,
     ui,
     clock,
-    scheduler,
+    scheduler: ticker.paced,
     ticker,
     header: () => holder.store?.header,
     announce: (message) => announcer.announce(message),
@@ -141,33 +141,6 @@ export function startApp(win: Window & typeof globalThis, options: AppOptions = 
 
   actions.ready(options.clientId ?? newClientId(win));
   return { store, ui, actions, composer, transcript };
-}
-
-function createTicker(scheduler: MarkdownScheduler): Ticker {
-  const callbacks = new Set<() => void>();
-  let handle: number | undefined;
-  const run = (): void => {
-    handle = undefined;
-    for (const callback of [...callbacks]) {
-      callback();
-    }
-    if (callbacks.size > 0) {
-      handle = scheduler.setTimeout(run, 1000);
-    }
-  };
-  return {
-    add(callback) {
-      callbacks.add(callback);
-      handle ??= scheduler.setTimeout(run, 1000);
-    },
-    remove(callback) {
-      callbacks.delete(callback);
-      if (callbacks.size === 0 && handle !== undefined) {
-        scheduler.clearTimeout(handle);
-        handle = undefined;
-      }
-    },
-  };
 }
 
 function newClientId(win: Window & typeof globalThis): string {
