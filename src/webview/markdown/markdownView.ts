@@ -122,23 +122,30 @@ export class MarkdownView {
     this.refreshMs = minRefreshMs;
   }
 
-  /** A streaming update: renders now when due, else when it will be (one timer). */
-  private pace(): void {
-    const wait = this.dueIn();
+  /**
+   * A streaming update: renders now when due, else when it will be (one timer, which then owns the
+   * next render). The timer may run up to a tenth of the interval early or a quarter late, to share
+   * a frame with the page's beat (src/webview/ticker.ts): it then renders rather than wait again.
+   */
+  private pace(onTimer = false): void {
+    if (this.timer !== undefined) {
+      return;
+    }
+    const wait = this.dueIn(onTimer ? 0.9 : 1);
     if (wait < 1) {
       this.render('stream');
-    } else if (this.timer === undefined) {
+    } else {
       this.timer = this.scheduler.setTimeout(() => {
         this.timer = undefined;
-        this.pace();
+        this.pace(true);
       }, wait);
     }
   }
 
-  /** Milliseconds until the next streaming render may touch the DOM (pacing; 0: now). */
-  private dueIn(): number {
+  /** Milliseconds until the next streaming render may touch the DOM (pacing; 0: now), `share` of the interval after the last. */
+  private dueIn(share: number): number {
     const since = this.scheduler.now() - this.lastTailAt;
-    if (since < this.refreshMs) {
+    if (since < this.refreshMs * share) {
       return this.refreshMs - since;
     }
     // Appending to an open fence costs only the new text; re-rendering a big tail costs its size.

@@ -1,6 +1,7 @@
 import * as assert from 'node:assert/strict';
+import { MarkdownView } from '../../../src/webview/markdown';
 import { beatMs, createTicker } from '../../../src/webview/ticker';
-import { FakeTimers } from './harness';
+import { bareWindowEachTest, FakeTimers } from './harness';
 
 suite('webview: the one-second beat and paced timers on it', () => {
   /** A ticker on fake timers whose beat callback logs when it ran. */
@@ -24,13 +25,21 @@ suite('webview: the one-second beat and paced timers on it', () => {
     assert.deepEqual(log.sort(), [`beat@${beatMs}`, 'render@1000']);
   });
 
-  test('a timer is never run early, and one far from a beat keeps its own time', () => {
+  test('a timer due a little after a beat runs on it, at most a tenth of its delay early', () => {
     const { timers, ticker, log } = ticking();
     timers.advance(100);
-    ticker.paced.setTimeout(() => log.push(`late@${timers.now()}`), 950); // due 1,050: after the beat
+    ticker.paced.setTimeout(() => log.push(`late@${timers.now()}`), 950); // due 1,050: 50 ms after the beat
+    timers.advance(900);
+    assert.deepEqual(log.sort(), ['beat@1000', 'late@1000']);
+  });
+
+  test('a timer far from a beat keeps its own time', () => {
+    const { timers, ticker, log } = ticking();
+    timers.advance(100);
+    ticker.paced.setTimeout(() => log.push(`after@${timers.now()}`), 1_100); // due 1,200: more than a tenth of 1,100 after
     ticker.paced.setTimeout(() => log.push(`short@${timers.now()}`), 100); // due 200: the beat is 8× later
     timers.advance(2_000);
-    assert.deepEqual(log, ['short@200', 'beat@1000', 'late@1050', 'beat@2000']);
+    assert.deepEqual(log, ['short@200', 'beat@1000', 'after@1200', 'beat@2000']);
   });
 
   test('a paced timer on the beat can be cancelled', () => {
@@ -55,5 +64,35 @@ suite('webview: the one-second beat and paced timers on it', () => {
     timers.advance(5_000);
     assert.deepEqual(log, ['render@900', 'beat@2000', 'beat@3000', 'after@3900']);
     assert.equal(timers.count, 0, 'no timer left behind');
+  });
+});
+
+suite('webview: a fast stream refreshed on the beat', () => {
+  const fx = bareWindowEachTest();
+
+  test('while the turn clock ticks, a stream at 4,000 characters a second is refreshed on the beats', () => {
+    const ticker = createTicker(fx.timers);
+    const beats: number[] = [];
+    ticker.add(() => beats.push(fx.timers.now()));
+    const view = new MarkdownView(ticker.paced);
+    const refreshes: number[] = [];
+    let text = '';
+    let shown = 0;
+    fx.timers.advance(370); // the reply starts between two beats
+    for (let i = 0; i < 800; i++) {
+      text += i % 20 === 19 ? 'the end of a paragraph, and more words.\n\n' : 'Some words of a reply, a few more. ';
+      view.set(text, true);
+      fx.timers.advance(10);
+      const length = view.element.textContent?.length ?? 0;
+      if (length !== shown) {
+        shown = length;
+        refreshes.push(fx.timers.now());
+      }
+    }
+    const later = refreshes.filter((at) => at > 3_000);
+    assert.ok(later.length >= 4, `refreshes after 3 s: ${later.join(', ')}`);
+    for (const at of later) {
+      assert.ok(beats.includes(at), `a refresh at ${at} ms, beats at ${beats.join(', ')}`);
+    }
   });
 });
