@@ -5,8 +5,8 @@ import { pathToFileURL } from 'node:url';
 import { chromium, type Browser, type CDPSession, type Page } from 'playwright-core';
 import type { EntryView, SessionHeaderView } from '../src/protocol/sessionView';
 import type { EntryOp, HostMessage } from '../src/protocol/webviewProtocol';
-import { repoRoot } from '../test/support/paths';
 import { textPatchInterval } from '../src/views/webviewChannel';
+import { repoRoot } from '../test/support/paths';
 import { header } from '../test/unit/webview/fixtures';
 import { agentAnswer } from './streamText';
 
@@ -270,7 +270,6 @@ export class WebviewPage {
   }
 }
 
-/** What {@link streamInPage} is given. */
 /**
  * How long the channel holds text-only patches for these chunks arriving at this rate
  * (`WebviewChannel` measures the rate of the text it holds: `textPatchInterval`).
@@ -280,6 +279,7 @@ export function channelTextIntervalMs(chunks: readonly string[], chunksPerSecond
   return textPatchInterval((chars / Math.max(1, chunks.length)) * chunksPerSecond);
 }
 
+/** What {@link streamInPage} is given. */
 export interface StreamPlan {
   readonly chunks: readonly string[];
   /** Chunks the agent produces per second. */

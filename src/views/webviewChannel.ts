@@ -54,7 +54,10 @@ export interface ChannelOptions {
   readonly onMessage: WebviewMessageHandler;
   /** Coalescing window: at most one patch per window (~one per frame); default `patchWindowMs`. */
   readonly flushMs?: number;
-  /** See `textPatchIntervalMs` (the default); 0 posts text-only patches like any other. */
+  /**
+   * The least wait between text-only patches (default `textPatchIntervalMs`; faster text waits
+   * longer, see `textPatchInterval`); 0 posts text-only patches like any other.
+   */
   readonly textIntervalMs?: number;
   readonly log?: (message: string) => void;
 }
