@@ -1,8 +1,9 @@
 import type { EntryView } from '../src/protocol/sessionView';
 import { patchWindowMs } from '../src/views/webviewChannel';
 import { agentAnswer, chunked } from './streamText';
+import { quarterFigures, type QuarterFigures, type Slice } from './linearity';
 import { frameTimes, frameTraceCategories, longTasks, longTasksOf, traceEvents, type LongTaskInfo } from './traceFrames';
-import { benchHeader, channelTextIntervalMs, mainThreadDelta, percentile, streamInPage, WebviewBrowser, type MainThread, type StreamOutcome, type WebviewPage } from './webviewPage';
+import { benchHeader, channelTextIntervalMs, mainThreadDelta, percentile, WebviewBrowser, type MainThread, type StreamOutcome, type WebviewPage } from './webviewPage';
 
 /**
  * P2 — streaming render: the real webview bundle in headless Chromium receives one agent message
@@ -20,11 +21,14 @@ export interface P2Options {
   /** Characters per chunk (about one LLM token). */
   readonly charsPerChunk: number;
   readonly onceRuns: number;
+  /** Streams (untraced) measured; their mean is the stream's cost. Interleaved with the one-shot renders. */
+  readonly streamRuns: number;
   /** Also stream once more with tracing on, for frame times. */
   readonly frames: boolean;
 }
 
-export interface P2Result {
+/** Linearity (`growth`, gated ≤ 1.2): see {@link QuarterFigures}. */
+export interface P2Result extends QuarterFigures {
   readonly chunks: number;
   readonly chars: number;
   readonly chunksPerSecond: number;
@@ -34,17 +38,11 @@ export interface P2Result {
   /** Rendering the final message once (the median of `onceRuns` fresh pages, by CPU time). */
   readonly once: MainThread;
   readonly onceRunsCpuMs: readonly number[];
-  /** The whole stream, until the last paced render settled. */
+  /** The whole stream, until the last paced render settled (the mean of `streamRuns`). */
   readonly stream: MainThread;
+  readonly streamRunsCpuMs: readonly number[];
   /** stream.cpuMs / once.cpuMs (≤ 2 is the target). */
   readonly ratio: number;
-  /**
-   * Linearity: main-thread CPU time of the stream's last quarter / its first quarter (the message
-   * is 4× longer by then; ~1 when a chunk costs the same however long the message already is).
-   */
-  readonly growth: number;
-  readonly firstQuarterCpuMs: number;
-  readonly lastQuarterCpuMs: number;
   /** Main-thread CPU time of each second of the stream. */
   readonly slicesCpuMs: readonly number[];
   /** The same from TaskDuration (wall clock; inflated by a busy machine). */
@@ -71,30 +69,29 @@ export const defaultP2: P2Options = {
   chunksPerSecond: 1_000,
   windowMs: patchWindowMs,
   charsPerChunk: 4,
-  onceRuns: 3,
+  onceRuns: 5,
+  streamRuns: 2,
   frames: true,
 };
 
 /**
- * Streams the message; with `sampleMs`, also samples the main thread's CPU time that often while
- * it streams (the cost of each slice of the stream: flat if rendering stays linear).
+ * Streams the message (its chunks staged before `m0` is taken); with `sampleMs`, also samples the
+ * main thread's CPU time that often while it streams, and how much text is shown by then (the cost
+ * of each slice of the stream: flat per character if rendering stays linear). The text is read
+ * between two readings of the clock: `readingMs` is what the readings cost the main thread (CPU
+ * and wall clock), for the caller to leave out of the stream's figures too.
  */
-async function stream(page: WebviewPage, chunks: readonly string[], options: P2Options, sampleMs?: number): Promise<StreamOutcome & { readonly slicesCpuMs: number[] }> {
+async function stream(
+  page: WebviewPage,
+  play: () => Promise<StreamOutcome>,
+  sampleMs?: number,
+): Promise<StreamOutcome & { readonly slices: Slice[]; readonly readingMs: { cpuMs: number; taskMs: number } }> {
   let done = false;
-  const streamed = page.page
-    .evaluate(streamInPage, {
-      chunks,
-      chunksPerSecond: options.chunksPerSecond,
-      windowMs: options.windowMs,
-      textIntervalMs: options.textIntervalMs ?? channelTextIntervalMs(chunks, options.chunksPerSecond),
-      index: 0,
-      entryId: 'a',
-      firstSeq: page.lastSeq + 1,
-    })
-    .finally(() => {
-      done = true;
-    });
-  const slicesCpuMs: number[] = [];
+  const streamed = play().finally(() => {
+    done = true;
+  });
+  const slices: Slice[] = [];
+  const readingMs = { cpuMs: 0, taskMs: 0 };
   if (sampleMs !== undefined) {
     let previous = await page.metrics();
     for (;;) {
@@ -103,15 +100,28 @@ async function stream(page: WebviewPage, chunks: readonly string[], options: P2O
         break;
       }
       const now = await page.metrics();
-      slicesCpuMs.push(now.cpuMs - previous.cpuMs);
-      previous = now;
+      const shownChars = Math.max(0, await page.shownChars('a'));
+      slices.push({ cpuMs: now.cpuMs - previous.cpuMs, shownChars });
+      previous = await page.metrics();
+      readingMs.cpuMs += previous.cpuMs - now.cpuMs;
+      readingMs.taskMs += previous.taskMs - now.taskMs;
     }
   }
   const outcome = await streamed;
-  page.advanceSeq(outcome.lastSeq);
   await page.patch([], benchHeader('idle')); // the turn ended
   await page.settle();
-  return { ...outcome, slicesCpuMs };
+  return { ...outcome, slices, readingMs };
+}
+
+/** A stream of `chunks` as `options` say, its chunks handed to the page ({@link WebviewPage.prepareStream}). */
+function prepare(page: WebviewPage, chunks: readonly string[], options: P2Options): Promise<() => Promise<StreamOutcome>> {
+  return page.prepareStream(chunks, {
+    chunksPerSecond: options.chunksPerSecond,
+    windowMs: options.windowMs,
+    textIntervalMs: options.textIntervalMs ?? channelTextIntervalMs(chunks, options.chunksPerSecond),
+    index: 0,
+    entryId: 'a',
+  });
 }
 
 export async function runP2(options: P2Options = defaultP2): Promise<P2Result> {
@@ -123,7 +133,7 @@ export async function runP2(options: P2Options = defaultP2): Promise<P2Result> {
     // Once: a fresh page renders the finished message from a snapshot.
     const onceRuns: MainThread[] = [];
     let onceShown = -1;
-    for (let i = 0; i < options.onceRuns; i++) {
+    const renderOnce = async (): Promise<void> => {
       const page = await browser.open();
       await page.warmUp();
       const m0 = await page.metrics();
@@ -134,32 +144,60 @@ export async function runP2(options: P2Options = defaultP2): Promise<P2Result> {
       onceRuns.push(mainThreadDelta(m0, m1));
       failOnErrors(page);
       await page.close();
+    };
+    // Streamed: the same message as chunks, coalesced per window, then the turn ends.
+    const streamRuns: { readonly cost: MainThread; readonly outcome: Awaited<ReturnType<typeof stream>> }[] = [];
+    const streamOnce = async (): Promise<void> => {
+      const page = await browser.open();
+      await page.warmUp();
+      const play = await prepare(page, chunks, options);
+      const m0 = await page.metrics();
+      const outcome = await stream(page, play, 1_000);
+      const m1 = await page.metrics();
+      const streamShown = await page.shownChars('a');
+      failOnErrors(page);
+      await page.close();
+      if (streamShown !== onceShown || streamShown <= 0) {
+        throw new Error(`the streamed message shows ${streamShown} characters, the one-shot render ${onceShown}`);
+      }
+      // What the stream cost the page, without the harness's readings of the text shown.
+      const delta = mainThreadDelta(m0, m1);
+      streamRuns.push({ cost: { ...delta, cpuMs: delta.cpuMs - outcome.readingMs.cpuMs, taskMs: delta.taskMs - outcome.readingMs.taskMs }, outcome });
+    };
+    // Interleaved (once, once, stream, once, once, stream, once): the machine's speed drifts over
+    // minutes, and both sides of the ratio should see the same machine.
+    const gap = Math.max(1, Math.ceil(options.onceRuns / (options.streamRuns + 1)));
+    for (let i = 0; i < options.onceRuns || streamRuns.length < options.streamRuns; i++) {
+      if (i < options.onceRuns) {
+        await renderOnce();
+      }
+      if (streamRuns.length < options.streamRuns && (onceRuns.length % gap === 0 || i >= options.onceRuns - 1)) {
+        await streamOnce();
+      }
     }
     const once = [...onceRuns].sort((a, b) => a.cpuMs - b.cpuMs)[Math.floor(onceRuns.length / 2)];
-    if (once === undefined) {
-      throw new Error('no once run');
+    const first = streamRuns[0];
+    if (once === undefined || first === undefined) {
+      throw new Error('no once or stream run');
     }
-
-    // Streamed: the same message as chunks, coalesced per window, then the turn ends.
-    const page = await browser.open();
-    await page.warmUp();
-    const m0 = await page.metrics();
-    const outcome = await stream(page, chunks, options, 1_000);
-    const m1 = await page.metrics();
-    const streamShown = await page.shownChars('a');
-    failOnErrors(page);
-    await page.close();
-    if (streamShown !== onceShown || streamShown <= 0) {
-      throw new Error(`the streamed message shows ${streamShown} characters, the one-shot render ${onceShown}`);
-    }
-    const streamed = mainThreadDelta(m0, m1);
+    const mean = (pick: (cost: MainThread) => number): number => streamRuns.reduce((n, run) => n + pick(run.cost), 0) / streamRuns.length;
+    const streamed: MainThread = {
+      cpuMs: mean((c) => c.cpuMs),
+      taskMs: mean((c) => c.taskMs),
+      scriptMs: mean((c) => c.scriptMs),
+      layoutMs: mean((c) => c.layoutMs),
+      styleMs: mean((c) => c.styleMs),
+      layouts: mean((c) => c.layouts),
+      styles: mean((c) => c.styles),
+    };
 
     let frames: Partial<P2Result> = {};
     if (options.frames) {
       const traced = await browser.open();
       await traced.warmUp();
+      const tracedPlay = await prepare(traced, chunks, options);
       const trace = await browser.traced(traced, frameTraceCategories, async () => {
-        await stream(traced, chunks, options);
+        await stream(traced, tracedPlay);
       });
       failOnErrors(traced);
       await traced.close();
@@ -179,27 +217,22 @@ export async function runP2(options: P2Options = defaultP2): Promise<P2Result> {
         tasks: long.tasks,
       };
     }
-    // Linearity: the main thread's CPU time in the last quarter of the stream versus the first
-    // (whole one-second slices; the first slice, which inserts the message, is left out).
-    const slices = outcome.slicesCpuMs.slice(1);
-    const quarter = Math.max(1, Math.floor(slices.length / 4));
-    const sum = (xs: readonly number[]): number => xs.reduce((a, b) => a + b, 0);
-    const firstQuarterCpuMs = sum(slices.slice(0, quarter));
-    const lastQuarterCpuMs = sum(slices.slice(-quarter));
+    // Linearity: the main thread's CPU time per character shown in the last quarter of the streams
+    // versus the first (whole one-second slices; the first, which inserts the message, left out).
+    const quarters = quarterFigures(streamRuns.map((run) => run.outcome.slices));
     return {
-      growth: lastQuarterCpuMs / firstQuarterCpuMs,
-      firstQuarterCpuMs,
-      lastQuarterCpuMs,
-      slicesCpuMs: outcome.slicesCpuMs,
+      ...quarters,
+      slicesCpuMs: first.outcome.slices.map((slice) => slice.cpuMs),
       chunks: chunks.length,
       chars: text.length,
       chunksPerSecond: options.chunksPerSecond,
       windowMs: options.windowMs,
-      patches: outcome.patches,
-      streamWallMs: outcome.wallMs,
+      patches: first.outcome.patches,
+      streamWallMs: first.outcome.wallMs,
       once,
       onceRunsCpuMs: onceRuns.map((r) => r.cpuMs),
       stream: streamed,
+      streamRunsCpuMs: streamRuns.map((run) => run.cost.cpuMs),
       ratio: streamed.cpuMs / once.cpuMs,
       ratioWall: streamed.taskMs / once.taskMs,
       ...frames,

@@ -3,7 +3,7 @@ import type { SessionState } from '../src/session/sessionState';
 import { ViewProjector } from '../src/session/viewProjection';
 import { benchViewContext, entriesPerTurn, longSessionState } from './longSession';
 import { chunkSets } from './streamText';
-import { channelTextIntervalMs, mainThreadDelta, streamInPage, WebviewBrowser } from './webviewPage';
+import { channelTextIntervalMs, mainThreadDelta, WebviewBrowser } from './webviewPage';
 
 /**
  * P3 — long sessions: what one streamed chunk costs in a short session versus a long one (mixed
@@ -97,17 +97,15 @@ async function webviewPerChunk(browser: WebviewBrowser, state: SessionState, chu
   try {
     await page.warmUp(true);
     const { renderCpuMs, loaded } = await page.loadSession(view.entries);
-    const m0 = loaded;
-    const outcome = await page.page.evaluate(streamInPage, {
-      chunks,
+    const play = await page.prepareStream(chunks, {
       chunksPerSecond: options.chunksPerSecond,
       windowMs: options.windowMs,
       textIntervalMs: channelTextIntervalMs(chunks, options.chunksPerSecond),
       index: view.entries.length,
       entryId: 'live',
-      firstSeq: page.lastSeq + 1,
     });
-    page.advanceSeq(outcome.lastSeq);
+    const m0 = await page.metrics();
+    await play();
     await page.settle();
     const m1 = await page.metrics();
     if (page.errors.length > 0) {

@@ -3,7 +3,7 @@ import { patchWindowMs } from '../src/views/webviewChannel';
 import { installProbes, interactionFigures, probeScrolling, probeTyping, summarize, type InteractionSummary } from './interaction';
 import { agentAnswer, chunked } from './streamText';
 import { frameTimes, longTasks } from './traceFrames';
-import { benchHeader, channelTextIntervalMs, mainThreadDelta, percentile, streamInPage, WebviewBrowser } from './webviewPage';
+import { benchHeader, channelTextIntervalMs, mainThreadDelta, percentile, WebviewBrowser } from './webviewPage';
 
 /**
  * P5 — a very long reply: 100,000 chunks (~400 KB of Markdown) streamed into one message at
@@ -67,21 +67,18 @@ export async function runP5(options: P5Options = defaultP5): Promise<P5Result> {
     const slicesCpuMs: number[] = [];
     const probeSlicesCpuMs: number[] = [];
     let streamWallMs = 0;
+    const play = await page.prepareStream(chunks, {
+      chunksPerSecond: options.chunksPerSecond,
+      windowMs: patchWindowMs,
+      textIntervalMs: channelTextIntervalMs(chunks, options.chunksPerSecond),
+      index: 0,
+      entryId: 'a',
+    });
     const m0 = await page.metrics();
     const trace = await browser.traced(page, ['toplevel', 'cc'], async () => {
-      const streamed = page.page
-        .evaluate(streamInPage, {
-          chunks,
-          chunksPerSecond: options.chunksPerSecond,
-          windowMs: patchWindowMs,
-          textIntervalMs: channelTextIntervalMs(chunks, options.chunksPerSecond),
-          index: 0,
-          entryId: 'a',
-          firstSeq: page.lastSeq + 1,
-        })
-        .finally(() => {
-          done = true;
-        });
+      const streamed = play().finally(() => {
+        done = true;
+      });
       let previous = m0;
       let nextProbe = Date.now() + options.probeEveryMs / 2;
       while (!done) {
@@ -99,7 +96,6 @@ export async function runP5(options: P5Options = defaultP5): Promise<P5Result> {
       }
       const outcome = await streamed;
       streamWallMs = outcome.wallMs;
-      page.advanceSeq(outcome.lastSeq);
       await page.patch([], benchHeader('idle'));
       await page.settle();
     });

@@ -5,7 +5,7 @@ import { installProbes, interactionFigures, probeScrolling, probeTyping, summari
 import { benchViewContext, longSessionState } from './longSession';
 import { hostPerChunkUs } from './p3LongSession';
 import { chunkSets } from './streamText';
-import { channelTextIntervalMs, mainThreadDelta, streamInPage, WebviewBrowser } from './webviewPage';
+import { channelTextIntervalMs, mainThreadDelta, WebviewBrowser } from './webviewPage';
 
 /**
  * P6 — a big session: 1,000 turns (5,001 entries) whose shell tool calls printed 50 KB each (50 MB
@@ -60,20 +60,19 @@ async function webviewSide(browser: WebviewBrowser, state: SessionState, chunks:
     await page.warmUp(true);
     const { renderCpuMs, loaded } = await page.loadSession(view.entries);
     await installProbes(page);
-    const streamed = page.page.evaluate(streamInPage, {
-      chunks,
+    const play = await page.prepareStream(chunks, {
       chunksPerSecond: options.chunksPerSecond,
       windowMs: patchWindowMs,
       textIntervalMs: channelTextIntervalMs(chunks, options.chunksPerSecond),
       index: view.entries.length,
       entryId: 'live',
-      firstSeq: page.lastSeq + 1,
     });
+    const m0 = await page.metrics();
+    const streamed = play();
     await new Promise((r) => setTimeout(r, 500));
     await probeTyping(page);
     await probeScrolling(page);
-    const outcome = await streamed;
-    page.advanceSeq(outcome.lastSeq);
+    await streamed;
     await page.settle();
     const m1 = await page.metrics();
     if (page.errors.length > 0 || (await page.shownChars('live')) <= 0) {
@@ -81,7 +80,7 @@ async function webviewSide(browser: WebviewBrowser, state: SessionState, chunks:
     }
     const figures = await interactionFigures(page);
     return {
-      webviewUs: (mainThreadDelta(loaded, m1).cpuMs * 1000) / chunks.length,
+      webviewUs: (mainThreadDelta(m0, m1).cpuMs * 1000) / chunks.length,
       snapshotRenderCpuMs: renderCpuMs,
       heapMB: loaded.heapBytes / (1024 * 1024),
       nodes: loaded.nodes,
