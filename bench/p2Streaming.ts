@@ -167,13 +167,14 @@ export async function runP2(options: P2Options = defaultP2): Promise<P2Result> {
     // Interleaved (once, once, stream, once, once, stream, once): the machine's speed drifts over
     // minutes, and both sides of the ratio should see the same machine.
     const gap = Math.max(1, Math.ceil(options.onceRuns / (options.streamRuns + 1)));
-    for (let i = 0; i < options.onceRuns || streamRuns.length < options.streamRuns; i++) {
-      if (i < options.onceRuns) {
-        await renderOnce();
-      }
-      if (streamRuns.length < options.streamRuns && (onceRuns.length % gap === 0 || i >= options.onceRuns - 1)) {
+    for (let i = 1; i <= options.onceRuns; i++) {
+      await renderOnce();
+      if (i % gap === 0 && streamRuns.length < options.streamRuns) {
         await streamOnce();
       }
+    }
+    while (streamRuns.length < options.streamRuns) {
+      await streamOnce();
     }
     const once = [...onceRuns].sort((a, b) => a.cpuMs - b.cpuMs)[Math.floor(onceRuns.length / 2)];
     const first = streamRuns[0];

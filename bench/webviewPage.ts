@@ -257,7 +257,7 @@ export class WebviewPage {
    * Hands the page the chunks of a stream and returns what plays it ({@link streamInPage}). Call it
    * before taking the metrics a measurement starts from: a real webview never receives a reply as
    * one array of chunks, and deserializing 20,000 strings is the harness's work, not the view's
-   * (it cost 16 ms of P2's stream, a third of the margin to its target).
+   * (~16 ms of P2's stream).
    */
   async prepareStream(chunks: readonly string[], plan: Omit<StreamPlan, 'firstSeq'>): Promise<() => Promise<StreamOutcome>> {
     await this.page.evaluate((staged) => {
@@ -317,8 +317,9 @@ export interface StreamOutcome {
  * staged chunks (`__benchChunks`), `chunksPerSecond` of them a second, through a host that looks
  * every `windowMs` and posts every chunk since the last patch as one `session/patch` (an `insert`,
  * then one `appendText` op each) — the first at once, later ones only `textIntervalMs` after the
- * previous (as `WebviewChannel` holds text-only patches). Each patch arrives in a task of its own, as a posted message does: a timer task that
- * dispatches the `message` event (so the fake host adds no second task per patch).
+ * previous (as `WebviewChannel` holds text-only patches). Each patch arrives in a task of its own,
+ * as a posted message does: a timer task that dispatches the `message` event (so the fake host adds
+ * no second task per patch).
  */
 export function streamInPage(plan: StreamPlan): Promise<StreamOutcome> {
   const w = globalThis as unknown as BenchWindow;
