@@ -73,6 +73,18 @@ suite('chat rendering in code-server + Chromium', function () {
     assert.equal(await link.getAttribute('href'), 'https://agentclientprotocol.com/');
     const text = await reply.innerText();
     assert.ok(!text.includes('```') && !text.includes('## ') && !text.includes('**'), `no Markdown syntax left on screen:\n${text}`);
+    // The message starts at its first block and ends at its last: no margin of theirs shows (the
+    // groups' negative bottom margin gives the last block's back; not a `:last-child` rule, which
+    // restyled the last block on every streamed refresh).
+    const edges = await reply.locator('.markdown').first().evaluate((md: PageElement) => {
+      const box = md.getBoundingClientRect();
+      const blocks = Array.from(md.querySelectorAll(':scope > .md-group > *'));
+      const first = blocks[0]?.getBoundingClientRect();
+      const last = blocks[blocks.length - 1]?.getBoundingClientRect();
+      return { blocks: blocks.length, top: (first?.top ?? NaN) - box.top, bottom: box.bottom - (last?.bottom ?? NaN) };
+    });
+    assert.ok(edges.blocks >= 4, `${edges.blocks} blocks`);
+    assert.ok(Math.abs(edges.top) < 1 && Math.abs(edges.bottom) < 1, `the message hugs its blocks: ${JSON.stringify(edges)}`);
     await ui().shot('ui-render-markdown');
   });
 

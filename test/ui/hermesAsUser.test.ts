@@ -81,13 +81,6 @@ async function chatBeside(ui: UiSession): Promise<FrameLocator> {
   return beside;
 }
 
-interface Box {
-  readonly top: number;
-  readonly bottom: number;
-  readonly width: number;
-}
-type Measured = PageElement & { getBoundingClientRect(): Box };
-
 suite('issue 22: a remote window reads the Remote settings; Set Up Agent writes them; Restart is not a crash', function () {
   this.timeout(300_000);
   const dir = tempDir('ui22-remote');
@@ -206,14 +199,14 @@ suite('issue 22: a session opened from Show Sessions shows its prompts as the us
 
     // Layout: the text keeps the card's width; a turn's last entry and the next prompt are as close as any two entries.
     const layout = await conversation(chat).evaluate((log: PageElement) => {
-      const entries = Array.from(log.querySelectorAll('.transcript-list .entry-group > .entry')) as Measured[];
+      const entries = Array.from(log.querySelectorAll('.transcript-list .entry-group > .entry')) as PageElement[];
       const out: { width: number; body: number; gap: number | undefined }[] = [];
       entries.forEach((e, i) => {
         if (!e.className.split(' ').includes('entry-user')) {
           return;
         }
         const box = e.getBoundingClientRect();
-        const body = (e.querySelector('.user-body') as Measured | null)?.getBoundingClientRect();
+        const body = (e.querySelector('.user-body') as PageElement | null)?.getBoundingClientRect();
         const prev = i > 0 ? entries[i - 1]?.getBoundingClientRect() : undefined;
         out.push({ width: box.width, body: body?.width ?? 0, gap: prev !== undefined && prev.bottom > 0 && box.top > 0 ? box.top - prev.bottom : undefined });
       });

@@ -21,6 +21,14 @@ export interface PageElement {
   querySelectorAll(selector: string): ArrayLike<PageElement>;
   getAttribute(name: string): string | null;
   getClientRects(): ArrayLike<unknown>;
+  getBoundingClientRect(): Box;
+}
+
+/** An element's border box, as `getBoundingClientRect()` gives it (the fields the tests read). */
+export interface Box {
+  readonly top: number;
+  readonly bottom: number;
+  readonly width: number;
 }
 
 export interface PageObserver {
