@@ -199,14 +199,14 @@ suite('issue 22: a session opened from Show Sessions shows its prompts as the us
 
     // Layout: the text keeps the card's width; a turn's last entry and the next prompt are as close as any two entries.
     const layout = await conversation(chat).evaluate((log: PageElement) => {
-      const entries = Array.from(log.querySelectorAll('.transcript-list .entry-group > .entry')) as PageElement[];
+      const entries = Array.from(log.querySelectorAll('.transcript-list .entry-group > .entry'));
       const out: { width: number; body: number; gap: number | undefined }[] = [];
       entries.forEach((e, i) => {
         if (!e.className.split(' ').includes('entry-user')) {
           return;
         }
         const box = e.getBoundingClientRect();
-        const body = (e.querySelector('.user-body') as PageElement | null)?.getBoundingClientRect();
+        const body = e.querySelector('.user-body')?.getBoundingClientRect();
         const prev = i > 0 ? entries[i - 1]?.getBoundingClientRect() : undefined;
         out.push({ width: box.width, body: body?.width ?? 0, gap: prev !== undefined && prev.bottom > 0 && box.top > 0 ? box.top - prev.bottom : undefined });
       });
