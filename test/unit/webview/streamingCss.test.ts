@@ -4,19 +4,21 @@ import * as path from 'node:path';
 
 const cssFile = path.resolve(__dirname, '../../../..', 'src', 'webview', 'styles', 'main.css');
 
-/** The selectors of every rule (comments and declarations dropped), one string per selector. */
-function selectorsOf(css: string): string[] {
+interface Rule {
+  readonly selectors: readonly string[];
+  readonly body: string;
+}
+
+/** The style rules of a stylesheet (comments dropped; rules inside `@media` included), in order. */
+function rulesOf(css: string): Rule[] {
   const bare = css.replace(/\/\*[\s\S]*?\*\//g, '');
-  const out: string[] = [];
-  for (const m of bare.matchAll(/([^{}]+)\{[^{}]*\}/g)) {
-    for (const selector of (m[1] ?? '').split(',')) {
-      const s = selector.trim();
-      if (s !== '' && !s.startsWith('@')) {
-        out.push(s.replace(/\s+/g, ' '));
-      }
-    }
-  }
-  return out;
+  return Array.from(bare.matchAll(/([^{}]+)\{([^{}]*)\}/g), (m) => ({
+    selectors: (m[1] ?? '')
+      .split(',')
+      .map((sel) => sel.trim().replace(/\s+/g, ' '))
+      .filter((sel) => sel !== '' && !sel.startsWith('@')),
+    body: m[2] ?? '',
+  }));
 }
 
 /** Pseudo-classes whose match changes when a sibling is appended after the element. */
@@ -34,7 +36,10 @@ function positionalInMarkdown(selector: string): boolean {
  * stylesheet trims the last margin with a negative group margin instead; this keeps it that way.
  */
 suite('webview CSS: nothing in a streaming message depends on being last', () => {
-  const selectors = selectorsOf(fs.readFileSync(cssFile, 'utf8'));
+  const rules = rulesOf(fs.readFileSync(cssFile, 'utf8'));
+  const selectors = rules.flatMap((r) => r.selectors);
+  /** The declarations of the rule whose only selector is `selector`. */
+  const ruleBody = (selector: string): string => rules.find((r) => r.selectors.length === 1 && r.selectors[0] === selector)?.body ?? '';
 
   test('the stylesheet parses into selectors (the check below has something to check)', () => {
     assert.ok(selectors.length > 200, `${selectors.length} selectors`);
@@ -65,12 +70,7 @@ suite('webview CSS: nothing in a streaming message depends on being last', () =>
   });
 
   test('the message trims its last margin with a negative margin on its groups, held by a flow-root', () => {
-    const css = fs.readFileSync(cssFile, 'utf8').replace(/\/\*[\s\S]*?\*\//g, '');
-    const rule = (selector: string): string => {
-      const m = new RegExp(`(?:^|\\})\\s*${selector.replace(/[.*+?^${}()|[\]\\>]/g, '\\$&')}\\s*\\{([^}]*)\\}`).exec(css);
-      return m?.[1] ?? '';
-    };
-    assert.match(rule('.markdown > .md-group'), /margin-bottom:\s*-0\.5em/);
-    assert.match(rule('.markdown'), /display:\s*flow-root/);
+    assert.match(ruleBody('.markdown > .md-group'), /margin-bottom:\s*-0\.5em/);
+    assert.match(ruleBody('.markdown'), /display:\s*flow-root/);
   });
 });
