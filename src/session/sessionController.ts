@@ -61,8 +61,9 @@ export type RewriteTurnResult = TurnResult | { readonly kind: 'declined' };
 
 /**
  * Owns one ACP session: its state (through the pure reducer), its pending permission requests and
- * the calls on the agent connection. No timers but the turn deadline, and no VS Code: the surface layer subscribes to
- * {@link onDidChange} and answers through the methods here.
+ * the calls on the agent connection. No timers but the turn deadline and the update feed's window,
+ * and no VS Code: the surface layer subscribes to {@link onDidChange} and answers through the
+ * methods here.
  */
 export class SessionController implements Disposable {
   private stateValue: SessionState;
@@ -89,7 +90,7 @@ export class SessionController implements Disposable {
     this.setupValue = { mcpServers: deps.mcpServers ?? [] };
     this.connectionValue = deps.connection;
     this.permissions = new PendingPermissions({
-      state: () => this.stateValue,
+      state: () => this.state,
       dispatch: (action) => this.dispatch(action),
       now: deps.now,
       newId: deps.newId,
@@ -109,7 +110,7 @@ export class SessionController implements Disposable {
         return n !== undefined ? this.addNotice('warning', n.title, n.detail) : undefined;
       },
     });
-    this.questions = new PendingQuestions({ state: () => this.stateValue, dispatch: (action) => this.dispatch(action), now: deps.now, newId: deps.newId });
+    this.questions = new PendingQuestions({ state: () => this.state, dispatch: (action) => this.dispatch(action), now: deps.now, newId: deps.newId });
     this.onPermissionRequested = this.permissions.onRequested;
     this.onPermissionSettled = this.permissions.onSettled;
   }

@@ -1,0 +1,95 @@
+import * as assert from 'node:assert/strict';
+import { sessionUpdatesOf } from '../../../src/session/sessionActions';
+import { feedWindowMs } from '../../../src/session/sessionFeed';
+import type { Entry } from '../../../src/session/sessionState';
+import { scriptedAgentCommand, startStack, tempWorkspace, type AgentStack } from '../../support/agentStack';
+
+function replyText(entries: readonly Entry[]): string {
+  const last = entries.filter((e) => e.kind === 'assistant').at(-1);
+  return last?.kind === 'assistant' ? last.parts.map((p) => (p.kind === 'text' ? p.text : '')).join('') : '';
+}
+
+/** Each state change that applied updates: how many, and when (ms since the prompt). */
+function recordBatches(stack: AgentStack, t0: () => number): { n: number; at: number }[] {
+  const batches: { n: number; at: number }[] = [];
+  stack.controller.onDidChange(({ action }) => {
+    const n = sessionUpdatesOf(action).filter((u) => u.sessionUpdate === 'agent_message_chunk').length;
+    if (n > 0) {
+      batches.push({ n, at: performance.now() - t0() });
+    }
+  });
+  return batches;
+}
+
+suite('session feed: updates gather for a window, then are reduced together', () => {
+  let stack: AgentStack | undefined;
+
+  teardown(async () => {
+    await stack?.dispose();
+    stack = undefined;
+  });
+
+  test('chunks written 1 ms apart (each its own read) become a few state changes, in order, nothing lost', async () => {
+    stack = await startStack(scriptedAgentCommand(tempWorkspace()));
+    await stack.controller.start();
+    let start = 0;
+    const batches = recordBatches(stack, () => start);
+    start = performance.now();
+    await stack.controller.prompt([{ type: 'text', text: '[slow n=60 ms=1]' }]);
+
+    const expected = Array.from({ length: 60 }, (_, i) => `tick ${i + 1}\n`).join('');
+    assert.equal(replyText(stack.controller.state.entries), expected);
+    const chunks = batches.reduce((s, b) => s + b.n, 0);
+    assert.equal(chunks, 60, 'every chunk reduced exactly once');
+    // One by one, 60 chunks would be 60 changes; a window gathers several (timers here are ≥ 1 ms apart).
+    assert.ok(batches.length < 30, `${batches.length} state changes for 60 chunks: ${JSON.stringify(batches)}`);
+    assert.ok(
+      batches.some((b) => b.n > 1),
+      'some change reduced several chunks',
+    );
+  });
+
+  test('a lone chunk is not held back: its change comes one window after it arrived, not at the turn end', async () => {
+    stack = await startStack(scriptedAgentCommand(tempWorkspace()));
+    await stack.controller.start();
+    let start = 0;
+    const batches = recordBatches(stack, () => start);
+    start = performance.now();
+    await stack.controller.prompt([{ type: 'text', text: '[slow n=3 ms=300]' }]);
+
+    // A change per chunk, each well before the next chunk (300 ms later) could have joined it.
+    const ticks = batches.filter((b) => b.n === 1);
+    assert.ok(ticks.length >= 3, JSON.stringify(batches));
+    for (const [i, b] of ticks.slice(0, 3).entries()) {
+      assert.ok(b.at < (i + 1) * 300 + feedWindowMs + 250, `tick ${i + 1} changed the state at ${b.at.toFixed(0)} ms`);
+    }
+  });
+
+  test('reading the state reduces what is queued: a chunk that just arrived is in it, before the window ends', async () => {
+    stack = await startStack(scriptedAgentCommand(tempWorkspace()));
+    await stack.controller.start();
+    const seen: string[] = [];
+    const changes: number[] = [];
+    stack.controller.onDidChange(({ action }) => changes.push(sessionUpdatesOf(action).filter((u) => u.sessionUpdate === 'agent_message_chunk').length));
+    // The connection tells of each chunk as it arrives, just before the session's feed queues it;
+    // the feed's window (a timer) cannot have run yet when this read happens in the same task.
+    const controller = stack.controller;
+    const sub = stack.client.onAnyUpdate((n) => {
+      if (n.update.sessionUpdate === 'agent_message_chunk' && n.update.content.type === 'text') {
+        const text = n.update.content.text;
+        queueMicrotask(() => seen.push(replyText(controller.state.entries).endsWith(text) ? 'in state' : `missing ${JSON.stringify(text)}`));
+      }
+    });
+    try {
+      await controller.prompt([{ type: 'text', text: '[slow n=4 ms=50]' }]);
+    } finally {
+      sub.dispose();
+    }
+    assert.deepEqual(seen, ['in state', 'in state', 'in state', 'in state']);
+    // Each read flushed its chunk: one change apiece, none empty and none twice.
+    assert.deepEqual(
+      changes.filter((n) => n > 0),
+      [1, 1, 1, 1],
+    );
+  });
+});
