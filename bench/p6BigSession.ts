@@ -1,3 +1,4 @@
+import { feedWindowMs } from '../src/session/sessionFeed';
 import type { SessionState } from '../src/session/sessionState';
 import { ViewProjector } from '../src/session/viewProjection';
 import { patchWindowMs } from '../src/views/webviewChannel';
@@ -111,10 +112,10 @@ export async function runP6(options: P6Options = defaultP6): Promise<P6Result> {
     const snapshotProjectMs = performance.now() - t0;
     return { state, entries: state.entries.length, snapshotBytes: JSON.stringify(snapshot).length, snapshotProjectMs, hostUs: Infinity };
   });
-  const perPatch = Math.max(1, Math.round((options.chunksPerSecond * patchWindowMs) / 1000));
+  const perWindow = Math.max(1, Math.round((options.chunksPerSecond * feedWindowMs) / 1000));
   for (let r = 0; r < options.runs; r++) {
     for (const s of sides) {
-      s.hostUs = Math.min(s.hostUs, hostPerChunkUs(s.state, hostChunks, perPatch));
+      s.hostUs = Math.min(s.hostUs, hostPerChunkUs(s.state, hostChunks, perWindow));
     }
   }
   const browser = await WebviewBrowser.launch();
