@@ -209,17 +209,17 @@ async function pipeline(cwd: string, file: string, frames: number): Promise<Pipe
     posted = next;
     patches++;
   };
+  // The clock starts when the first update arrives, not when it changes the state: the session feed
+  // holds updates for its window before reducing them.
+  const arrival = client.onAnyUpdate(() => {
+    arrival.dispose();
+    start = performance.now();
+    cpuStart = process.cpuUsage();
+    loopDelay.enable();
+    control.start();
+  });
   controller.onDidChange(({ action }) => {
-    const n = sessionUpdatesOf(action).length;
-    if (n > 0) {
-      if (seen === 0) {
-        start = performance.now();
-        cpuStart = process.cpuUsage();
-        loopDelay.enable();
-        control.start();
-      }
-      seen += n;
-    }
+    seen += sessionUpdatesOf(action).length;
     timer ??= setTimeout(flush, 16);
   });
   await controller.prompt([{ type: 'text', text: `[replay-file path=${file} raw=yes]` }]);

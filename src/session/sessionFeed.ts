@@ -11,8 +11,6 @@ export interface SessionFeedDeps {
   /** After a batch was applied (pending permissions watch their tool calls). */
   readonly afterBatch: (updates: readonly acp.SessionUpdate[]) => void;
   readonly onProblem: (p: UpdateProblem) => void;
-  /** How long updates gather before they are reduced together (default {@link feedWindowMs}). */
-  readonly windowMs?: number;
 }
 
 /**
@@ -73,6 +71,6 @@ export class SessionFeed implements Disposable {
 
   private onUpdate(update: acp.SessionUpdate): void {
     this.queued.push({ id: this.deps.newId(), at: this.deps.now(), update });
-    this.timer ??= setTimeout(() => this.flush(), this.deps.windowMs ?? feedWindowMs);
+    this.timer ??= setTimeout(() => this.flush(), feedWindowMs);
   }
 }
