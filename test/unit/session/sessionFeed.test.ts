@@ -41,28 +41,42 @@ suite('session feed: updates gather for a window, then are reduced together', ()
     assert.equal(replyText(stack.controller.state.entries), expected);
     const chunks = batches.reduce((s, b) => s + b.n, 0);
     assert.equal(chunks, 60, 'every chunk reduced exactly once');
-    // One by one, 60 chunks would be 60 changes; a window gathers several (timers here are ≥ 1 ms apart).
-    assert.ok(batches.length < 30, `${batches.length} state changes for 60 chunks: ${JSON.stringify(batches)}`);
+    // One by one, 60 chunks were 55–60 changes; a window gathers several (the agent's 1 ms timers
+    // run late under load, hence the slack).
+    assert.ok(batches.length < 40, `${batches.length} state changes for 60 chunks: ${JSON.stringify(batches)}`);
     assert.ok(
       batches.some((b) => b.n > 1),
       'some change reduced several chunks',
     );
   });
 
-  test('a lone chunk is not held back: its change comes one window after it arrived, not at the turn end', async () => {
+  test('a lone chunk is not held back: its change comes one window after it arrived, not with the next chunk', async () => {
     stack = await startStack(scriptedAgentCommand(tempWorkspace()));
     await stack.controller.start();
-    let start = 0;
-    const batches = recordBatches(stack, () => start);
-    start = performance.now();
-    await stack.controller.prompt([{ type: 'text', text: '[slow n=3 ms=300]' }]);
-
-    // A change per chunk, each well before the next chunk (300 ms later) could have joined it.
-    const ticks = batches.filter((b) => b.n === 1);
-    assert.ok(ticks.length >= 3, JSON.stringify(batches));
-    for (const [i, b] of ticks.slice(0, 3).entries()) {
-      assert.ok(b.at < (i + 1) * 300 + feedWindowMs + 250, `tick ${i + 1} changed the state at ${b.at.toFixed(0)} ms`);
+    const t0 = performance.now();
+    const batches = recordBatches(stack, () => t0);
+    const arrivals: number[] = [];
+    const sub = stack.client.onAnyUpdate((n) => {
+      if (n.update.sessionUpdate === 'agent_message_chunk') {
+        arrivals.push(performance.now() - t0);
+      }
+    });
+    try {
+      await stack.controller.prompt([{ type: 'text', text: '[slow n=3 ms=300]' }]);
+    } finally {
+      sub.dispose();
     }
+
+    // A change per chunk, each soon after its chunk arrived (the next one comes 300 ms later).
+    assert.deepEqual(
+      batches.map((b) => b.n),
+      [1, 1, 1],
+    );
+    assert.equal(arrivals.length, 3);
+    batches.forEach((b, i) => {
+      const waited = b.at - (arrivals[i] ?? NaN);
+      assert.ok(waited >= 0 && waited < feedWindowMs + 150, `tick ${i + 1} waited ${waited.toFixed(0)} ms after it arrived`);
+    });
   });
 
   test('reading the state reduces what is queued: a chunk that just arrived is in it, before the window ends', async () => {
