@@ -9,8 +9,9 @@ import { channelTextIntervalMs, mainThreadDelta, median, WebviewBrowser } from '
 /**
  * P3 — long sessions: what one streamed chunk costs in a short session versus a long one (mixed
  * messages, tool cards with 10 KB outputs, diffs): on the host (reducer + patch builder + JSON,
- * the chunks of one 16 ms window reduced together and posted as one patch) and in the webview (applying the patches and rendering, headless
- * Chromium). Both are CPU time; the ratio long / short should stay near 1 (target ≤ 1.2).
+ * the chunks of one 16 ms window reduced together and posted as one patch) and in the webview
+ * (applying the patches and rendering, headless Chromium). Both are CPU time; the ratio long /
+ * short should stay near 1 (target ≤ 1.2).
  */
 export interface P3Options {
   /** Finished turns of the short and the long session (5 entries each, plus the running prompt). */
@@ -21,7 +22,10 @@ export interface P3Options {
   readonly hostChunks: number;
   readonly chunksPerSecond: number;
   readonly windowMs: number;
-  /** Repetitions (the host's cheapest counts: noise only ever adds; the webview's rounds give a median, keep them odd). */
+  /**
+   * Repetitions: the host's cheapest run counts (noise only ever adds); the webview's rounds give
+   * a median (keep them odd).
+   */
   readonly hostRuns: number;
   readonly webviewRuns: number;
 }
@@ -66,7 +70,7 @@ export interface P3Result {
   readonly hostRatio: number;
   /** The median of the rounds' long / short webview CPU. */
   readonly webviewRatio: number;
-  /** long.totalUs / short.totalUs: each side's cheapest run (how P3 was figured before 2026-12-04). */
+  /** long.totalUs / short.totalUs: each side's cheapest run (how P3 was figured until 2026-12-03). */
   readonly cheapestRatio: number;
   /** Each round's webview µs per chunk, short then long. */
   readonly webviewRounds: readonly (readonly number[])[];
