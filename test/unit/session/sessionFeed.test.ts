@@ -1,19 +1,19 @@
 import * as assert from 'node:assert/strict';
-import { sessionUpdatesOf } from '../../../src/session/sessionActions';
+import { sessionUpdatesOf, type SessionAction } from '../../../src/session/sessionActions';
 import { feedWindowMs } from '../../../src/session/sessionFeed';
-import type { Entry } from '../../../src/session/sessionState';
 import { scriptedAgentCommand, startStack, tempWorkspace, type AgentStack } from '../../support/agentStack';
+import { assistantText as replyText } from '../transports/transportRig';
 
-function replyText(entries: readonly Entry[]): string {
-  const last = entries.filter((e) => e.kind === 'assistant').at(-1);
-  return last?.kind === 'assistant' ? last.parts.map((p) => (p.kind === 'text' ? p.text : '')).join('') : '';
+/** Message chunks a state change applied. */
+function chunksIn(action: SessionAction): number {
+  return sessionUpdatesOf(action).filter((u) => u.sessionUpdate === 'agent_message_chunk').length;
 }
 
 /** Each state change that applied updates: how many, and when (ms since the prompt). */
 function recordBatches(stack: AgentStack, t0: () => number): { n: number; at: number }[] {
   const batches: { n: number; at: number }[] = [];
   stack.controller.onDidChange(({ action }) => {
-    const n = sessionUpdatesOf(action).filter((u) => u.sessionUpdate === 'agent_message_chunk').length;
+    const n = chunksIn(action);
     if (n > 0) {
       batches.push({ n, at: performance.now() - t0() });
     }
@@ -84,7 +84,7 @@ suite('session feed: updates gather for a window, then are reduced together', ()
     await stack.controller.start();
     const seen: string[] = [];
     const changes: number[] = [];
-    stack.controller.onDidChange(({ action }) => changes.push(sessionUpdatesOf(action).filter((u) => u.sessionUpdate === 'agent_message_chunk').length));
+    stack.controller.onDidChange(({ action }) => changes.push(chunksIn(action)));
     // The connection tells of each chunk as it arrives, just before the session's feed queues it;
     // the feed's window (a timer) cannot have run yet when this read happens in the same task.
     const controller = stack.controller;
