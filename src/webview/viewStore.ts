@@ -10,11 +10,11 @@ export interface EntryComponent {
   readonly kind: EntryView['kind'];
   update(entry: EntryView, change: SlotChange): void;
   /**
-   * Streaming: `entry` is the rendered entry with text appended to its part `part`. True when the
+   * Streaming: `entry` is the rendered entry with `appended` appended to its part `part`. True when the
    * component took it as it is (its Markdown view paces what reaches the DOM), so no frame is
    * needed; false to have it rendered in the next frame as usual.
    */
-  streamText?(entry: EntryView, part: number): boolean;
+  streamText?(entry: EntryView, part: number, appended: string): boolean;
   /** The header changed (phase, agent name): for components that show it. */
   headerChanged?(): void;
   dispose?(): void;
@@ -254,7 +254,7 @@ export class ViewStore {
           return false;
         }
         slot.entry = { ...slot.entry, parts };
-        if (slot.change === 'none' && slot.component?.streamText?.(slot.entry, op.part) === true) {
+        if (slot.change === 'none' && slot.component?.streamText?.(slot.entry, op.part, op.text) === true) {
           return true;
         }
         if (slot.change === 'none') {

@@ -16,8 +16,9 @@ type Pass = 'stream' | 'final';
 
 /**
  * A block of Markdown that can grow: a streamed message is a list of finished blocks plus one
- * open tail. `set()` takes the whole text each time; when the old text is a prefix of the new
- * one, only the tail — the text from the start of the last unfinished block — is lexed again.
+ * open tail. `set()` takes the whole text each time, `append()` the text and what was appended;
+ * when the old text is a prefix of the new one, only the tail — the text from the start of the
+ * last unfinished block — is lexed again.
  * Blocks that a later block proved finished are rendered, sanitized and appended once and never
  * touched again (a late link reference definition is the one exception: it re-renders the
  * message). An open code fence at the tail grows as plain text and is highlighted when it closes.
@@ -25,21 +26,28 @@ type Pass = 'stream' | 'final';
 export class MarkdownView {
   readonly element: HTMLElement;
   private raw = '';
+  /**
+   * The text (line endings normalized) from the start of the open tail on. What finished blocks
+   * took is dropped from it: a refresh reads the tail, never the whole message (V8 copies a string
+   * built by appending whole the first time it is read, so a long reply would cost its length per
+   * refresh).
+   */
   private source = '';
   private pendingCR = false;
-  /** Where the open tail starts in `source`. */
-  private stableEnd = 0;
-  /** Rendered top-level blocks before `stableEnd`. */
+  /** Characters of the normalized text before `source`: the finished blocks placed. */
+  private placedChars = 0;
+  /** Rendered top-level blocks before `source`. */
   private placed = 0;
   private groups: HTMLElement[] = [];
   private tail: Node[] = [];
   /**
-   * Finished blocks lexed but not yet placed (they start at `stableEnd`): the next task places
-   * them without lexing them again. Dropped by any other render (which lexes from `stableEnd`).
+   * Finished blocks lexed but not yet placed (they start `source`): the next task places them
+   * without lexing them again. Dropped by any other render (which lexes `source` again).
    */
   private backlog: Token[] = [];
   private fence: OpenFence | undefined;
-  private plain: { node: Text; end: number } | undefined;
+  /** Past the limits, the text after the placed blocks grows as one text node. */
+  private plain: Text | undefined;
   private links: Links = {};
   /** Whether the last render was final (nothing left for `flush`). */
   private finalized = true;
@@ -79,6 +87,24 @@ export class MarkdownView {
     }
   }
 
+  /**
+   * The streaming case with the new text at hand: `text` is the text shown so far followed by
+   * `chunk`. Unlike `set(text, true)` it never reads `text`, a string built by appending: slicing
+   * it would make V8 copy it whole, once per patch (quadratic over a long reply).
+   */
+  append(text: string, chunk: string): void {
+    if (text.length !== this.raw.length + chunk.length) {
+      this.set(text); // not what was shown plus the chunk: compared, and shown whole if it differs
+      return;
+    }
+    if (chunk === '') {
+      return;
+    }
+    this.appendSource(chunk);
+    this.raw = text;
+    this.pace();
+  }
+
   /** Renders whatever is paced, open or not yet final, for good (the turn ended). */
   flush(): void {
     if (!this.finalized || this.timer !== undefined || this.fence !== undefined) {
@@ -108,7 +134,7 @@ export class MarkdownView {
     this.raw = '';
     this.source = '';
     this.pendingCR = false;
-    this.stableEnd = 0;
+    this.placedChars = 0;
     this.placed = 0;
     this.groups = [];
     this.tail = [];
@@ -149,21 +175,20 @@ export class MarkdownView {
       return this.refreshMs - since;
     }
     // Appending to an open fence costs only the new text; re-rendering a big tail costs its size.
-    const tail = this.source.length - this.stableEnd;
-    if (this.fence !== undefined || tail <= smallTailChars || since >= maxTailWaitMs) {
+    if (this.fence !== undefined || this.source.length <= smallTailChars || since >= maxTailWaitMs) {
       return 0;
     }
-    return (this.source.length - this.sourceLenAtRender) * 4 >= this.tailSizeAtRender ? 0 : maxTailWaitMs - since;
+    return (this.length() - this.sourceLenAtRender) * 4 >= this.tailSizeAtRender ? 0 : maxTailWaitMs - since;
   }
 
   private render(pass: Pass): void {
     this.cancelTimer();
     if (this.plain !== undefined) {
-      this.plain.node.appendData(this.source.slice(this.plain.end));
-      this.plain.end = this.source.length;
+      this.plain.appendData(this.source);
+      this.drop(this.source.length);
       return;
     }
-    if (this.source.length > maxSourceChars) {
+    if (this.length() > maxSourceChars) {
       this.enterPlain();
       return;
     }
@@ -180,10 +205,10 @@ export class MarkdownView {
 
   private rendered(): void {
     const now = this.scheduler.now();
-    const charsPerSecond = ((this.source.length - this.sourceLenAtRender) * 1000) / Math.max(1, now - this.lastTailAt);
+    const charsPerSecond = ((this.length() - this.sourceLenAtRender) * 1000) / Math.max(1, now - this.lastTailAt);
     this.refreshMs = Math.min(maxRefreshMs, Math.max(minRefreshMs, Math.round(charsPerSecond * refreshMsPerChar)));
-    this.tailSizeAtRender = this.source.length - this.stableEnd;
-    this.sourceLenAtRender = this.source.length;
+    this.tailSizeAtRender = this.source.length;
+    this.sourceLenAtRender = this.length();
     this.lastTailAt = now;
   }
 
@@ -192,23 +217,23 @@ export class MarkdownView {
     // at a time: no lex covers more than a piece (plus the block open at its end), so the
     // `maxLexMs` guard keeps meaning "hostile input", not "long message".
     let piece = pieceChars;
-    while (this.source.length - this.stableEnd > piece) {
-      const before = this.stableEnd;
-      if (!this.lexAndPlace(pass, this.stableEnd + piece, false)) {
+    while (this.source.length > piece) {
+      const before = this.placedChars;
+      if (!this.lexAndPlace(pass, piece, false)) {
         return;
       }
-      piece = this.stableEnd === before ? piece * 2 : pieceChars;
+      piece = this.placedChars === before ? piece * 2 : pieceChars;
     }
     this.lexAndPlace(pass, this.source.length, true);
   }
 
   /**
-   * Lexes the source from the start of the open tail to `end`, places the blocks a later one
+   * Lexes `source` (from the start of the open tail) to `end`, places the blocks a later one
    * proved finished, and (`withTail`) shows the rest as the open tail. False when it stopped:
    * the text went plain, or a late link definition re-rendered everything.
    */
   private lexAndPlace(pass: Pass, end: number, withTail: boolean): boolean {
-    const tailText = this.source.slice(this.stableEnd, end);
+    const tailText = this.source.slice(0, end);
     const lexed = this.lexTail(tailText);
     if (lexed === undefined) {
       this.enterPlain();
@@ -219,7 +244,7 @@ export class MarkdownView {
     // references; rendered blocks are redone once a definition is final (or the text is).
     const defsFinal = (withTail && pass === 'final') || split.finished.some((tk) => tk.type === 'def');
     if (defsFinal) {
-      if (this.stableEnd > 0 && linksChanged(this.links, lexed.links)) {
+      if (this.placedChars > 0 && linksChanged(this.links, lexed.links)) {
         this.links = { ...lexed.links };
         this.rebuild();
         return false;
@@ -261,7 +286,18 @@ export class MarkdownView {
       this.place(node, this.placed + ordinal);
     }
     this.placed += finished.filter(isRendered).length;
-    this.stableEnd += finished.reduce((n, tk) => n + tk.raw.length, 0);
+    this.drop(finished.reduce((n, tk) => n + tk.raw.length, 0));
+  }
+
+  /** Drops `count` characters from the front of `source` (they are shown for good). */
+  private drop(count: number): void {
+    this.source = this.source.slice(count);
+    this.placedChars += count;
+  }
+
+  /** The length of the (normalized) text. */
+  private length(): number {
+    return this.placedChars + this.source.length;
   }
 
   /** Places finished blocks within this task's budget; what is left goes on in the next tasks. */
@@ -320,7 +356,7 @@ export class MarkdownView {
 
   /** Shows the open fence at the tail as growing text; false when its opening line is not complete. */
   private openFence(): boolean {
-    const fence = OpenFence.at(this.source, this.stableEnd);
+    const fence = OpenFence.at(this.source, 0);
     if (fence === undefined) {
       return false;
     }
@@ -374,11 +410,12 @@ export class MarkdownView {
     this.finalized = true;
     const box = doc().createElement('div');
     box.className = 'md-plain';
-    const node = doc().createTextNode(this.source.slice(this.stableEnd));
+    const node = doc().createTextNode(this.source);
     box.appendChild(node);
     this.place(box, this.placed);
     this.tail = [box];
-    this.plain = { node, end: this.source.length };
+    this.plain = node;
+    this.drop(this.source.length);
   }
 
   private cancelTimer(): void {

@@ -11,7 +11,8 @@ type AssistantEntry = Extract<EntryView, { kind: 'assistant' }>;
 interface PartComponent {
   readonly kind: PartView['kind'];
   readonly element: HTMLElement;
-  update(part: PartView, appendOnly: boolean, following: boolean): void;
+  /** `appended`: the streaming case, `part`'s text is the previous one followed by it. */
+  update(part: PartView, appendOnly: boolean, following: boolean, appended?: string): void;
   headerChanged?(): void;
   dispose?(): void;
 }
@@ -69,7 +70,7 @@ export class AssistantMessageView implements EntryComponent {
     }
   }
 
-  streamText(entry: EntryView, index: number): boolean {
+  streamText(entry: EntryView, index: number, appended: string): boolean {
     const part = entry.kind === 'assistant' ? entry.parts[index] : undefined;
     const component = this.parts[index];
     // Only the last part grows in place; a new part changes the structure (and ends a thought).
@@ -77,7 +78,7 @@ export class AssistantMessageView implements EntryComponent {
       return false;
     }
     this.entry = entry;
-    component.update(part, true, false);
+    component.update(part, true, false, appended);
     return true;
   }
 
@@ -116,8 +117,13 @@ class TextPart implements PartComponent {
     this.element = this.view.element;
   }
 
-  update(part: PartView, appendOnly: boolean): void {
-    if (part.kind === 'text') {
+  update(part: PartView, appendOnly: boolean, _following: boolean, appended?: string): void {
+    if (part.kind !== 'text') {
+      return;
+    }
+    if (appended !== undefined) {
+      this.view.append(part.text, appended);
+    } else {
       this.view.set(part.text, appendOnly);
     }
   }
@@ -163,14 +169,14 @@ class ThoughtPart implements PartComponent {
     });
   }
 
-  update(part: PartView, appendOnly: boolean, following: boolean): void {
+  update(part: PartView, appendOnly: boolean, following: boolean, appended?: string): void {
     if (part.kind !== 'thought') {
       return;
     }
     this.part = part;
     this.following = following;
     this.refresh();
-    this.syncBody(appendOnly);
+    this.syncBody(appendOnly, appended);
   }
 
   headerChanged(): void {
@@ -212,7 +218,7 @@ class ThoughtPart implements PartComponent {
   }
 
   /** The body is rendered only once the thought is open (most old thoughts never are). */
-  private syncBody(appendOnly: boolean): void {
+  private syncBody(appendOnly: boolean, appended?: string): void {
     if (this.part === undefined || (!this.element.open && this.view === undefined)) {
       return;
     }
@@ -222,7 +228,11 @@ class ThoughtPart implements PartComponent {
       this.view.set(this.part.text, false, !this.streaming());
       return;
     }
-    this.view.set(this.part.text, appendOnly);
+    if (appended !== undefined) {
+      this.view.append(this.part.text, appended);
+    } else {
+      this.view.set(this.part.text, appendOnly);
+    }
   }
 }
 

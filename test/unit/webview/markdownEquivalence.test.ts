@@ -83,13 +83,20 @@ const adversarial: readonly string[] = [
 suite('webview: incremental Markdown equals one-shot rendering', () => {
   const fx = bareWindowEachTest();
 
-  /** Streams `chunks` (rendering after each), ends the turn, and returns the DOM. */
-  function streamed(chunks: readonly string[]): string {
+  /**
+   * Streams `chunks` (rendering after each), ends the turn, and returns the DOM. `append`: the
+   * chat's streaming path (the text and the chunk); `set`: the whole text each time.
+   */
+  function streamed(chunks: readonly string[], via: 'append' | 'set' = 'append'): string {
     const view = new MarkdownView(fx.timers);
     let text = '';
     for (const chunk of chunks) {
       text += chunk;
-      view.set(text, true);
+      if (via === 'append') {
+        view.append(text, chunk);
+      } else {
+        view.set(text, true);
+      }
       fx.timers.advance(renderEachChunkMs);
     }
     view.flush();
@@ -102,7 +109,9 @@ suite('webview: incremental Markdown equals one-shot rendering', () => {
     const messages = recordedMessages();
     assert.ok(messages.length >= 20, `recorded messages: ${messages.length}`);
     for (const m of messages) {
-      assert.equal(streamed(m.chunks), once(m.chunks.join('')), m.name);
+      const expected = once(m.chunks.join(''));
+      assert.equal(streamed(m.chunks), expected, m.name);
+      assert.equal(streamed(m.chunks, 'set'), expected, `${m.name} (whole text each time)`);
     }
   });
 
@@ -127,7 +136,16 @@ suite('webview: incremental Markdown equals one-shot rendering', () => {
         i += n;
       }
       assert.equal(streamed(chunks), expected, `run ${run}`);
+      assert.equal(streamed(chunks, 'set'), expected, `run ${run} (whole text each time)`);
     }
+  });
+
+  test('append() given a text that does not continue the shown one renders that text whole', () => {
+    const view = new MarkdownView(fx.timers);
+    view.append('# One\n\nfirst', '# One\n\nfirst');
+    view.append('# Two\n\nsecond, longer', 'longer'); // not "# One…" + "longer": taken as a new text
+    view.flush();
+    assert.equal(view.element.innerHTML, once('# Two\n\nsecond, longer'));
   });
 
   test('the benchmark answer in 4-character chunks, rendered as a paced stream would be', () => {
@@ -136,7 +154,7 @@ suite('webview: incremental Markdown equals one-shot rendering', () => {
     let shown = '';
     for (const chunk of chunked(text, 3_000)) {
       shown += chunk;
-      view.set(shown, true);
+      view.append(shown, chunk);
       fx.timers.advance(4); // 250 chunks a second: the view renders on its own schedule
     }
     view.flush();
