@@ -68,6 +68,10 @@ export async function probeTyping(page: WebviewPage, keys = 5): Promise<void> {
   }
   await p.keyboard.press('Control+A');
   await p.keyboard.press('Backspace');
+  // The last keys' frames come before the next probe: its first step (Playwright finding the
+  // transcript: 60–110 ms in the page at 5,000 entries) would otherwise hold them, and be timed as
+  // the page's typing latency.
+  await p.waitForTimeout(150);
 }
 
 /** Scrolls the transcript up in wheel steps and back down to the bottom, recording frame gaps. */
