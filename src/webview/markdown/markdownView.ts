@@ -2,6 +2,7 @@ import type { Links, Token, Tokens } from 'marked';
 import { doc, domWindow } from '../dom';
 import { isRendered, lex, type Lexed, linksChanged, looksHostile, splitTail } from './blockLexer';
 import { OpenFence } from './openFence';
+import { StreamSource } from './streamSource';
 import { placeWithinBudget } from './taskBudget';
 import { renderBlocks, sameShell } from './renderBlocks';
 import type { MarkdownScheduler } from './scheduler';
@@ -18,31 +19,23 @@ type Pass = 'stream' | 'final';
  * A block of Markdown that can grow: a streamed message is a list of finished blocks plus one
  * open tail. `set()` takes the whole text each time, `append()` the text and what was appended;
  * when the old text is a prefix of the new one, only the tail — the text from the start of the
- * last unfinished block — is lexed again.
- * Blocks that a later block proved finished are rendered, sanitized and appended once and never
- * touched again (a late link reference definition is the one exception: it re-renders the
- * message). An open code fence at the tail grows as plain text and is highlighted when it closes.
+ * last unfinished block — is lexed again. Blocks that a later block proved finished are rendered,
+ * sanitized and appended once and never touched again (a late link reference definition is the one
+ * exception: it re-renders the message). An open code fence at the tail grows as plain text and is
+ * highlighted when it closes.
  */
 export class MarkdownView {
   readonly element: HTMLElement;
   private raw = '';
-  /**
-   * The text (line endings normalized) from the start of the open tail on. What finished blocks
-   * took is dropped from it: a refresh reads the tail, never the whole message (V8 copies a string
-   * built by appending whole the first time it is read, so a long reply would cost its length per
-   * refresh).
-   */
-  private source = '';
-  private pendingCR = false;
-  /** Characters of the normalized text before `source`: the finished blocks placed. */
-  private placedChars = 0;
-  /** Rendered top-level blocks before `source`. */
+  /** The text from the start of the open tail on. */
+  private readonly text = new StreamSource();
+  /** Rendered top-level blocks before the open tail. */
   private placed = 0;
   private groups: HTMLElement[] = [];
   private tail: Node[] = [];
   /**
-   * Finished blocks lexed but not yet placed (they start `source`): the next task places them
-   * without lexing them again. Dropped by any other render (which lexes `source` again).
+   * Finished blocks lexed but not yet placed (they start the open text): the next task places them
+   * without lexing them again. Dropped by any other render (which lexes the open text again).
    */
   private backlog: Token[] = [];
   private fence: OpenFence | undefined;
@@ -74,10 +67,10 @@ export class MarkdownView {
       return;
     }
     if ((appendOnly && text.length >= this.raw.length) || text.startsWith(this.raw)) {
-      this.appendSource(text.slice(this.raw.length));
+      this.text.append(text.slice(this.raw.length));
     } else {
       this.reset();
-      this.appendSource(text);
+      this.text.append(text);
     }
     this.raw = text;
     if (final) {
@@ -95,14 +88,11 @@ export class MarkdownView {
   append(text: string, chunk: string): void {
     if (text.length !== this.raw.length + chunk.length) {
       this.set(text); // not what was shown plus the chunk: compared, and shown whole if it differs
-      return;
+    } else if (chunk !== '') {
+      this.text.append(chunk);
+      this.raw = text;
+      this.pace();
     }
-    if (chunk === '') {
-      return;
-    }
-    this.appendSource(chunk);
-    this.raw = text;
-    this.pace();
   }
 
   /** Renders whatever is paced, open or not yet final, for good (the turn ended). */
@@ -116,25 +106,11 @@ export class MarkdownView {
     this.cancelTimer();
   }
 
-  private appendSource(chunk: string): void {
-    if (chunk === '') {
-      return;
-    }
-    let c = chunk;
-    if (this.pendingCR && c.startsWith('\n')) {
-      c = c.slice(1);
-    }
-    this.pendingCR = chunk.endsWith('\r');
-    this.source += c.includes('\r') ? c.replace(/\r\n?/g, '\n') : c;
-  }
-
   private reset(): void {
     this.cancelTimer();
     this.element.replaceChildren();
     this.raw = '';
-    this.source = '';
-    this.pendingCR = false;
-    this.placedChars = 0;
+    this.text.clear();
     this.placed = 0;
     this.groups = [];
     this.tail = [];
@@ -175,26 +151,26 @@ export class MarkdownView {
       return this.refreshMs - since;
     }
     // Appending to an open fence costs only the new text; re-rendering a big tail costs its size.
-    if (this.fence !== undefined || this.source.length <= smallTailChars || since >= maxTailWaitMs) {
+    if (this.fence !== undefined || this.text.open.length <= smallTailChars || since >= maxTailWaitMs) {
       return 0;
     }
-    return (this.length() - this.sourceLenAtRender) * 4 >= this.tailSizeAtRender ? 0 : maxTailWaitMs - since;
+    return (this.text.length - this.sourceLenAtRender) * 4 >= this.tailSizeAtRender ? 0 : maxTailWaitMs - since;
   }
 
   private render(pass: Pass): void {
     this.cancelTimer();
     if (this.plain !== undefined) {
-      this.plain.appendData(this.source);
-      this.drop(this.source.length);
+      this.plain.appendData(this.text.open);
+      this.text.drop(this.text.open.length);
       return;
     }
-    if (this.length() > maxSourceChars) {
+    if (this.text.length > maxSourceChars) {
       this.enterPlain();
       return;
     }
     this.finalized = pass === 'final';
     if (this.fence !== undefined) {
-      if (pass !== 'final' && this.fence.advance(this.source)) {
+      if (pass !== 'final' && this.fence.advance(this.text.open)) {
         this.rendered();
         return;
       }
@@ -205,10 +181,10 @@ export class MarkdownView {
 
   private rendered(): void {
     const now = this.scheduler.now();
-    const charsPerSecond = ((this.length() - this.sourceLenAtRender) * 1000) / Math.max(1, now - this.lastTailAt);
+    const charsPerSecond = ((this.text.length - this.sourceLenAtRender) * 1000) / Math.max(1, now - this.lastTailAt);
     this.refreshMs = Math.min(maxRefreshMs, Math.max(minRefreshMs, Math.round(charsPerSecond * refreshMsPerChar)));
-    this.tailSizeAtRender = this.source.length;
-    this.sourceLenAtRender = this.length();
+    this.tailSizeAtRender = this.text.open.length;
+    this.sourceLenAtRender = this.text.length;
     this.lastTailAt = now;
   }
 
@@ -217,23 +193,23 @@ export class MarkdownView {
     // at a time: no lex covers more than a piece (plus the block open at its end), so the
     // `maxLexMs` guard keeps meaning "hostile input", not "long message".
     let piece = pieceChars;
-    while (this.source.length > piece) {
-      const before = this.placedChars;
+    while (this.text.open.length > piece) {
+      const before = this.text.dropped;
       if (!this.lexAndPlace(pass, piece, false)) {
         return;
       }
-      piece = this.placedChars === before ? piece * 2 : pieceChars;
+      piece = this.text.dropped === before ? piece * 2 : pieceChars;
     }
-    this.lexAndPlace(pass, this.source.length, true);
+    this.lexAndPlace(pass, this.text.open.length, true);
   }
 
   /**
-   * Lexes `source` (from the start of the open tail) to `end`, places the blocks a later one
+   * Lexes the open text (from the start of the open tail) to `end`, places the blocks a later one
    * proved finished, and (`withTail`) shows the rest as the open tail. False when it stopped:
    * the text went plain, or a late link definition re-rendered everything.
    */
   private lexAndPlace(pass: Pass, end: number, withTail: boolean): boolean {
-    const tailText = this.source.slice(0, end);
+    const tailText = this.text.open.slice(0, end);
     const lexed = this.lexTail(tailText);
     if (lexed === undefined) {
       this.enterPlain();
@@ -244,7 +220,7 @@ export class MarkdownView {
     // references; rendered blocks are redone once a definition is final (or the text is).
     const defsFinal = (withTail && pass === 'final') || split.finished.some((tk) => tk.type === 'def');
     if (defsFinal) {
-      if (this.placedChars > 0 && linksChanged(this.links, lexed.links)) {
+      if (this.text.dropped > 0 && linksChanged(this.links, lexed.links)) {
         this.links = { ...lexed.links };
         this.rebuild();
         return false;
@@ -286,18 +262,7 @@ export class MarkdownView {
       this.place(node, this.placed + ordinal);
     }
     this.placed += finished.filter(isRendered).length;
-    this.drop(finished.reduce((n, tk) => n + tk.raw.length, 0));
-  }
-
-  /** Drops `count` characters from the front of `source` (they are shown for good). */
-  private drop(count: number): void {
-    this.source = this.source.slice(count);
-    this.placedChars += count;
-  }
-
-  /** The length of the (normalized) text. */
-  private length(): number {
-    return this.placedChars + this.source.length;
+    this.text.drop(finished.reduce((n, tk) => n + tk.raw.length, 0));
   }
 
   /** Places finished blocks within this task's budget; what is left goes on in the next tasks. */
@@ -356,14 +321,14 @@ export class MarkdownView {
 
   /** Shows the open fence at the tail as growing text; false when its opening line is not complete. */
   private openFence(): boolean {
-    const fence = OpenFence.at(this.source, 0);
+    const fence = OpenFence.at(this.text.open, 0);
     if (fence === undefined) {
       return false;
     }
     this.fence = fence;
     this.place(fence.element, this.placed);
     this.tail = [fence.element];
-    if (!fence.advance(this.source)) {
+    if (!fence.advance(this.text.open)) {
       // Closed already (cannot happen for a token the lexer left open, but stay correct).
       this.removeTail();
       this.fence = undefined;
@@ -398,7 +363,7 @@ export class MarkdownView {
     const links = this.links;
     this.reset();
     this.links = links;
-    this.appendSource(text);
+    this.text.append(text);
     this.raw = text;
     this.render('final');
   }
@@ -410,12 +375,12 @@ export class MarkdownView {
     this.finalized = true;
     const box = doc().createElement('div');
     box.className = 'md-plain';
-    const node = doc().createTextNode(this.source);
+    const node = doc().createTextNode(this.text.open);
     box.appendChild(node);
     this.place(box, this.placed);
     this.tail = [box];
     this.plain = node;
-    this.drop(this.source.length);
+    this.text.drop(this.text.open.length);
   }
 
   private cancelTimer(): void {
