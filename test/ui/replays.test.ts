@@ -51,8 +51,16 @@ function entryText(e: Entry): string[] {
 /** Every entry of the controller's state is one visible element, in order, showing its text. */
 async function assertEveryEntryShown(view: ReplayView): Promise<void> {
   const page = view.page;
+  const items = page.locator('[role="log"] .transcript-list .entry-group > .entry');
+  // The controller may add an entry after the last frame was logged (a frame read but not yet
+  // dispatched, a notice at the turn's end): the page gets it in the channel's next patch.
+  const deadline = Date.now() + 5_000;
+  while ((await items.count()) !== view.controller.state.entries.length && Date.now() < deadline) {
+    await new Promise((res) => setTimeout(res, 50));
+    await view.settle();
+  }
   const entries = view.controller.state.entries;
-  const shown = await page.locator('[role="log"] .transcript-list .entry-group > .entry').evaluateAll((els: PageElement[]) =>
+  const shown = await items.evaluateAll((els: PageElement[]) =>
     // textContent: innerText skips off-screen `content-visibility: auto` groups.
     els.map((e) => ({ id: e.getAttribute('data-entry-id'), text: e.textContent ?? '', html: e.outerHTML.slice(0, 300), visible: e.getClientRects().length > 0 })),
   );
