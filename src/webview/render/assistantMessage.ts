@@ -107,6 +107,15 @@ export class AssistantMessageView implements EntryComponent {
   }
 }
 
+/** Shows a part's text in its view: only the appended chunk when the update carries it (streaming). */
+function showText(view: MarkdownView, text: string, appendOnly: boolean, appended: string | undefined): void {
+  if (appended !== undefined) {
+    view.append(text, appended);
+  } else {
+    view.set(text, appendOnly);
+  }
+}
+
 class TextPart implements PartComponent {
   readonly kind = 'text';
   private readonly view: MarkdownView;
@@ -121,11 +130,7 @@ class TextPart implements PartComponent {
     if (part.kind !== 'text') {
       return;
     }
-    if (appended !== undefined) {
-      this.view.append(part.text, appended);
-    } else {
-      this.view.set(part.text, appendOnly);
-    }
+    showText(this.view, part.text, appendOnly, appended);
   }
 
   headerChanged(): void {
@@ -228,11 +233,7 @@ class ThoughtPart implements PartComponent {
       this.view.set(this.part.text, false, !this.streaming());
       return;
     }
-    if (appended !== undefined) {
-      this.view.append(this.part.text, appended);
-    } else {
-      this.view.set(this.part.text, appendOnly);
-    }
+    showText(this.view, this.part.text, appendOnly, appended);
   }
 }
 
