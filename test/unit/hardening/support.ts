@@ -222,6 +222,46 @@ export function killTagged(tag: string): number {
   return n;
 }
 
+// ── code-server's process group (window reloads, R6) ─────────────────────────────────────────
+
+/** What a process in code-server's group is: the `--type=` it was forked with, or code-server itself. */
+export function role(p: ProcInfo): string {
+  return /--type=(\S+)/.exec(p.cmdline)?.[1] ?? 'server';
+}
+
+export function roleCounts(list: ProcInfo[]): string {
+  const counts = new Map<string, number>();
+  for (const p of list) {
+    counts.set(role(p), (counts.get(role(p)) ?? 0) + 1);
+  }
+  return [...counts].map(([r, n]) => `${r} ×${n}`).join(', ');
+}
+
+/** Roles a window forks (extension host, file watcher, …) that appear more than once. */
+export function repeatedRoles(list: ProcInfo[]): string[] {
+  const seen = new Set<string>();
+  const repeated = new Set<string>();
+  for (const p of list) {
+    const r = role(p);
+    if (r !== 'server' && seen.has(r)) {
+      repeated.add(r);
+    }
+    seen.add(r);
+  }
+  return [...repeated];
+}
+
+/** Whether `p` was started (directly or not) by a process the live window forked, per the ppid chain within `group`. */
+export function descendsFromWindow(p: ProcInfo, group: ProcInfo[]): boolean {
+  const byPid = new Map(group.map((m) => [m.pid, m]));
+  for (let parent = byPid.get(p.ppid); parent !== undefined; parent = byPid.get(parent.ppid)) {
+    if (role(parent) !== 'server') {
+      return true;
+    }
+  }
+  return false;
+}
+
 /** Counts of `process.getActiveResourcesInfo()` by type. */
 export function activeResources(): Map<string, number> {
   const counts = new Map<string, number>();
