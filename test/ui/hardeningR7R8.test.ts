@@ -12,8 +12,10 @@
  *
  * R8: a 50 MB tool output and a 10 MB diff. While they arrive and after they are shown, keystrokes
  * in the composer are timed inside the chat's document (keydown timestamp → the frame after the
- * textarea changed) and long tasks are recorded; the output is shown shortened with "Open full
- * output", which opens the whole text in an editor; the diff opens in a diff editor.
+ * textarea changed) and long tasks are recorded with their attribution (a keystroke over 100 ms
+ * fails unless the workbench's own long task held the shared thread: `blameSlowKey`); the output
+ * is shown shortened with "Open full output", which opens the whole text in an editor; the diff
+ * opens in a diff editor.
  */
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
@@ -23,7 +25,7 @@ import { agentRig, type AgentRig } from './hardeningAgents';
 import { patientChat, sendAndWaitForTurn, sendPrompt, turnFooters } from './hardeningProbe';
 import { scaled, summaryLine } from './hostileCorpus';
 import { openVsCode, type UiSession } from './support';
-import { traceChatScript, type ChatScriptTrace } from './rendererTrace';
+import { blameSlowKey, traceChatScript, type ChatScriptTrace, type LongTask, type SlowKey } from './rendererTrace';
 import { conversation, paletteCommand, shotName, waitUntil } from './uiHelpers';
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
@@ -349,14 +351,9 @@ function sizedTextShape(bytes: number, label: string): { length: number; lines: 
   return { length: size, lines: i, lastLine };
 }
 
-/** A long task seen from the chat document, with its attribution ('self' = the chat's own script). */
-interface LongTask {
-  ms: number;
-  from: string;
-}
-
 interface LatencyState {
   samples: number[];
+  slowKeys: SlowKey[];
   longTasks: LongTask[];
   eventDurations: number[];
   biggestMessage: number;
@@ -374,12 +371,12 @@ async function installLatencyProbe(chat: FrameLocator): Promise<void> {
       performance: { now(): number };
       requestAnimationFrame(cb: () => void): number;
       addEventListener: Target['addEventListener'];
-      PerformanceObserver: new (cb: (list: { getEntries(): { name: string; duration: number }[] }) => void) => { observe(o: Record<string, unknown>): void };
+      PerformanceObserver: new (cb: (list: { getEntries(): { name: string; duration: number; startTime: number }[] }) => void) => { observe(o: Record<string, unknown>): void };
     };
     if (g.__r8 !== undefined) {
       return;
     }
-    const st = { samples: [] as number[], longTasks: [] as LongTask[], eventDurations: [] as number[], biggestMessage: 0, messages: 0, pending: [] as number[] };
+    const st = { samples: [] as number[], slowKeys: [] as SlowKey[], longTasks: [] as LongTask[], eventDurations: [] as number[], biggestMessage: 0, messages: 0, pending: [] as number[] };
     g.__r8 = st;
     const t = box as unknown as Target;
     t.addEventListener('keydown', (e) => st.pending.push(e.timeStamp), true);
@@ -388,7 +385,13 @@ async function installLatencyProbe(chat: FrameLocator): Promise<void> {
       () => {
         const t0 = st.pending.shift();
         if (t0 !== undefined) {
-          g.requestAnimationFrame(() => st.samples.push(g.performance.now() - t0));
+          g.requestAnimationFrame(() => {
+            const ms = g.performance.now() - t0;
+            st.samples.push(ms);
+            if (ms >= 100) {
+              st.slowKeys.push({ at: t0, ms });
+            }
+          });
         }
       },
       true,
@@ -404,7 +407,7 @@ async function installLatencyProbe(chat: FrameLocator): Promise<void> {
     try {
       new g.PerformanceObserver((list) => {
         for (const e of list.getEntries()) {
-          st.longTasks.push({ ms: e.duration, from: e.name });
+          st.longTasks.push({ ms: e.duration, from: e.name, start: e.startTime });
         }
       }).observe({ type: 'longtask' });
       new g.PerformanceObserver((list) => {
@@ -424,9 +427,10 @@ async function readLatency(chat: FrameLocator, reset: boolean): Promise<LatencyS
   return chat.locator('textarea').first().evaluate((_box, r) => {
     const g = globalThis as unknown as { __r8?: LatencyState & { pending: number[] } };
     const st = g.__r8;
-    const out = { samples: [...(st?.samples ?? [])], longTasks: [...(st?.longTasks ?? [])], eventDurations: [...(st?.eventDurations ?? [])], biggestMessage: st?.biggestMessage ?? 0, messages: st?.messages ?? 0 };
+    const out = { samples: [...(st?.samples ?? [])], slowKeys: [...(st?.slowKeys ?? [])], longTasks: [...(st?.longTasks ?? [])], eventDurations: [...(st?.eventDurations ?? [])], biggestMessage: st?.biggestMessage ?? 0, messages: st?.messages ?? 0 };
     if (r && st !== undefined) {
       st.samples = [];
+      st.slowKeys = [];
       st.longTasks = [];
       st.eventDurations = [];
       st.pending = [];
@@ -449,11 +453,12 @@ suite('R8 hardening: a 50 MB tool output and a 10 MB diff in code-server + Chrom
   const afterSamples = scaled(25, 10);
   const started = Date.now();
   /** `workbench`: VS Code's own editor loads the text meanwhile (its renderer thread is the chat's too). */
-  const phases: { name: string; workbench: boolean; samples: number[]; longTasks: LongTask[]; events: number[]; ms: number; trace: ChatScriptTrace }[] = [];
+  const phases: { name: string; workbench: boolean; samples: number[]; slowKeys: SlowKey[]; longTasks: LongTask[]; events: number[]; ms: number; trace: ChatScriptTrace }[] = [];
   let biggestMessage = 0;
   let outputShown = '';
   let editorCheck = '';
   let diffCheck = '';
+  let heldByWorkbench: string[] = [];
   let vs: UiSession | undefined;
   let chat: FrameLocator;
 
@@ -481,6 +486,9 @@ suite('R8 hardening: a 50 MB tool output and a 10 MB diff in code-server + Chrom
     const s = stats(chatPhases.flatMap((p) => p.samples));
     const w = stats(phases.filter((p) => p.workbench).flatMap((p) => p.samples));
     const longest = (from: (t: LongTask) => boolean): number => Math.round(Math.max(0, ...phases.flatMap((p) => p.longTasks.filter(from).map((t) => t.ms))));
+    // The same attribution on the workbench's phases, where slow keystrokes are the rule: how many it
+    // puts on the workbench shows the long-task clock lines up with the keystrokes'.
+    const workbenchSlow = phases.filter((p) => p.workbench).flatMap((p) => p.slowKeys.map((k) => blameSlowKey(k, p.longTasks)));
     const ownTasks = phases.flatMap((p) => p.trace.tasks);
     const ownLongest = ownTasks.reduce((a, t) => (t.ms > a.ms ? t : a), { ms: 0, wallMs: 0, gcMs: 0 });
     const ownLongestWall = Math.max(0, ...ownTasks.map((t) => t.wallMs));
@@ -491,8 +499,8 @@ suite('R8 hardening: a 50 MB tool output and a 10 MB diff in code-server + Chrom
     };
     summaryLine(
       `R8: ${outputKb / 1024} MB tool output + ${diffKb / 1024} MB diff; keystrokes timed in the browser (keydown → next frame after the input): ` +
-        `while the payloads arrive and are shown ${s.n} keys, max ${Math.round(s.worst)} ms, p95 ${Math.round(s.p95)} ms, median ${Math.round(s.median)} ms (bound < 100 ms) [${chatPhases.map(phaseLine).join('; ')}]; ` +
-        `while VS Code's editor loads the full text (not bounded: the workbench's thread) ${w.n} keys, max ${Math.round(w.worst)} ms, p95 ${Math.round(w.p95)} ms [${phases.filter((p) => p.workbench).map(phaseLine).join('; ')}]; ` +
+        `while the payloads arrive and are shown ${s.n} keys, max ${Math.round(s.worst)} ms, p95 ${Math.round(s.p95)} ms, median ${Math.round(s.median)} ms (bound < 100 ms; held by the workbench's own long task: ${heldByWorkbench.length === 0 ? 'none' : heldByWorkbench.join(', ')}) [${chatPhases.map(phaseLine).join('; ')}]; ` +
+        `while VS Code's editor loads the full text (not bounded: the workbench's thread) ${w.n} keys, max ${Math.round(w.worst)} ms, p95 ${Math.round(w.p95)} ms, ${workbenchSlow.filter((v) => !v.chat).length} of ${workbenchSlow.length} over 100 ms held by the workbench's long tasks [${phases.filter((p) => p.workbench).map(phaseLine).join('; ')}]; ` +
         `the chat's own script (renderer trace): ${ownTasks.length} tasks in ${Math.max(0, ...phases.map((p) => p.trace.chatFrames))} frame(s), longest ${ownLongest.ms.toFixed(1)} ms of CPU (${ownLongest.wallMs.toFixed(0)} ms wall, GC inside it ${ownLongest.gcMs.toFixed(0)} ms), ${ownTasks.filter((t) => t.ms >= 50).length} of 50 ms CPU or more; longest by the wall clock ${ownLongestWall.toFixed(0)} ms (preemption on a busy machine included); ` +
         `the shared thread's longest task ${Math.round(Math.max(0, ...phases.map((p) => p.trace.longestTaskMs)))} ms (long-task API: "self" ${longest((t) => t.from === 'self')} ms, other contexts ${longest((t) => t.from !== 'self')} ms); largest message to the webview ${(biggestMessage / 1024).toFixed(0)} KB; ${outputShown}; ${editorCheck}; ${diffCheck}; ${((Date.now() - started) / 1000).toFixed(0)} s`,
     );
@@ -524,7 +532,7 @@ suite('R8 hardening: a 50 MB tool output and a 10 MB diff in code-server + Chrom
     });
     const st = await readLatency(chat, true);
     biggestMessage = Math.max(biggestMessage, st.biggestMessage);
-    phases.push({ name, workbench, samples: st.samples, longTasks: st.longTasks, events: st.eventDurations, ms: Date.now() - t0, trace });
+    phases.push({ name, workbench, samples: st.samples, slowKeys: st.slowKeys, longTasks: st.longTasks, events: st.eventDurations, ms: Date.now() - t0, trace });
     await box.fill('');
     assert.ok(done, `${name}: did not happen within ${maxMs / 1000} s`);
   }
@@ -603,13 +611,20 @@ suite('R8 hardening: a 50 MB tool output and a 10 MB diff in code-server + Chrom
     assert.ok(biggestMessage < 1024 * 1024, `no message to the webview carries the big payloads (largest ${biggestMessage} characters)`);
   });
 
-  test('every keystroke timed in the browser while the payloads arrive and are shown showed within 100 ms', () => {
+  test('every keystroke timed in the browser while the payloads arrive and are shown showed within 100 ms, unless the workbench held the shared thread', () => {
     const chatPhases = phases.filter((p) => !p.workbench);
     const all = stats(chatPhases.flatMap((p) => p.samples));
-    const slow = chatPhases.map((p) => `${p.name}: ${p.samples.filter((x) => x >= 100).map((x) => Math.round(x)).join(', ')}`).filter((l) => !l.endsWith(': '));
     assert.ok(chatPhases.length >= 4, `the arriving and shown phases ran (${chatPhases.map((p) => p.name).join(', ')})`);
     assert.ok(all.n >= 10, `keystrokes were timed (${all.n})`);
-    assert.ok(all.worst < 100, `worst ${all.worst.toFixed(0)} ms, p95 ${all.p95.toFixed(0)} ms over ${all.n} keystrokes; ≥ 100 ms: ${slow.join(' | ')}`);
+    assert.equal(chatPhases.flatMap((p) => p.slowKeys).length, chatPhases.flatMap((p) => p.samples.filter((x) => x >= 100)).length, 'every slow keystroke was recorded with its time');
+    // code-server serves webviews from the workbench's origin, so they share its renderer thread (a
+    // desktop VS Code webview runs in a process of its own): a keystroke the workbench's long task
+    // held past the bound is reported, not the chat's. One the chat's own long task overlaps, or
+    // that nothing explains, fails.
+    const verdicts = chatPhases.flatMap((p) => p.slowKeys.map((k) => ({ phase: p.name, ms: Math.round(k.ms), ...blameSlowKey(k, p.longTasks) })));
+    heldByWorkbench = verdicts.filter((v) => !v.chat).map((v) => `${v.phase}: ${v.ms} ms (${v.why})`);
+    const chats = verdicts.filter((v) => v.chat).map((v) => `${v.phase}: ${v.ms} ms (${v.why})`);
+    assert.deepEqual(chats, [], `worst ${all.worst.toFixed(0)} ms, p95 ${all.p95.toFixed(0)} ms over ${all.n} keystrokes; the chat's keystrokes of 100 ms or more`);
     // While VS Code's editor loads 50 MB / 10 MB the shared renderer thread is the workbench's: the
     // chat's own script must still never hold it for 100 ms. The long-task API blames the chat for
     // any frame update in which only the chat ran a callback, so the measure is the renderer trace,

@@ -140,3 +140,36 @@ export function chatScriptOf(events: readonly TraceEvent[]): ChatScriptTrace {
   }
   return { tasks, chatFrames: chatFrames.size, longestTaskMs };
 }
+
+// ── the long-task API, as the chat document sees it ─────────────────────────────────────────
+
+/** A long task seen from the chat document, with its attribution ('self' = the chat's own script) and start (the document's clock). */
+export interface LongTask {
+  ms: number;
+  from: string;
+  start: number;
+}
+
+/** A keystroke that took 100 ms or more: its keydown (the chat document's clock) and latency. */
+export interface SlowKey {
+  at: number;
+  ms: number;
+}
+
+/**
+ * Whose a slow keystroke is, from the long tasks the chat document saw: the chat's when one of its
+ * own ('self') overlaps it, or when nothing else explains the delay; the workbench's (code-server
+ * serves webviews from its own origin, so they share its renderer thread) when other contexts'
+ * long tasks cover all of it beyond the 100 ms bound.
+ */
+export function blameSlowKey(key: SlowKey, tasks: readonly LongTask[]): { chat: boolean; why: string } {
+  const end = key.at + key.ms;
+  const overlapping = tasks.filter((t) => t.start < end && t.start + t.ms > key.at);
+  const own = overlapping.find((t) => t.from === 'self');
+  if (own !== undefined) {
+    return { chat: true, why: `the chat's own ${Math.round(own.ms)} ms task` };
+  }
+  const covered = overlapping.reduce((n, t) => n + Math.min(end, t.start + t.ms) - Math.max(key.at, t.start), 0);
+  const others = overlapping.map((t) => `${Math.round(t.ms)} ms ${t.from}`).join(' + ');
+  return covered >= key.ms - 100 ? { chat: false, why: others } : { chat: true, why: others === '' ? 'no long task explains it' : `only ${Math.round(covered)} ms of it under ${others}` };
+}

@@ -2,7 +2,7 @@
 // cases pin down what that measure counts, on traces shaped like the ones code-server produces.
 import * as assert from 'node:assert/strict';
 import type { TraceEvent } from '../../../bench/traceFrames';
-import { chatScriptOf } from '../../ui/rendererTrace';
+import { blameSlowKey, chatScriptOf } from '../../ui/rendererTrace';
 
 const pid = 7;
 const tid = 1;
@@ -70,5 +70,30 @@ suite('R8 renderer trace: the chat’s own script', () => {
     const t = chatScriptOf([threadName, x('RunTask', 0, 100), x('FunctionCall', 0, 90, { frame: workbench, url: 'http://127.0.0.1/static/out/vs/workbench/workbench.web.main.js' })]);
     assert.equal(t.chatFrames, 0);
     assert.deepEqual(t.tasks, []);
+  });
+});
+
+suite('R8 slow keystrokes: whose they are (the long-task API)', () => {
+  const key = { at: 1_000, ms: 171 };
+
+  test('the chat\'s own long task over the keystroke: the chat\'s', () => {
+    const verdict = blameSlowKey(key, [{ start: 1_010, ms: 120, from: 'self' }, { start: 990, ms: 200, from: 'same-origin-ancestor' }]);
+    assert.deepEqual(verdict, { chat: true, why: "the chat's own 120 ms task" });
+  });
+
+  test('the workbench held the thread for all of it beyond the bound: not the chat\'s', () => {
+    const verdict = blameSlowKey(key, [{ start: 1_005, ms: 150, from: 'same-origin-ancestor' }]);
+    assert.deepEqual(verdict, { chat: false, why: '150 ms same-origin-ancestor' });
+    assert.equal(blameSlowKey(key, [{ start: 1_000, ms: 40, from: 'same-origin-ancestor' }, { start: 1_060, ms: 60, from: 'multiple-contexts' }]).chat, false);
+  });
+
+  test('nothing, or too little, explains the delay: the chat\'s', () => {
+    assert.deepEqual(blameSlowKey(key, []), { chat: true, why: 'no long task explains it' });
+    assert.deepEqual(blameSlowKey(key, [{ start: 1_100, ms: 55, from: 'same-origin-ancestor' }]), { chat: true, why: 'only 55 ms of it under 55 ms same-origin-ancestor' });
+  });
+
+  test('long tasks before or after the keystroke do not count', () => {
+    const tasks = [{ start: 700, ms: 300, from: 'same-origin-ancestor' }, { start: 1_171, ms: 500, from: 'same-origin-ancestor' }];
+    assert.equal(blameSlowKey(key, tasks).chat, true);
   });
 });
