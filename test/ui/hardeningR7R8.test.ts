@@ -25,7 +25,7 @@ import { agentRig, type AgentRig } from './hardeningAgents';
 import { patientChat, sendAndWaitForTurn, sendPrompt, turnFooters } from './hardeningProbe';
 import { scaled, summaryLine } from './hostileCorpus';
 import { openVsCode, type UiSession } from './support';
-import { blameSlowKey, traceChatScript, type ChatScriptTrace, type LongTask, type SlowKey } from './rendererTrace';
+import { blameSlowKey, slowKeyMs, traceChatScript, type ChatScriptTrace, type Keystroke, type LongTask } from './rendererTrace';
 import { conversation, paletteCommand, shotName, waitUntil } from './uiHelpers';
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
@@ -352,8 +352,7 @@ function sizedTextShape(bytes: number, label: string): { length: number; lines: 
 }
 
 interface LatencyState {
-  samples: number[];
-  slowKeys: SlowKey[];
+  keys: Keystroke[];
   longTasks: LongTask[];
   eventDurations: number[];
   biggestMessage: number;
@@ -376,7 +375,7 @@ async function installLatencyProbe(chat: FrameLocator): Promise<void> {
     if (g.__r8 !== undefined) {
       return;
     }
-    const st = { samples: [] as number[], slowKeys: [] as SlowKey[], longTasks: [] as LongTask[], eventDurations: [] as number[], biggestMessage: 0, messages: 0, pending: [] as number[] };
+    const st = { keys: [] as Keystroke[], longTasks: [] as LongTask[], eventDurations: [] as number[], biggestMessage: 0, messages: 0, pending: [] as number[] };
     g.__r8 = st;
     const t = box as unknown as Target;
     t.addEventListener('keydown', (e) => st.pending.push(e.timeStamp), true);
@@ -385,13 +384,7 @@ async function installLatencyProbe(chat: FrameLocator): Promise<void> {
       () => {
         const t0 = st.pending.shift();
         if (t0 !== undefined) {
-          g.requestAnimationFrame(() => {
-            const ms = g.performance.now() - t0;
-            st.samples.push(ms);
-            if (ms >= 100) {
-              st.slowKeys.push({ at: t0, ms });
-            }
-          });
+          g.requestAnimationFrame(() => st.keys.push({ at: t0, ms: g.performance.now() - t0 }));
         }
       },
       true,
@@ -427,10 +420,9 @@ async function readLatency(chat: FrameLocator, reset: boolean): Promise<LatencyS
   return chat.locator('textarea').first().evaluate((_box, r) => {
     const g = globalThis as unknown as { __r8?: LatencyState & { pending: number[] } };
     const st = g.__r8;
-    const out = { samples: [...(st?.samples ?? [])], slowKeys: [...(st?.slowKeys ?? [])], longTasks: [...(st?.longTasks ?? [])], eventDurations: [...(st?.eventDurations ?? [])], biggestMessage: st?.biggestMessage ?? 0, messages: st?.messages ?? 0 };
+    const out = { keys: [...(st?.keys ?? [])], longTasks: [...(st?.longTasks ?? [])], eventDurations: [...(st?.eventDurations ?? [])], biggestMessage: st?.biggestMessage ?? 0, messages: st?.messages ?? 0 };
     if (r && st !== undefined) {
-      st.samples = [];
-      st.slowKeys = [];
+      st.keys = [];
       st.longTasks = [];
       st.eventDurations = [];
       st.pending = [];
@@ -453,7 +445,7 @@ suite('R8 hardening: a 50 MB tool output and a 10 MB diff in code-server + Chrom
   const afterSamples = scaled(25, 10);
   const started = Date.now();
   /** `workbench`: VS Code's own editor loads the text meanwhile (its renderer thread is the chat's too). */
-  const phases: { name: string; workbench: boolean; samples: number[]; slowKeys: SlowKey[]; longTasks: LongTask[]; events: number[]; ms: number; trace: ChatScriptTrace }[] = [];
+  const phases: { name: string; workbench: boolean; samples: number[]; slowKeys: Keystroke[]; longTasks: LongTask[]; events: number[]; ms: number; trace: ChatScriptTrace }[] = [];
   let biggestMessage = 0;
   let outputShown = '';
   let editorCheck = '';
@@ -532,7 +524,7 @@ suite('R8 hardening: a 50 MB tool output and a 10 MB diff in code-server + Chrom
     });
     const st = await readLatency(chat, true);
     biggestMessage = Math.max(biggestMessage, st.biggestMessage);
-    phases.push({ name, workbench, samples: st.samples, slowKeys: st.slowKeys, longTasks: st.longTasks, events: st.eventDurations, ms: Date.now() - t0, trace });
+    phases.push({ name, workbench, samples: st.keys.map((k) => k.ms), slowKeys: st.keys.filter((k) => k.ms >= slowKeyMs), longTasks: st.longTasks, events: st.eventDurations, ms: Date.now() - t0, trace });
     await box.fill('');
     assert.ok(done, `${name}: did not happen within ${maxMs / 1000} s`);
   }
@@ -616,7 +608,6 @@ suite('R8 hardening: a 50 MB tool output and a 10 MB diff in code-server + Chrom
     const all = stats(chatPhases.flatMap((p) => p.samples));
     assert.ok(chatPhases.length >= 4, `the arriving and shown phases ran (${chatPhases.map((p) => p.name).join(', ')})`);
     assert.ok(all.n >= 10, `keystrokes were timed (${all.n})`);
-    assert.equal(chatPhases.flatMap((p) => p.slowKeys).length, chatPhases.flatMap((p) => p.samples.filter((x) => x >= 100)).length, 'every slow keystroke was recorded with its time');
     // code-server serves webviews from the workbench's origin, so they share its renderer thread (a
     // desktop VS Code webview runs in a process of its own): a keystroke the workbench's long task
     // held past the bound is reported, not the chat's. One the chat's own long task overlaps, or

@@ -150,19 +150,22 @@ export interface LongTask {
   start: number;
 }
 
-/** A keystroke that took 100 ms or more: its keydown (the chat document's clock) and latency. */
-export interface SlowKey {
+/** A keystroke in the composer: its keydown (the chat document's clock) and the time to the frame after the input. */
+export interface Keystroke {
   at: number;
   ms: number;
 }
+
+/** R8's bound on a keystroke's latency. */
+export const slowKeyMs = 100;
 
 /**
  * Whose a slow keystroke is, from the long tasks the chat document saw: the chat's when one of its
  * own ('self') overlaps it, or when nothing else explains the delay; the workbench's (code-server
  * serves webviews from its own origin, so they share its renderer thread) when other contexts'
- * long tasks cover all of it beyond the 100 ms bound.
+ * long tasks cover all of it beyond the bound.
  */
-export function blameSlowKey(key: SlowKey, tasks: readonly LongTask[]): { chat: boolean; why: string } {
+export function blameSlowKey(key: Keystroke, tasks: readonly LongTask[]): { chat: boolean; why: string } {
   const end = key.at + key.ms;
   const overlapping = tasks.filter((t) => t.start < end && t.start + t.ms > key.at);
   const own = overlapping.find((t) => t.from === 'self');
@@ -171,5 +174,5 @@ export function blameSlowKey(key: SlowKey, tasks: readonly LongTask[]): { chat: 
   }
   const covered = overlapping.reduce((n, t) => n + Math.min(end, t.start + t.ms) - Math.max(key.at, t.start), 0);
   const others = overlapping.map((t) => `${Math.round(t.ms)} ms ${t.from}`).join(' + ');
-  return covered >= key.ms - 100 ? { chat: false, why: others } : { chat: true, why: others === '' ? 'no long task explains it' : `only ${Math.round(covered)} ms of it under ${others}` };
+  return covered >= key.ms - slowKeyMs ? { chat: false, why: others } : { chat: true, why: others === '' ? 'no long task explains it' : `only ${Math.round(covered)} ms of it under ${others}` };
 }

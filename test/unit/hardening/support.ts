@@ -231,8 +231,8 @@ export function role(p: ProcInfo): string {
 
 export function roleCounts(list: ProcInfo[]): string {
   const counts = new Map<string, number>();
-  for (const p of list) {
-    counts.set(role(p), (counts.get(role(p)) ?? 0) + 1);
+  for (const r of list.map(role)) {
+    counts.set(r, (counts.get(r) ?? 0) + 1);
   }
   return [...counts].map(([r, n]) => `${r} ×${n}`).join(', ');
 }
