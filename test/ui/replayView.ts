@@ -37,6 +37,8 @@ export class PageWebview implements WebviewLike, Disposable {
   readonly posted: unknown[] = [];
   /** Every message delivered to the webview, in order. */
   readonly delivered: HostMessage[] = [];
+  /** Deliveries that failed (the page's `__deliver` threw, or the page went away), with why. */
+  readonly deliveryErrors: string[] = [];
 
   constructor(readonly page: Page) {
     this.poll();
@@ -52,8 +54,12 @@ export class PageWebview implements WebviewLike, Disposable {
       this.delivered.push(copy);
       return true;
     });
-    this.queue = done.catch(() => false);
-    return done.catch(() => false);
+    const settled = done.catch((e: unknown) => {
+      this.deliveryErrors.push(`${copy.type}: ${String(e).slice(0, 200)}`);
+      return false;
+    });
+    this.queue = settled;
+    return settled;
   }
 
   onDidReceiveMessage(listener: (raw: unknown) => void): Disposable {
