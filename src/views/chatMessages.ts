@@ -51,6 +51,15 @@ export class ChatMessages {
             chat.controller.addNotice('warning', vscode.l10n.t('{0} was not attached: {1}', r.label, r.reason));
           }
           return chat.submit(blocks);
+        }).then((result) => {
+          // Not sent (the agent could not start, or another turn took the session first): the
+          // message goes back to the composer rather than vanishing.
+          if (result === undefined) {
+            reply({ type: 'composer/insert', text: message.text });
+            for (const attachment of message.attachments) {
+              reply({ type: 'composer/attach', attachment });
+            }
+          }
         });
         return;
       }

@@ -121,9 +121,13 @@ export class Composer {
     return this.textarea.ownerDocument.activeElement === this.textarea && this.textarea.value.trim() !== '';
   }
 
+  /**
+   * While the agent starts, a message can be sent: the host holds it until the session is ready
+   * (and hands it back to the composer if it never is), so Enter is never silently ignored.
+   */
   get canSend(): boolean {
     const h = this.header;
-    return h !== undefined && !h.readOnly && (h.phase === 'idle' || h.phase === 'new');
+    return h !== undefined && !h.readOnly && (h.phase === 'idle' || h.phase === 'new' || h.phase === 'starting');
   }
 
   updateHeader(header: SessionHeaderView | undefined): void {
@@ -181,7 +185,7 @@ export class Composer {
     }
     switch (header.phase) {
       case 'starting':
-        return t('Starting {0}…', header.agentName);
+        return t('Starting {0}… A message sent now goes once it is ready.', header.agentName);
       case 'running':
         return t('{0} is working… Press Escape or Stop to cancel.', header.agentName);
       case 'cancelling':

@@ -161,6 +161,26 @@ suite('chat session: history, failed turns and restarts with real agent processe
     assert.deepEqual(crash?.actions, ['restartAgent', 'showTraffic']);
   });
 
+  test('a message sent while the agent starts goes once the session is ready; one that cannot go is reported unsent', async () => {
+    const c = chat(track(hostFor(scriptedAgent(), ws)));
+    c.autoStart();
+    const phases: string[] = [];
+    const sub = c.controller.onDidChange(() => phases.push(c.controller.state.phase));
+    assert.notEqual(c.controller.state.phase, 'idle', 'sent before the session exists');
+    const result = await c.submit([{ type: 'text', text: 'sent while starting' }]);
+    sub.dispose();
+    assert.equal(result?.kind === 'ended' ? result.stopReason : result?.kind, 'end_turn');
+    assert.deepEqual(users(c).map((u) => u.blocks), [[{ type: 'text', text: 'sent while starting' }]]);
+    const ready = phases.indexOf('idle');
+    assert.ok(ready >= 0 && ready < phases.indexOf('running'), `the session was ready first (${phases.join(' → ')})`);
+    assert.equal(sentMethods(c.host).filter((m) => m === 'session/new').length, 1, 'one session, not one per start');
+
+    const missing = chat(track(hostFor({ id: 'gone', name: 'Gone', command: 'hermes-not-installed-either', args: ['acp'], env: {} }, ws)));
+    missing.autoStart();
+    assert.equal(await missing.submit([{ type: 'text', text: 'lost?' }]), undefined, 'unsent: the caller hands it back to the composer');
+    assert.equal(users(missing).length, 0);
+  });
+
   test('an agent missing in a remote window names the Remote settings and offers Set Up Agent', async () => {
     const host = track(hostFor({ id: 'hermes', name: 'Hermes', command: 'hermes-not-installed-anywhere', args: ['acp'], env: {} }, ws));
     const c = chat(host);

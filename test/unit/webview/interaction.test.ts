@@ -127,6 +127,23 @@ suite('webview: interaction', () => {
     assert.equal(textarea(h).value, '');
   });
 
+  test('while the agent starts, Enter sends (the host holds it); a message handed back returns to the composer with its chips', () => {
+    h.send(snapshot(1, [], { phase: 'starting' }));
+    assert.match(h.doc.querySelector('.composer-hint')?.textContent ?? '', /Starting Hermes… A message sent now goes once it is ready\./);
+    h.deliver({ type: 'composer/attach', attachment: { path: '/w/b.md', label: 'b.md' } });
+    type(h, 'early question');
+    const send = byRole(h.doc, 'button', 'Send')[0] as HTMLButtonElement | undefined;
+    assert.equal(send?.disabled, false);
+    keydown(textarea(h), 'Enter');
+    assert.deepEqual(h.postedOfType('prompt/submit'), [{ type: 'prompt/submit', text: 'early question', attachments: [{ path: '/w/b.md', label: 'b.md' }] }]);
+    assert.equal(textarea(h).value, '');
+    // The start failed: the host hands the message back (chatMessages.ts).
+    h.deliver({ type: 'composer/insert', text: 'early question' });
+    h.deliver({ type: 'composer/attach', attachment: { path: '/w/b.md', label: 'b.md' } });
+    assert.equal(textarea(h).value, 'early question');
+    assert.equal(h.doc.querySelectorAll('.attachments .chip').length, 1);
+  });
+
   test('Send is unavailable while the agent works, says why, and Stop and Escape cancel', () => {
     h.send(snapshot(1, [], { phase: 'running' }));
     type(h, 'next question');
