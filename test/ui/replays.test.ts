@@ -67,7 +67,7 @@ async function assertEveryEntryShown(view: ReplayView): Promise<void> {
   assert.deepEqual(
     shown.map((s) => s.id),
     entries.map((e) => e.id),
-    `one element per entry, in order (the controller's: ${entries.map((e) => `${e.id} ${e.kind}`).join(', ')}; delivered to the page: ${view.webview.delivered.length} messages, the last ${view.webview.delivered.slice(-4).map((m) => m.type).join(', ')}; failed deliveries: ${view.webview.deliveryErrors.join(' | ') || 'none'})`,
+    `one element per entry, in order (the controller's: ${entries.map((e) => `${e.id} ${e.kind}`).join(', ')}; delivered to the page: ${view.webview.delivered.length} messages, the last ${view.webview.delivered.slice(-4).map((m) => m.type).join(', ')}; failed deliveries: ${view.webview.deliveryErrors.join(' | ') || 'none'}; resyncs the page asked for: ${view.webview.posted.filter((m) => (m as { type?: string }).type === 'session/resync').length}; console errors: ${view.consoleErrors.join(' | ') || 'none'})`,
   );
   entries.forEach((e, i) => {
     const el = shown[i];
