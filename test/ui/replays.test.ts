@@ -51,6 +51,8 @@ function entryText(e: Entry): string[] {
 /** Every entry of the controller's state is one visible element, in order, showing its text. */
 async function assertEveryEntryShown(view: ReplayView): Promise<void> {
   const page = view.page;
+  // What a user looks at is in front (a chat renders in animation frames).
+  await page.bringToFront();
   const items = page.locator('[role="log"] .transcript-list .entry-group > .entry');
   // The controller may add an entry after the last frame was logged (a frame read but not yet
   // dispatched, a notice at the turn's end): the page gets it in the channel's next patch.
