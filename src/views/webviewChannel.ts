@@ -67,7 +67,9 @@ export interface ChannelOptions {
  * - nothing is sent before the webview says `webview/ready` (a full snapshot answers it);
  * - session changes are coalesced and sent as one patch per window, never the whole transcript;
  * - a dropped message (`postMessage` resolved false: the webview was hidden) or a reported seq gap
- *   owes a snapshot, so correctness never depends on a patch arriving.
+ *   owes a snapshot, so correctness never depends on a patch arriving;
+ * - after a dropped message nothing is sent until the webview is live again (`webview/ready`, or
+ *   {@link resync} when it shows): a hidden chat costs nothing, however long its transcript.
  */
 export class WebviewChannel implements Disposable {
   private chat: ChatSession | undefined;
@@ -80,6 +82,10 @@ export class WebviewChannel implements Disposable {
   private projector = new ViewProjector();
   private timer: NodeJS.Timeout | undefined;
   private snapshotOwed = true;
+  /** A post was dropped: the webview is hidden or gone, so nothing is sent until it is live again. */
+  private stalled = false;
+  /** Bumped when the webview is live again: a drop reported for an older post no longer stalls. */
+  private liveEpoch = 0;
   private early: HostMessage[] = [];
   /** Entry indices to re-send even though the entry object did not change. */
   private readonly forced = new Set<number>();
@@ -134,18 +140,29 @@ export class WebviewChannel implements Disposable {
     }
   }
 
-  /** The webview became visible again (it may have missed messages while hidden). */
+  /** The webview became visible again, or asked for it (it may have missed messages while hidden). */
   resync(): void {
+    this.stalled = false;
+    this.liveEpoch++;
     this.snapshotOwed = true;
     this.schedule();
+    this.postEarly();
   }
 
-  /** Any other host → webview message (composer inserts, request results); held until the webview is ready. */
+  /** Any other host → webview message (composer inserts, request results); held until the webview is live. */
   post(message: HostMessage): void {
-    if (this.ready) {
+    if (this.ready && !this.stalled) {
       void this.webview.postMessage(message);
     } else if (this.early.length < 32) {
       this.early.push(message);
+    }
+  }
+
+  private postEarly(): void {
+    if (this.ready && !this.stalled) {
+      for (const m of this.early.splice(0)) {
+        void this.webview.postMessage(m);
+      }
     }
   }
 
@@ -160,7 +177,7 @@ export class WebviewChannel implements Disposable {
       this.timer = undefined;
     }
     const chat = this.chat;
-    if (!this.ready || chat === undefined || this.disposed) {
+    if (!this.ready || this.stalled || chat === undefined || this.disposed) {
       return;
     }
     const state = chat.controller.state;
@@ -197,14 +214,32 @@ export class WebviewChannel implements Disposable {
     this.posted = state;
     this.forced.clear();
     this.lastPostAt = Date.now();
+    const epoch = this.liveEpoch;
     void this.webview.postMessage(message).then(
       (delivered) => {
         if (!delivered) {
-          this.resync();
+          this.dropped(epoch);
         }
       },
-      () => this.resync(),
+      () => this.dropped(epoch),
     );
+  }
+
+  /**
+   * The webview did not take a message (hidden, or gone): it owes a snapshot, sent once it is live
+   * again. Retrying now would serialize the whole transcript every window for a webview that
+   * drops it (in VS Code, also across to the workbench's process).
+   */
+  private dropped(epoch: number): void {
+    if (epoch !== this.liveEpoch) {
+      return; // posted before the webview was live again: the snapshot owed since then covers it
+    }
+    this.stalled = true;
+    this.snapshotOwed = true;
+    if (this.timer !== undefined) {
+      clearTimeout(this.timer);
+      this.timer = undefined;
+    }
   }
 
   /** The wait for text-only `ops`, from the rate their text arrived at since the last post. */
@@ -231,7 +266,7 @@ export class WebviewChannel implements Disposable {
       clearTimeout(this.timer); // the new change may be more than text: look within the usual window
       this.timer = undefined;
     }
-    if (this.timer !== undefined || this.disposed || !this.ready) {
+    if (this.timer !== undefined || this.disposed || !this.ready || this.stalled) {
       return;
     }
     this.arm(this.options.flushMs ?? patchWindowMs);
@@ -261,11 +296,11 @@ export class WebviewChannel implements Disposable {
         }
         this.clientId = message.clientId;
         this.ready = true;
+        this.stalled = false;
+        this.liveEpoch++;
         this.snapshotOwed = true;
         this.flush();
-        for (const m of this.early.splice(0)) {
-          void this.webview.postMessage(m);
-        }
+        this.postEarly();
         return;
       case 'session/resync':
         this.resync();

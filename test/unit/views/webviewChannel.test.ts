@@ -7,11 +7,8 @@ import { SessionHarness, textChunk } from '../../builders/sessionBuilders';
 
 const context: ViewContext = { agentName: 'Agent', demo: false, readOnly: false, acceptsImages: false, pendingPermissions: 0, now: 0, relativePath: (p) => p };
 
-/**
- * Streams text into a real channel for `ms` (a chunk of `chunkChars` every `everyMs`), with real
- * timers; what the webview received.
- */
-async function stream(chunkChars: number, everyMs: number, ms: number): Promise<{ textPatches: number; text: string; sent: string }> {
+/** A chat the channel can bind: a real session state (reduced from ACP updates) and its change event. */
+function fakeChat(): { harness: SessionHarness; chat: ChatSession; change: (update: ReturnType<typeof textChunk>) => void } {
   const harness = new SessionHarness();
   harness.prompt('Go');
   const listeners = new Set<() => void>();
@@ -26,31 +23,58 @@ async function stream(chunkChars: number, everyMs: number, ms: number): Promise<
       return { dispose: () => listeners.delete(listener) };
     },
   } as unknown as ChatSession;
-  const posted: HostMessage[] = [];
-  let receive: (raw: unknown) => void = () => undefined;
-  const webview: WebviewLike = {
-    postMessage: (m) => {
-      posted.push(m);
-      return Promise.resolve(true);
-    },
-    onDidReceiveMessage: (listener) => {
-      receive = listener;
-      return { dispose: () => undefined };
+  return {
+    harness,
+    chat,
+    change: (update) => {
+      harness.update(update);
+      for (const listener of listeners) {
+        listener();
+      }
     },
   };
+}
+
+/** A webview that records what it is sent and answers each post with `answer` (VS Code: false while hidden). */
+function fakeWebview(answer: (m: HostMessage) => Promise<boolean>): { webview: WebviewLike; posted: HostMessage[]; receive: (raw: unknown) => void } {
+  const posted: HostMessage[] = [];
+  let listener: (raw: unknown) => void = () => undefined;
+  return {
+    posted,
+    receive: (raw) => listener(raw),
+    webview: {
+      postMessage: (m) => {
+        posted.push(m);
+        return answer(m);
+      },
+      onDidReceiveMessage: (l) => {
+        listener = l;
+        return { dispose: () => undefined };
+      },
+    },
+  };
+}
+
+const ready = { type: 'webview/ready', protocolVersion: PROTOCOL_VERSION, clientId: 'c' };
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * Streams text into a real channel for `ms` (a chunk of `chunkChars` every `everyMs`), with real
+ * timers; what the webview received.
+ */
+async function stream(chunkChars: number, everyMs: number, ms: number): Promise<{ textPatches: number; text: string; sent: string }> {
+  const { chat, change } = fakeChat();
+  const { webview, posted, receive } = fakeWebview(() => Promise.resolve(true));
   const channel = new WebviewChannel(webview, { context: () => context, onMessage: () => undefined });
   channel.bind(chat);
-  receive({ type: 'webview/ready', protocolVersion: PROTOCOL_VERSION, clientId: 'c' });
+  receive(ready);
   let sent = '';
   const started = Date.now();
   await new Promise<void>((resolve) => {
     const timer = setInterval(() => {
       const chunk = `${'x'.repeat(chunkChars - 1)} `;
       sent += chunk;
-      harness.update(textChunk(chunk));
-      for (const listener of listeners) {
-        listener();
-      }
+      change(textChunk(chunk));
       if (Date.now() - started >= ms) {
         clearInterval(timer);
         resolve();
@@ -100,5 +124,88 @@ suite('webview channel: text-only patches', () => {
     const r = await stream(4, 10, 1_000);
     assert.equal(r.text, r.sent);
     assert.ok(r.textPatches >= 7, `${r.textPatches} text-only patches in a second`);
+  });
+});
+
+suite('webview channel: a hidden webview', () => {
+  const types = (posted: readonly HostMessage[]): string[] => posted.map((m) => m.type);
+
+  test('after a dropped post nothing is sent while hidden; shown again, one snapshot carries everything', async () => {
+    let visible = true;
+    const { chat, change, harness } = fakeChat();
+    const { webview, posted, receive } = fakeWebview(() => Promise.resolve(visible));
+    const channel = new WebviewChannel(webview, { context: () => context, onMessage: () => undefined, textIntervalMs: 0 });
+    channel.bind(chat);
+    receive(ready);
+    assert.deepEqual(types(posted), ['session/snapshot']);
+    visible = false;
+    // 30 changes over ~300 ms while hidden: the first patch is dropped, then nothing is tried.
+    for (let i = 0; i < 30; i++) {
+      change(textChunk(`chunk ${i} `));
+      await sleep(10);
+    }
+    await sleep(50);
+    assert.deepEqual(types(posted), ['session/snapshot', 'session/patch'], 'one dropped patch, not a snapshot per window');
+    channel.post({ type: 'composer/insert', text: 'held' });
+    assert.equal(posted.length, 2, 'other messages wait too');
+
+    visible = true;
+    channel.resync(); // onDidChangeVisibility
+    await sleep(40);
+    assert.deepEqual(types(posted), ['session/snapshot', 'session/patch', 'composer/insert', 'session/snapshot']);
+    const last = posted.at(-1);
+    assert.ok(last?.type === 'session/snapshot');
+    const assistant = last.view.entries.find((e) => e.kind === 'assistant');
+    const shown = assistant?.kind === 'assistant' ? assistant.parts.map((p) => ('text' in p ? p.text : '')).join('') : '';
+    assert.equal(shown, Array.from({ length: 30 }, (_, i) => `chunk ${i} `).join(''), 'the snapshot has every chunk');
+    assert.equal(last.view.entries.length, harness.state.entries.length);
+    change(textChunk('after'));
+    await sleep(40);
+    assert.deepEqual(types(posted).slice(4), ['session/patch'], 'patches again once live');
+    channel.dispose();
+  });
+
+  test('a drop reported after the webview was live again does not stall it', async () => {
+    const pending: ((ok: boolean) => void)[] = [];
+    const { chat, change } = fakeChat();
+    const { webview, posted, receive } = fakeWebview(() => new Promise<boolean>((resolve) => pending.push(resolve)));
+    const channel = new WebviewChannel(webview, { context: () => context, onMessage: () => undefined, textIntervalMs: 0 });
+    channel.bind(chat);
+    receive(ready);
+    change(textChunk('a'));
+    await sleep(40);
+    assert.deepEqual(types(posted), ['session/snapshot', 'session/patch']);
+    // The webview reloads (its script says ready again) before the patch's answer comes back.
+    receive(ready);
+    assert.deepEqual(types(posted), ['session/snapshot', 'session/patch', 'session/snapshot']);
+    for (const resolve of pending.splice(0, 2)) {
+      resolve(false);
+    }
+    await sleep(0);
+    change(textChunk('b'));
+    await sleep(40);
+    assert.deepEqual(types(posted), ['session/snapshot', 'session/patch', 'session/snapshot', 'session/patch'], 'still sending');
+    for (const resolve of pending.splice(0)) {
+      resolve(true);
+    }
+    channel.dispose();
+  });
+
+  test("the webview's own resync request (a seq gap) also ends a stall", async () => {
+    let visible = false;
+    const { chat, change } = fakeChat();
+    const { webview, posted, receive } = fakeWebview(() => Promise.resolve(visible));
+    const channel = new WebviewChannel(webview, { context: () => context, onMessage: () => undefined, textIntervalMs: 0 });
+    channel.bind(chat);
+    receive(ready);
+    await sleep(0);
+    change(textChunk('x'));
+    await sleep(40);
+    assert.deepEqual(types(posted), ['session/snapshot']);
+    visible = true;
+    receive({ type: 'session/resync', lastSeq: 0 });
+    await sleep(40);
+    assert.deepEqual(types(posted), ['session/snapshot', 'session/snapshot']);
+    channel.dispose();
   });
 });
