@@ -39,6 +39,11 @@ export const textPatchIntervalMs = 100;
  */
 export const textPatchMsPerChar = 0.0625;
 export const maxTextPatchIntervalMs = 250;
+/**
+ * Host messages other than the session's held while the webview is not live (a prompt handed back
+ * to the composer with its chips, request results); more are dropped, oldest kept.
+ */
+const maxHeldMessages = 64;
 
 /**
  * How long text-only patches wait after the previous post, for text arriving at
@@ -86,6 +91,7 @@ export class WebviewChannel implements Disposable {
   private stalled = false;
   /** Bumped when the webview is live again: a drop reported for an older post no longer stalls. */
   private liveEpoch = 0;
+  /** Other host messages waiting for the webview to be live (bounded: see {@link hold}). */
   private early: HostMessage[] = [];
   /** Entry indices to re-send even though the entry object did not change. */
   private readonly forced = new Set<number>();
@@ -152,8 +158,32 @@ export class WebviewChannel implements Disposable {
   /** Any other host → webview message (composer inserts, request results); held until the webview is live. */
   post(message: HostMessage): void {
     if (this.ready && !this.stalled) {
-      void this.webview.postMessage(message);
-    } else if (this.early.length < 32) {
+      this.deliver(message);
+    } else {
+      this.hold(message);
+    }
+  }
+
+  /** Posts a message; one the webview drops waits for it to be live again, like the session. */
+  private deliver(message: HostMessage): void {
+    const epoch = this.liveEpoch;
+    const retry = (): void => {
+      this.hold(message);
+      if (epoch === this.liveEpoch) {
+        this.dropped(epoch);
+      } else {
+        this.postEarly(); // dropped before the webview came back: it is live now
+      }
+    };
+    void this.webview.postMessage(message).then((delivered) => {
+      if (!delivered) {
+        retry();
+      }
+    }, retry);
+  }
+
+  private hold(message: HostMessage): void {
+    if (this.early.length < maxHeldMessages) {
       this.early.push(message);
     }
   }
@@ -161,7 +191,7 @@ export class WebviewChannel implements Disposable {
   private postEarly(): void {
     if (this.ready && !this.stalled) {
       for (const m of this.early.splice(0)) {
-        void this.webview.postMessage(m);
+        this.deliver(m);
       }
     }
   }
@@ -221,7 +251,10 @@ export class WebviewChannel implements Disposable {
           this.dropped(epoch);
         }
       },
-      () => this.dropped(epoch),
+      (e: unknown) => {
+        this.options.log?.(`a post to the chat webview failed (${e instanceof Error ? e.message : String(e)}); it gets a snapshot once shown again`);
+        this.dropped(epoch);
+      },
     );
   }
 

@@ -8,6 +8,7 @@ import * as path from 'node:path';
 import { AgentHost, type AgentDefinition } from '../../../src/acp/agentHost';
 import type { Entry, NoticeEntry } from '../../../src/session/sessionState';
 import { ChatSession } from '../../../src/app/chatSession';
+import type { TurnResult } from '../../../src/session/sessionController';
 import { scopeFor } from '../../../src/app/settingsScope';
 import { formatMessage } from '../../../src/util/l10n';
 import { tempWorkspace } from '../../support/agentStack';
@@ -161,19 +162,27 @@ suite('chat session: history, failed turns and restarts with real agent processe
     assert.deepEqual(crash?.actions, ['restartAgent', 'showTraffic']);
   });
 
-  test('a message sent while the agent starts goes once the session is ready; one that cannot go is reported unsent', async () => {
+  test('a message sent while the agent starts goes once the session is ready; a second one, or one that cannot go, is reported unsent', async () => {
     const c = chat(track(hostFor(scriptedAgent(), ws)));
-    c.autoStart();
     const phases: string[] = [];
-    const sub = c.controller.onDidChange(() => phases.push(c.controller.state.phase));
-    assert.notEqual(c.controller.state.phase, 'idle', 'sent before the session exists');
-    const result = await c.submit([{ type: 'text', text: 'sent while starting' }]);
+    // Both prompts are sent the moment the chat says it is starting (what the composer now allows).
+    let sent: Promise<[TurnResult | undefined, TurnResult | undefined]> | undefined;
+    const sub = c.controller.onDidChange(() => {
+      phases.push(c.controller.state.phase);
+      if (c.controller.state.phase === 'starting' && sent === undefined) {
+        sent = Promise.all([c.submit([{ type: 'text', text: 'sent while starting' }]), c.submit([{ type: 'text', text: 'a second one' }])]);
+      }
+    });
+    c.autoStart();
+    const [first, second] = await until('the chat to say it is starting', () => sent);
     sub.dispose();
-    assert.equal(result?.kind === 'ended' ? result.stopReason : result?.kind, 'end_turn');
+    assert.equal(first?.kind === 'ended' ? first.stopReason : first?.kind, 'end_turn');
+    assert.equal(second, undefined, 'the second found the session busy: handed back, not sent');
     assert.deepEqual(users(c).map((u) => u.blocks), [[{ type: 'text', text: 'sent while starting' }]]);
     const ready = phases.indexOf('idle');
-    assert.ok(ready >= 0 && ready < phases.indexOf('running'), `the session was ready first (${phases.join(' → ')})`);
+    assert.ok(phases.indexOf('starting') < ready && ready < phases.indexOf('running'), `sent in "starting", run once ready (${phases.join(' → ')})`);
     assert.equal(sentMethods(c.host).filter((m) => m === 'session/new').length, 1, 'one session, not one per start');
+    assert.equal(sentMethods(c.host).filter((m) => m === 'session/prompt').length, 1, 'one prompt on the wire');
 
     const missing = chat(track(hostFor({ id: 'gone', name: 'Gone', command: 'hermes-not-installed-either', args: ['acp'], env: {} }, ws)));
     missing.autoStart();

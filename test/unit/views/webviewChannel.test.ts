@@ -191,6 +191,31 @@ suite('webview channel: a hidden webview', () => {
     channel.dispose();
   });
 
+  test('a message the hidden webview drops (a prompt handed back to the composer) is sent again once it shows', async () => {
+    let visible = true;
+    const { chat } = fakeChat();
+    const { webview, posted, receive } = fakeWebview(() => Promise.resolve(visible));
+    const channel = new WebviewChannel(webview, { context: () => context, onMessage: () => undefined, textIntervalMs: 0 });
+    channel.bind(chat);
+    receive(ready);
+    visible = false;
+    // Nothing else was posted while hidden, so the channel does not know yet: this post finds out.
+    channel.post({ type: 'composer/insert', text: 'my question' });
+    channel.post({ type: 'composer/attach', attachment: { path: '/w/b.md', label: 'b.md' } });
+    await sleep(20);
+    assert.deepEqual(types(posted), ['session/snapshot', 'composer/insert', 'composer/attach']);
+    visible = true;
+    channel.resync();
+    await sleep(40);
+    assert.deepEqual(types(posted).slice(3).sort(), ['composer/attach', 'composer/insert', 'session/snapshot']);
+    assert.deepEqual(
+      posted.filter((m) => m.type === 'composer/insert').map((m) => (m.type === 'composer/insert' ? m.text : '')),
+      ['my question', 'my question'],
+      'dropped once, delivered once',
+    );
+    channel.dispose();
+  });
+
   test("the webview's own resync request (a seq gap) also ends a stall", async () => {
     let visible = false;
     const { chat, change } = fakeChat();
