@@ -71,10 +71,10 @@ export interface ChannelOptions {
  * Typed, incremental host→webview sync for one webview:
  * - nothing is sent before the webview says `webview/ready` (a full snapshot answers it);
  * - session changes are coalesced and sent as one patch per window, never the whole transcript;
- * - a dropped message (`postMessage` resolved false: the webview was hidden) or a reported seq gap
- *   owes a snapshot, so correctness never depends on a patch arriving;
- * - after a dropped message nothing is sent until the webview is live again (`webview/ready`, or
- *   {@link resync} when it shows): a hidden chat costs nothing, however long its transcript.
+ * - a reported seq gap owes a snapshot, so correctness never depends on a patch arriving;
+ * - a dropped message (`postMessage` resolved false: the webview is hidden) owes one too, sent once
+ *   the webview is live again (`webview/ready`, or {@link resync} when it shows); until then nothing
+ *   is sent, so a hidden chat costs nothing however long its transcript, and other messages wait.
  */
 export class WebviewChannel implements Disposable {
   private chat: ChatSession | undefined;
@@ -158,28 +158,41 @@ export class WebviewChannel implements Disposable {
   /** Any other host → webview message (composer inserts, request results); held until the webview is live. */
   post(message: HostMessage): void {
     if (this.ready && !this.stalled) {
-      this.deliver(message);
+      this.postWatched(message, true);
     } else {
       this.hold(message);
     }
   }
 
-  /** Posts a message; one the webview drops waits for it to be live again, like the session. */
-  private deliver(message: HostMessage): void {
+  /**
+   * Posts `message` and watches for a drop. A drop stalls the channel (a snapshot owed); a message
+   * that is not session state is `kept` to go again once the webview is live. A drop answered for a
+   * post made before the webview was last live again does not stall it: the snapshot owed since
+   * covers the session, and a kept message goes again now.
+   */
+  private postWatched(message: HostMessage, keep: boolean): void {
     const epoch = this.liveEpoch;
-    const retry = (): void => {
-      this.hold(message);
+    const lost = (): void => {
+      if (keep) {
+        this.hold(message);
+      }
       if (epoch === this.liveEpoch) {
-        this.dropped(epoch);
-      } else {
-        this.postEarly(); // dropped before the webview came back: it is live now
+        this.stall();
+      } else if (keep) {
+        this.postEarly();
       }
     };
-    void this.webview.postMessage(message).then((delivered) => {
-      if (!delivered) {
-        retry();
-      }
-    }, retry);
+    void this.webview.postMessage(message).then(
+      (delivered) => {
+        if (!delivered) {
+          lost();
+        }
+      },
+      (e: unknown) => {
+        this.options.log?.(`a post to the chat webview failed (${e instanceof Error ? e.message : String(e)}); it is sent again once the chat shows`);
+        lost();
+      },
+    );
   }
 
   private hold(message: HostMessage): void {
@@ -191,7 +204,7 @@ export class WebviewChannel implements Disposable {
   private postEarly(): void {
     if (this.ready && !this.stalled) {
       for (const m of this.early.splice(0)) {
-        this.deliver(m);
+        this.postWatched(m, true);
       }
     }
   }
@@ -244,18 +257,7 @@ export class WebviewChannel implements Disposable {
     this.posted = state;
     this.forced.clear();
     this.lastPostAt = Date.now();
-    const epoch = this.liveEpoch;
-    void this.webview.postMessage(message).then(
-      (delivered) => {
-        if (!delivered) {
-          this.dropped(epoch);
-        }
-      },
-      (e: unknown) => {
-        this.options.log?.(`a post to the chat webview failed (${e instanceof Error ? e.message : String(e)}); it gets a snapshot once shown again`);
-        this.dropped(epoch);
-      },
-    );
+    this.postWatched(message, false);
   }
 
   /**
@@ -263,10 +265,7 @@ export class WebviewChannel implements Disposable {
    * again. Retrying now would serialize the whole transcript every window for a webview that
    * drops it (in VS Code, also across to the workbench's process).
    */
-  private dropped(epoch: number): void {
-    if (epoch !== this.liveEpoch) {
-      return; // posted before the webview was live again: the snapshot owed since then covers it
-    }
+  private stall(): void {
     this.stalled = true;
     this.snapshotOwed = true;
     if (this.timer !== undefined) {
