@@ -8,6 +8,7 @@ export const frameTraceCategories = ['toplevel', 'cc', 'devtools.timeline'];
 
 export interface TraceEvent {
   readonly name: string;
+  readonly cat?: string;
   readonly ph: string;
   readonly pid: number;
   readonly tid: number;
@@ -17,7 +18,16 @@ export interface TraceEvent {
   readonly tdur?: number;
   readonly args?: {
     readonly name?: string;
-    readonly data?: { readonly url?: string; readonly functionName?: string; readonly frame?: string; readonly frames?: readonly { readonly frame?: string; readonly url?: string }[] };
+    readonly data?: {
+      readonly url?: string;
+      readonly functionName?: string;
+      readonly frame?: string;
+      readonly frames?: readonly { readonly frame?: string; readonly url?: string }[];
+      /** A user-timing mark's time in its document's clock (ms). */
+      readonly startTime?: number;
+    };
+    /** Style and layout name their frame here. */
+    readonly beginData?: { readonly frame?: string };
   };
 }
 

@@ -12,8 +12,8 @@
  *
  * R8: a 50 MB tool output and a 10 MB diff. While they arrive and after they are shown, keystrokes
  * in the composer are timed inside the chat's document (keydown timestamp → the frame after the
- * textarea changed) and long tasks are recorded with their attribution (a keystroke over 100 ms
- * fails unless the workbench's own long task held the shared thread: `blameSlowKey`); the output
+ * textarea changed) under a renderer trace (a keystroke over 100 ms fails when the chat's own work
+ * in its window reaches 50 ms, half the bound: `blameSlowKey`); the output
  * is shown shortened with "Open full output", which opens the whole text in an editor; the diff
  * opens in a diff editor.
  */
@@ -25,7 +25,7 @@ import { agentRig, type AgentRig } from './hardeningAgents';
 import { patientChat, sendAndWaitForTurn, sendPrompt, turnFooters } from './hardeningProbe';
 import { scaled, summaryLine } from './hostileCorpus';
 import { openVsCode, type UiSession } from './support';
-import { blameSlowKey, slowKeyMs, traceChatScript, type ChatScriptTrace, type Keystroke, type LongTask } from './rendererTrace';
+import { blameSlowKey, chatShareMs, markChatClock, slowKeyMs, traceChatScript, type ChatScriptTrace, type Keystroke, type LongTask } from './rendererTrace';
 import { conversation, paletteCommand, shotName, waitUntil } from './uiHelpers';
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
@@ -445,7 +445,17 @@ suite('R8 hardening: a 50 MB tool output and a 10 MB diff in code-server + Chrom
   const afterSamples = scaled(25, 10);
   const started = Date.now();
   /** `workbench`: VS Code's own editor loads the text meanwhile (its renderer thread is the chat's too). */
-  const phases: { name: string; workbench: boolean; samples: number[]; slowKeys: Keystroke[]; longTasks: LongTask[]; events: number[]; ms: number; trace: ChatScriptTrace }[] = [];
+  interface Phase {
+    name: string;
+    workbench: boolean;
+    samples: number[];
+    slowKeys: Keystroke[];
+    longTasks: LongTask[];
+    events: number[];
+    ms: number;
+    trace: ChatScriptTrace;
+  }
+  const phases: Phase[] = [];
   let biggestMessage = 0;
   let outputShown = '';
   let editorCheck = '';
@@ -479,8 +489,9 @@ suite('R8 hardening: a 50 MB tool output and a 10 MB diff in code-server + Chrom
     const w = stats(phases.filter((p) => p.workbench).flatMap((p) => p.samples));
     const longest = (from: (t: LongTask) => boolean): number => Math.round(Math.max(0, ...phases.flatMap((p) => p.longTasks.filter(from).map((t) => t.ms))));
     // The same attribution on the workbench's phases, where slow keystrokes are the rule: how many it
-    // puts on the workbench shows the long-task clock lines up with the keystrokes'.
-    const workbenchSlow = phases.filter((p) => p.workbench).flatMap((p) => p.slowKeys.map((k) => blameSlowKey(k, p.longTasks)));
+    // clears shows the trace's clock lines up with the keystrokes'.
+    const workbenchSlow = phases.filter((p) => p.workbench).flatMap((p) => p.slowKeys.map((k) => ({ ms: k.ms, ...blameSlowKey(k, p.trace) })));
+    const workbenchWorst = workbenchSlow.reduce<(typeof workbenchSlow)[number] | undefined>((a, v) => (a === undefined || v.ms > a.ms ? v : a), undefined);
     const ownTasks = phases.flatMap((p) => p.trace.tasks);
     const ownLongest = ownTasks.reduce((a, t) => (t.ms > a.ms ? t : a), { ms: 0, wallMs: 0, gcMs: 0 });
     const ownLongestWall = Math.max(0, ...ownTasks.map((t) => t.wallMs));
@@ -491,8 +502,8 @@ suite('R8 hardening: a 50 MB tool output and a 10 MB diff in code-server + Chrom
     };
     summaryLine(
       `R8: ${outputKb / 1024} MB tool output + ${diffKb / 1024} MB diff; keystrokes timed in the browser (keydown → next frame after the input): ` +
-        `while the payloads arrive and are shown ${s.n} keys, max ${Math.round(s.worst)} ms, p95 ${Math.round(s.p95)} ms, median ${Math.round(s.median)} ms (bound < 100 ms; held by the workbench's own long task: ${heldByWorkbench.length === 0 ? 'none' : heldByWorkbench.join(', ')}) [${chatPhases.map(phaseLine).join('; ')}]; ` +
-        `while VS Code's editor loads the full text (not bounded: the workbench's thread) ${w.n} keys, max ${Math.round(w.worst)} ms, p95 ${Math.round(w.p95)} ms, ${workbenchSlow.filter((v) => !v.chat).length} of ${workbenchSlow.length} over 100 ms held by the workbench's long tasks [${phases.filter((p) => p.workbench).map(phaseLine).join('; ')}]; ` +
+        `while the payloads arrive and are shown ${s.n} keys, max ${Math.round(s.worst)} ms, p95 ${Math.round(s.p95)} ms, median ${Math.round(s.median)} ms (bound < 100 ms; over it with the chat's own work under ${chatShareMs} ms: ${heldByWorkbench.length === 0 ? 'none' : heldByWorkbench.join(', ')}) [${chatPhases.map(phaseLine).join('; ')}]; ` +
+        `while VS Code's editor loads the full text (not bounded: the workbench's thread) ${w.n} keys, max ${Math.round(w.worst)} ms, p95 ${Math.round(w.p95)} ms, ${workbenchSlow.filter((v) => !v.chat).length} of ${workbenchSlow.length} over 100 ms with the chat's own work under ${chatShareMs} ms${workbenchWorst === undefined ? '' : ` (the slowest, ${Math.round(workbenchWorst.ms)} ms: ${workbenchWorst.why})`} [${phases.filter((p) => p.workbench).map(phaseLine).join('; ')}]; ` +
         `the chat's own script (renderer trace): ${ownTasks.length} tasks in ${Math.max(0, ...phases.map((p) => p.trace.chatFrames))} frame(s), longest ${ownLongest.ms.toFixed(1)} ms of CPU (${ownLongest.wallMs.toFixed(0)} ms wall, GC inside it ${ownLongest.gcMs.toFixed(0)} ms), ${ownTasks.filter((t) => t.ms >= 50).length} of 50 ms CPU or more; longest by the wall clock ${ownLongestWall.toFixed(0)} ms (preemption on a busy machine included); ` +
         `the shared thread's longest task ${Math.round(Math.max(0, ...phases.map((p) => p.trace.longestTaskMs)))} ms (long-task API: "self" ${longest((t) => t.from === 'self')} ms, other contexts ${longest((t) => t.from !== 'self')} ms); largest message to the webview ${(biggestMessage / 1024).toFixed(0)} KB; ${outputShown}; ${editorCheck}; ${diffCheck}; ${((Date.now() - started) / 1000).toFixed(0)} s`,
     );
@@ -501,9 +512,10 @@ suite('R8 hardening: a 50 MB tool output and a 10 MB diff in code-server + Chrom
 
   /**
    * `begin()`, then types one character every `intervalMs` into the composer until `until()` holds,
-   * then `extra` more; all of it under a renderer trace that measures the chat's own script.
+   * then `extra` more; all of it under a renderer trace that measures the chat's own work. The
+   * phase joins the suite's figures unless it is a `probe` of the measure itself.
    */
-  async function typeWhile(name: string, begin: () => Promise<unknown>, until: () => Promise<boolean>, extra: number, maxMs: number, workbench = false): Promise<void> {
+  async function typeWhile(name: string, begin: () => Promise<unknown>, until: () => Promise<boolean>, extra: number, maxMs: number, kind: 'chat' | 'workbench' | 'probe' = 'chat'): Promise<Phase> {
     const box = chat.getByRole('textbox', { name: 'Message', exact: true });
     const t0 = Date.now();
     let done = false;
@@ -511,6 +523,7 @@ suite('R8 hardening: a 50 MB tool output and a 10 MB diff in code-server + Chrom
       await begin();
       await box.click();
       await readLatency(chat, true);
+      await markChatClock(chat);
       let after = 0;
       while (after < extra && Date.now() - t0 < maxMs) {
         await ui().page.keyboard.press('x');
@@ -523,10 +536,14 @@ suite('R8 hardening: a 50 MB tool output and a 10 MB diff in code-server + Chrom
       }
     });
     const st = await readLatency(chat, true);
-    biggestMessage = Math.max(biggestMessage, st.biggestMessage);
-    phases.push({ name, workbench, samples: st.keys.map((k) => k.ms), slowKeys: st.keys.filter((k) => k.ms >= slowKeyMs), longTasks: st.longTasks, events: st.eventDurations, ms: Date.now() - t0, trace });
+    const phase: Phase = { name, workbench: kind === 'workbench', samples: st.keys.map((k) => k.ms), slowKeys: st.keys.filter((k) => k.ms >= slowKeyMs), longTasks: st.longTasks, events: st.eventDurations, ms: Date.now() - t0, trace };
+    if (kind !== 'probe') {
+      biggestMessage = Math.max(biggestMessage, st.biggestMessage);
+      phases.push(phase);
+    }
     await box.fill('');
     assert.ok(done, `${name}: did not happen within ${maxMs / 1000} s`);
+    return phase;
   }
 
   test(`a ${outputKb / 1024} MB tool output is shown shortened; the composer keeps answering; "Open full output" opens all of it`, async () => {
@@ -552,7 +569,7 @@ suite('R8 hardening: a 50 MB tool output and a 10 MB diff in code-server + Chrom
     const tabs = page.locator('.tabs-container .tab');
     const tabsBefore = await tabs.count();
     const openFull = card.getByRole('button', { name: 'Open full output' });
-    await typeWhile('opening the full output in an editor', () => openFull.click(), async () => (await tabs.count()) > tabsBefore, afterSamples, 180_000, true);
+    await typeWhile('opening the full output in an editor', () => openFull.click(), async () => (await tabs.count()) > tabsBefore, afterSamples, 180_000, 'workbench');
     const editor = page.locator('.editor-instance .monaco-editor').first();
     await editor.waitFor({ timeout: 60_000 });
     await editor.click({ position: { x: 200, y: 40 } });
@@ -593,7 +610,7 @@ suite('R8 hardening: a 50 MB tool output and a 10 MB diff in code-server + Chrom
     await ui().shot('r8-big-diff-card');
     const tabs = page.locator('.tabs-container .tab');
     const tabsBefore = await tabs.count();
-    await typeWhile('opening the 10 MB diff editor', () => summary.click(), async () => (await tabs.count()) > tabsBefore, afterSamples, 180_000, true);
+    await typeWhile('opening the 10 MB diff editor', () => summary.click(), async () => (await tabs.count()) > tabsBefore, afterSamples, 180_000, 'workbench');
     const diffEditor = page.locator('.monaco-diff-editor').first();
     await diffEditor.waitFor({ timeout: 60_000 });
     await diffEditor.locator('.view-lines').first().getByText(/row\s000001/).first().waitFor({ timeout: 60_000 });
@@ -603,16 +620,21 @@ suite('R8 hardening: a 50 MB tool output and a 10 MB diff in code-server + Chrom
     assert.ok(biggestMessage < 1024 * 1024, `no message to the webview carries the big payloads (largest ${biggestMessage} characters)`);
   });
 
-  test('every keystroke timed in the browser while the payloads arrive and are shown showed within 100 ms, unless the workbench held the shared thread', () => {
+  test('every keystroke timed in the browser while the payloads arrive and are shown showed within 100 ms, or the chat\'s own work in it stayed under 50 ms (the shared thread was held)', () => {
     const chatPhases = phases.filter((p) => !p.workbench);
     const all = stats(chatPhases.flatMap((p) => p.samples));
     assert.ok(chatPhases.length >= 4, `the arriving and shown phases ran (${chatPhases.map((p) => p.name).join(', ')})`);
     assert.ok(all.n >= 10, `keystrokes were timed (${all.n})`);
     // code-server serves webviews from the workbench's origin, so they share its renderer thread (a
-    // desktop VS Code webview runs in a process of its own): a keystroke the workbench's long task
-    // held past the bound is reported, not the chat's. One the chat's own long task overlaps, or
-    // that nothing explains, fails.
-    const verdicts = chatPhases.flatMap((p) => p.slowKeys.map((k) => ({ phase: p.name, ms: Math.round(k.ms), ...blameSlowKey(k, p.longTasks) })));
+    // desktop VS Code webview runs in a process of its own), and on a busy machine other processes
+    // preempt that thread. A keystroke over the bound is the chat's when the renderer trace shows
+    // the chat's own work (script, style, layout) in its window reaching half the bound; below
+    // that it is reported with what the thread did meanwhile. Each trace must carry the mark that
+    // lines its clock up with the keystrokes'.
+    for (const p of chatPhases) {
+      assert.ok(p.trace.clockMs !== undefined, `${p.name}: the trace carries the chat's clock mark`);
+    }
+    const verdicts = chatPhases.flatMap((p) => p.slowKeys.map((k) => ({ phase: p.name, ms: Math.round(k.ms), ...blameSlowKey(k, p.trace) })));
     heldByWorkbench = verdicts.filter((v) => !v.chat).map((v) => `${v.phase}: ${v.ms} ms (${v.why})`);
     const chats = verdicts.filter((v) => v.chat).map((v) => `${v.phase}: ${v.ms} ms (${v.why})`);
     assert.deepEqual(chats, [], `worst ${all.worst.toFixed(0)} ms, p95 ${all.p95.toFixed(0)} ms over ${all.n} keystrokes; the chat's keystrokes of 100 ms or more`);
@@ -626,6 +648,40 @@ suite('R8 hardening: a 50 MB tool output and a 10 MB diff in code-server + Chrom
     }
     const own = phases.flatMap((p) => p.trace.tasks.filter((t) => t.ms >= 100).map((t) => `${p.name}: ${Math.round(t.ms)} ms`));
     assert.deepEqual(own, [], "no task of the chat's own script took 100 ms of CPU or more");
+  });
+
+  test('the same measure blames a chat made slow on purpose: a 120 ms input handler in its document fails every keystroke', async () => {
+    // The test above clears a slow keystroke when the chat did little in it. This shows the trace
+    // sees the chat's work when there is some, on the real page: the handler runs in the chat's
+    // document like the chat's own script, and each keystroke it delays is put on the chat.
+    const box = chat.getByRole('textbox', { name: 'Message', exact: true });
+    const slowHandler = (on: boolean): Promise<void> =>
+      box.evaluate((box, add) => {
+        const b = box as unknown as { addEventListener(type: string, cb: () => void): void; removeEventListener(type: string, cb: () => void): void };
+        const g = globalThis as unknown as { __r8slow?: () => void; performance: { now(): number } };
+        g.__r8slow ??= (): void => {
+          const until = g.performance.now() + 120;
+          while (g.performance.now() < until) {
+            // busy: the chat's thread is held
+          }
+        };
+        if (add) {
+          b.addEventListener('input', g.__r8slow);
+        } else {
+          b.removeEventListener('input', g.__r8slow);
+        }
+      }, on);
+    await slowHandler(true);
+    let phase: Phase;
+    try {
+      phase = await typeWhile('a chat made slow on purpose', () => Promise.resolve(), () => Promise.resolve(true), 5, 60_000, 'probe');
+    } finally {
+      await slowHandler(false);
+    }
+    const verdicts = phase.slowKeys.map((k) => ({ ms: Math.round(k.ms), ...blameSlowKey(k, phase.trace) }));
+    summaryLine(`R8 probe: a 120 ms input handler in the chat's document: ${phase.samples.length} keys, ${verdicts.length} over 100 ms, ${verdicts.filter((v) => v.chat).length} put on the chat (${verdicts.slice(0, 2).map((v) => `${v.ms} ms: ${v.why}`).join('; ')})`);
+    assert.ok(phase.samples.length >= 3 && verdicts.length === phase.samples.length, `every keystroke was slow (${verdicts.length} of ${phase.samples.length})`);
+    assert.deepEqual(verdicts.filter((v) => !v.chat), [], 'every slow keystroke is put on the chat');
   });
 });
 

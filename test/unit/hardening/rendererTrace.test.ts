@@ -2,7 +2,7 @@
 // cases pin down what that measure counts, on traces shaped like the ones code-server produces.
 import * as assert from 'node:assert/strict';
 import type { TraceEvent } from '../../../bench/traceFrames';
-import { blameSlowKey, chatScriptOf } from '../../ui/rendererTrace';
+import { blameSlowKey, chatClockMark, chatScriptOf } from '../../ui/rendererTrace';
 
 const pid = 7;
 const tid = 1;
@@ -73,27 +73,58 @@ suite('R8 renderer trace: the chat’s own script', () => {
   });
 });
 
-suite('R8 slow keystrokes: whose they are (the long-task API)', () => {
+suite('R8 slow keystrokes: whose they are (the trace under them)', () => {
+  // The chat document's clock runs 5,000 ms behind the trace's: the mark, set at document time 400,
+  // is at trace time 5,400. A keystroke at document time 1,000 is at 6,000 in the trace.
+  const mark: TraceEvent = { name: chatClockMark, cat: 'blink.user_timing', ph: 'I', pid, tid, ts: 5_400_000, args: { data: { startTime: 400 } } };
   const key = { at: 1_000, ms: 171 };
+  const trace = (...events: TraceEvent[]): ReturnType<typeof chatScriptOf> => chatScriptOf([threadName, mark, ...events]);
 
-  test('the chat\'s own long task over the keystroke: the chat\'s', () => {
-    const verdict = blameSlowKey(key, [{ start: 1_010, ms: 120, from: 'self' }, { start: 990, ms: 200, from: 'same-origin-ancestor' }]);
-    assert.deepEqual(verdict, { chat: true, why: "the chat's own 120 ms task" });
+  test('the mark lines the trace up with the chat document', () => {
+    assert.equal(trace().clockMs, 5_000);
+    assert.equal(chatScriptOf([threadName]).clockMs, undefined);
+    // A mark of another name, or outside user timing, is not ours.
+    assert.equal(chatScriptOf([threadName, { ...mark, name: 'other' }, { ...mark, cat: 'devtools.timeline' }]).clockMs, undefined);
   });
 
-  test('the workbench held the thread for all of it beyond the bound: not the chat\'s', () => {
-    const verdict = blameSlowKey(key, [{ start: 1_005, ms: 150, from: 'same-origin-ancestor' }]);
-    assert.deepEqual(verdict, { chat: false, why: '150 ms same-origin-ancestor' });
-    assert.equal(blameSlowKey(key, [{ start: 1_000, ms: 40, from: 'same-origin-ancestor' }, { start: 1_060, ms: 60, from: 'multiple-contexts' }]).chat, false);
+  test('the chat\'s own work over the keystroke reaching half the bound: the chat\'s', () => {
+    const verdict = blameSlowKey(key, trace(x('RunTask', 6_010, 130), ...chatHandler('EventDispatch', 6_010, 60), x('Layout', 6_070, 60, { frame: workbench })));
+    assert.equal(verdict.chat, true);
+    assert.equal(verdict.why, "the chat's own work 60 ms of CPU; the renderer thread's tasks over 130 ms of it (130 ms of CPU, longest 130 ms)");
   });
 
-  test('nothing, or too little, explains the delay: the chat\'s', () => {
-    assert.deepEqual(blameSlowKey(key, []), { chat: true, why: 'no long task explains it' });
-    assert.deepEqual(blameSlowKey(key, [{ start: 1_100, ms: 55, from: 'same-origin-ancestor' }]), { chat: true, why: 'only 55 ms of it under 55 ms same-origin-ancestor' });
+  test('the chat\'s own style and layout count with its script', () => {
+    const verdict = blameSlowKey(key, trace(x('RunTask', 6_010, 130), ...chatHandler('EventDispatch', 6_010, 20), x('Layout', 6_040, 40, { frame: chat }), { ...x('UpdateLayoutTree', 6_090, 10), args: { beginData: { frame: chat } } }));
+    assert.equal(verdict.chat, true);
+    assert.match(verdict.why, /own work 70 ms/);
   });
 
-  test('long tasks before or after the keystroke do not count', () => {
-    const tasks = [{ start: 700, ms: 300, from: 'same-origin-ancestor' }, { start: 1_171, ms: 500, from: 'same-origin-ancestor' }];
-    assert.equal(blameSlowKey(key, tasks).chat, true);
+  test('the workbench held the thread, or the machine held the renderer: not the chat\'s', () => {
+    // The workbench's 150 ms layout with the chat's 2 ms keystroke handler inside the window.
+    const held = blameSlowKey(key, trace(x('RunTask', 6_005, 150), x('Layout', 6_005, 150, { frame: workbench }), x('RunTask', 6_160, 3), ...chatHandler('EventDispatch', 6_160, 2)));
+    assert.deepEqual(held, { chat: false, why: "the chat's own work 2 ms of CPU; the renderer thread's tasks over 153 ms of it (153 ms of CPU, longest 150 ms)" });
+    // Nothing ran on the thread but the chat's 2 ms: the renderer waited for the CPU.
+    const preempted = blameSlowKey(key, trace(x('RunTask', 6_160, 3), ...chatHandler('EventDispatch', 6_160, 2)));
+    assert.equal(preempted.chat, false);
+    assert.match(preempted.why, /own work 2 ms of CPU; the renderer thread's tasks over 3 ms of it/);
+  });
+
+  test('work before or after the keystroke does not count; work across its edge counts pro rata', () => {
+    const around = trace(x('RunTask', 5_800, 200), ...chatHandler('EventDispatch', 5_800, 200), x('RunTask', 6_171, 300), ...chatHandler('TimerFire', 6_171, 300));
+    assert.equal(blameSlowKey(key, around).chat, false);
+    // 100 ms of the chat's 200 ms script falls inside the window.
+    const across = blameSlowKey(key, trace(x('RunTask', 5_900, 200), ...chatHandler('EventDispatch', 5_900, 200)));
+    assert.equal(across.chat, true);
+    assert.match(across.why, /own work 100 ms/);
+  });
+
+  test('CPU time decides, not the wall clock: a handler preempted for most of its 120 ms is not the chat\'s', () => {
+    const verdict = blameSlowKey(key, trace(x('RunTask', 6_010, 120, {}, tid, 12), ...chatHandler('EventDispatch', 6_010, 120, 10)));
+    assert.equal(verdict.chat, false);
+    assert.match(verdict.why, /own work 10 ms of CPU/);
+  });
+
+  test('a trace without the mark cannot clear a slow keystroke', () => {
+    assert.deepEqual(blameSlowKey(key, chatScriptOf([threadName])), { chat: true, why: 'the trace has no clock mark to place it by' });
   });
 });
