@@ -148,11 +148,16 @@ export class WebviewChannel implements Disposable {
 
   /** The webview became visible again, or asked for it (it may have missed messages while hidden). */
   resync(): void {
+    this.live();
+    this.schedule();
+    this.postEarly();
+  }
+
+  /** The webview is live again: sending resumes with a snapshot, and older drops no longer stall. */
+  private live(): void {
     this.stalled = false;
     this.liveEpoch++;
     this.snapshotOwed = true;
-    this.schedule();
-    this.postEarly();
   }
 
   /** Any other host → webview message (composer inserts, request results); held until the webview is live. */
@@ -328,9 +333,7 @@ export class WebviewChannel implements Disposable {
         }
         this.clientId = message.clientId;
         this.ready = true;
-        this.stalled = false;
-        this.liveEpoch++;
-        this.snapshotOwed = true;
+        this.live();
         this.flush();
         this.postEarly();
         return;

@@ -25,7 +25,7 @@ import { agentRig, type AgentRig } from './hardeningAgents';
 import { patientChat, sendAndWaitForTurn, sendPrompt, turnFooters } from './hardeningProbe';
 import { scaled, summaryLine } from './hostileCorpus';
 import { openVsCode, type UiSession } from './support';
-import { blameSlowKey, chatShareMs, markChatClock, slowKeyMs, traceChatScript, type ChatScriptTrace, type Keystroke, type LongTask } from './rendererTrace';
+import { blameSlowKey, chatShareMs, markChatClock, slowKeyMs, traceChatWork, type ChatWorkTrace, type Keystroke, type LongTask } from './rendererTrace';
 import { conversation, paletteCommand, shotName, waitUntil } from './uiHelpers';
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
@@ -453,7 +453,7 @@ suite('R8 hardening: a 50 MB tool output and a 10 MB diff in code-server + Chrom
     longTasks: LongTask[];
     events: number[];
     ms: number;
-    trace: ChatScriptTrace;
+    trace: ChatWorkTrace;
   }
   const phases: Phase[] = [];
   let biggestMessage = 0;
@@ -519,7 +519,7 @@ suite('R8 hardening: a 50 MB tool output and a 10 MB diff in code-server + Chrom
     const box = chat.getByRole('textbox', { name: 'Message', exact: true });
     const t0 = Date.now();
     let done = false;
-    const { trace } = await traceChatScript(ui().page, async () => {
+    const { trace } = await traceChatWork(ui().page, async () => {
       await begin();
       await box.click();
       await readLatency(chat, true);

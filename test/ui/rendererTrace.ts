@@ -19,7 +19,7 @@ import { rendererMainThreads, type TraceEvent } from '../../bench/traceFrames';
  * machine the wall clock also counts the time the renderer sat preempted by other processes,
  * which nothing of the chat's decides.
  */
-export interface ChatScriptTask {
+export interface ChatWorkTask {
   /** CPU time of the chat's work, GC pauses inside it excluded. */
   readonly ms: number;
   /** The same by the wall clock (GC excluded too). */
@@ -36,9 +36,9 @@ export interface ThreadSpan {
   readonly cpuMs: number;
 }
 
-export interface ChatScriptTrace {
+export interface ChatWorkTrace {
   /** One entry per renderer task in which the chat's work ran. */
-  readonly tasks: readonly ChatScriptTask[];
+  readonly tasks: readonly ChatWorkTask[];
   /** Frames recognised as the chat's (VS Code's inner webview document, running the chat's bundle). */
   readonly chatFrames: number;
   /** The renderer's longest task of any origin, in ms. */
@@ -70,7 +70,7 @@ const taskEvents = new Set(['ThreadControllerImpl::RunTask', 'RunTask']);
 const chatDocument = /\/webview\/browser\/pre\/fake\.html|\/dist\/webview\/[\w.-]+\.js(?:$|[?#])/;
 
 /** Runs `during` under a trace of the page's renderer and measures the chat's own work in it. */
-export async function traceChatScript<T>(page: Page, during: () => Promise<T>): Promise<{ result: T; trace: ChatScriptTrace }> {
+export async function traceChatWork<T>(page: Page, during: () => Promise<T>): Promise<{ result: T; trace: ChatWorkTrace }> {
   const cdp = await page.context().newCDPSession(page);
   const events: TraceEvent[] = [];
   cdp.on('Tracing.dataCollected', (e: { value: object[] }) => {
@@ -89,10 +89,10 @@ export async function traceChatScript<T>(page: Page, during: () => Promise<T>): 
     await complete;
     await cdp.detach().catch(() => undefined);
   }
-  return { result, trace: chatScriptOf(events) };
+  return { result, trace: chatWorkOf(events) };
 }
 
-/** Sets the mark that ties the chat document's clock to a trace running now (see `ChatScriptTrace.clockMs`). */
+/** Sets the mark that ties the chat document's clock to a trace running now (see `ChatWorkTrace.clockMs`). */
 export async function markChatClock(chat: FrameLocator): Promise<void> {
   await chat.locator('textarea').first().evaluate((_box, name) => {
     (globalThis as unknown as { performance: { mark(n: string): unknown } }).performance.mark(name);
@@ -125,7 +125,7 @@ function frameOf(e: TraceEvent): string {
 }
 
 /** The chat's work per renderer task, from the events of a trace. */
-export function chatScriptOf(events: readonly TraceEvent[]): ChatScriptTrace {
+export function chatWorkOf(events: readonly TraceEvent[]): ChatWorkTrace {
   const chatFrames = new Set<string>();
   const noteFrame = (frame: string | undefined, url: string | undefined): void => {
     if (frame !== undefined && url !== undefined && chatDocument.test(url)) {
@@ -144,7 +144,7 @@ export function chatScriptOf(events: readonly TraceEvent[]): ChatScriptTrace {
     }
   }
   const isChatWork = (e: TraceEvent): boolean => (scriptEntries.has(e.name) || frameRendering.has(e.name)) && chatFrames.has(frameOf(e));
-  const tasks: ChatScriptTask[] = [];
+  const tasks: ChatWorkTask[] = [];
   const chatWork: ThreadSpan[] = [];
   const threadTasks: ThreadSpan[] = [];
   let longestTaskMs = 0;
@@ -241,7 +241,7 @@ function within(spans: readonly ThreadSpan[], from: number, to: number): { wallM
  * keystroke's window (keydown → the frame after the input): the keystroke is the chat's when that
  * work reaches `chatShareMs`, or when the trace cannot be lined up with the chat's clock.
  */
-export function blameSlowKey(key: Keystroke, trace: ChatScriptTrace): { chat: boolean; why: string } {
+export function blameSlowKey(key: Keystroke, trace: ChatWorkTrace): { chat: boolean; why: string } {
   if (trace.clockMs === undefined) {
     return { chat: true, why: 'the trace has no clock mark to place it by' };
   }

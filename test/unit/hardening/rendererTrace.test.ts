@@ -2,7 +2,7 @@
 // cases pin down what that measure counts, on traces shaped like the ones code-server produces.
 import * as assert from 'node:assert/strict';
 import type { TraceEvent } from '../../../bench/traceFrames';
-import { blameSlowKey, chatClockMark, chatScriptOf } from '../../ui/rendererTrace';
+import { blameSlowKey, chatClockMark, chatWorkOf } from '../../ui/rendererTrace';
 
 const pid = 7;
 const tid = 1;
@@ -23,7 +23,7 @@ const threadName: TraceEvent = { name: 'thread_name', ph: 'M', pid, tid, ts: 0, 
 
 suite('R8 renderer trace: the chat’s own script', () => {
   test('a frame update the long-task API would blame on the chat: only its 2 ms callback counts', () => {
-    const t = chatScriptOf([
+    const t = chatWorkOf([
       threadName,
       x('RunTask', 0, 300),
       ...chatHandler('FireAnimationFrame', 1, 2),
@@ -35,12 +35,12 @@ suite('R8 renderer trace: the chat’s own script', () => {
   });
 
   test('a GC pause inside the chat’s handler is reported apart, not as the chat’s script', () => {
-    const t = chatScriptOf([threadName, x('RunTask', 0, 200), ...chatHandler('EventDispatch', 0, 190), x('MajorGC', 20, 150)]);
+    const t = chatWorkOf([threadName, x('RunTask', 0, 200), ...chatHandler('EventDispatch', 0, 190), x('MajorGC', 20, 150)]);
     assert.deepEqual(t.tasks, [{ ms: 40, wallMs: 40, gcMs: 150 }]);
   });
 
   test('the chat’s script in one task adds up; separate tasks stay separate; other frames and threads do not count', () => {
-    const t = chatScriptOf([
+    const t = chatWorkOf([
       threadName,
       x('RunTask', 0, 100),
       x('TimerFire', 0, 30, { frame: chat }),
@@ -57,7 +57,7 @@ suite('R8 renderer trace: the chat’s own script', () => {
   });
 
   test('a handler preempted by another process: its CPU time counts, the wall clock is reported apart', () => {
-    const t = chatScriptOf([
+    const t = chatWorkOf([
       threadName,
       x('RunTask', 0, 160, {}, tid, 30),
       ...chatHandler('EventDispatch', 0, 150, 24),
@@ -67,7 +67,7 @@ suite('R8 renderer trace: the chat’s own script', () => {
   });
 
   test('no frame runs the chat’s bundle: nothing is counted (the test asserts the trace saw the chat)', () => {
-    const t = chatScriptOf([threadName, x('RunTask', 0, 100), x('FunctionCall', 0, 90, { frame: workbench, url: 'http://127.0.0.1/static/out/vs/workbench/workbench.web.main.js' })]);
+    const t = chatWorkOf([threadName, x('RunTask', 0, 100), x('FunctionCall', 0, 90, { frame: workbench, url: 'http://127.0.0.1/static/out/vs/workbench/workbench.web.main.js' })]);
     assert.equal(t.chatFrames, 0);
     assert.deepEqual(t.tasks, []);
   });
@@ -78,13 +78,13 @@ suite('R8 slow keystrokes: whose they are (the trace under them)', () => {
   // is at trace time 5,400. A keystroke at document time 1,000 is at 6,000 in the trace.
   const mark: TraceEvent = { name: chatClockMark, cat: 'blink.user_timing', ph: 'I', pid, tid, ts: 5_400_000, args: { data: { startTime: 400 } } };
   const key = { at: 1_000, ms: 171 };
-  const trace = (...events: TraceEvent[]): ReturnType<typeof chatScriptOf> => chatScriptOf([threadName, mark, ...events]);
+  const trace = (...events: TraceEvent[]): ReturnType<typeof chatWorkOf> => chatWorkOf([threadName, mark, ...events]);
 
   test('the mark lines the trace up with the chat document', () => {
     assert.equal(trace().clockMs, 5_000);
-    assert.equal(chatScriptOf([threadName]).clockMs, undefined);
+    assert.equal(chatWorkOf([threadName]).clockMs, undefined);
     // A mark of another name, or outside user timing, is not ours.
-    assert.equal(chatScriptOf([threadName, { ...mark, name: 'other' }, { ...mark, cat: 'devtools.timeline' }]).clockMs, undefined);
+    assert.equal(chatWorkOf([threadName, { ...mark, name: 'other' }, { ...mark, cat: 'devtools.timeline' }]).clockMs, undefined);
   });
 
   test('the chat\'s own work over the keystroke reaching half the bound: the chat\'s', () => {
@@ -125,6 +125,6 @@ suite('R8 slow keystrokes: whose they are (the trace under them)', () => {
   });
 
   test('a trace without the mark cannot clear a slow keystroke', () => {
-    assert.deepEqual(blameSlowKey(key, chatScriptOf([threadName])), { chat: true, why: 'the trace has no clock mark to place it by' });
+    assert.deepEqual(blameSlowKey(key, chatWorkOf([threadName])), { chat: true, why: 'the trace has no clock mark to place it by' });
   });
 });
