@@ -5,7 +5,7 @@ import { el, setDomWindow } from './dom';
 import { createHostBridge } from './hostBridge';
 import { defaultScheduler, type MarkdownScheduler } from './markdown';
 import { Composer } from './render/composer';
-import type { RenderEnv } from './render/env';
+import { isTurnRunning, type RenderEnv } from './render/env';
 import { SessionControls, TopBar } from './render/header';
 import { Transcript } from './render/transcript';
 import { LazyHeaderCard } from './lazy/lazyCard';
@@ -97,9 +97,15 @@ export function startApp(win: Window & typeof globalThis, options: AppOptions = 
   bridge.onMessage((message) => {
     switch (message.type) {
       case 'session/snapshot':
-      case 'session/patch':
+      case 'session/patch': {
+        const running = isTurnRunning(env);
         store.receive(message);
+        if (running && !isTurnRunning(env)) {
+          // A long reply's held-back tail is rendered in this task, not in the frame's.
+          transcript.turnEnded(store.slots);
+        }
         return;
+      }
       case 'composer/insert':
         composer.insert(message.text);
         return;

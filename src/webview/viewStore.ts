@@ -17,6 +17,11 @@ export interface EntryComponent {
   streamText?(entry: EntryView, part: number, appended: string): boolean;
   /** The header changed (phase, agent name): for components that show it. */
   headerChanged?(): void;
+  /**
+   * The turn ended (called in the task of the message that said so, before the frame): render
+   * now what streaming held back, so the frame that follows only lays out and paints.
+   */
+  turnEnded?(): void;
   dispose?(): void;
 }
 

@@ -14,6 +14,8 @@ interface PartComponent {
   /** `appended`: the streaming case, `part`'s text is the previous one followed by it. */
   update(part: PartView, appendOnly: boolean, following: boolean, appended?: string): void;
   headerChanged?(): void;
+  /** The turn ended: render what streaming held back, now. */
+  turnEnded?(): void;
   dispose?(): void;
 }
 
@@ -88,6 +90,12 @@ export class AssistantMessageView implements EntryComponent {
     }
   }
 
+  turnEnded(): void {
+    for (const part of this.parts) {
+      part.turnEnded?.();
+    }
+  }
+
   dispose(): void {
     for (const part of this.parts) {
       part.dispose?.();
@@ -140,6 +148,10 @@ class TextPart implements PartComponent {
     }
   }
 
+  turnEnded(): void {
+    this.view.flush();
+  }
+
   dispose(): void {
     this.view.dispose();
   }
@@ -189,6 +201,10 @@ class ThoughtPart implements PartComponent {
     if (!isTurnRunning(this.env)) {
       this.view?.flush();
     }
+  }
+
+  turnEnded(): void {
+    this.view?.flush();
   }
 
   dispose(): void {

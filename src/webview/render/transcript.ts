@@ -128,10 +128,24 @@ export class Transcript {
       this.restored = true;
       this.restoreScroll();
     }
-    // Growth is the ResizeObserver's (after layout, so reading the scroll height costs nothing);
-    // reading it here would force a layout on every streamed update.
-    if (frame.snapshot || frame.structure || !this.observed) {
+    // Growth, an entry inserted included, is the ResizeObserver's (after layout, so reading the
+    // scroll height costs nothing); reading it here would force a layout in the frame's task, which
+    // then lays out again (~8 ms of a long reply's last frame in code-server).
+    if (frame.snapshot || !this.observed) {
       this.stick();
+    }
+  }
+
+  /**
+   * The turn ended: each message that is on screen as rendered renders now what its streaming
+   * view held back (in the task of the message that ended the turn, before the frame; an entry
+   * waiting for the frame renders whole then anyway).
+   */
+  turnEnded(slots: readonly Slot[]): void {
+    for (const slot of slots) {
+      if (slot.change === 'none') {
+        slot.component?.turnEnded?.();
+      }
     }
   }
 

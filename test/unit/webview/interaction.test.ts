@@ -375,6 +375,33 @@ suite('webview: interaction', () => {
     );
   });
 
+  test("the turn's end shows the text streaming held back in the message's own task, before the frame", () => {
+    h.send(snapshot(1, [user('u1', 'q')], { phase: 'running', turnStartedAt: Date.now() }));
+    h.send(patch(2, [{ op: 'insert', index: 1, entry: assistant('a1', 'First paragraph.\n\n') }]));
+    const reply = (): string => h.doc.querySelector('[data-entry-id="a1"]')?.textContent ?? '';
+    h.send(patch(3, [{ op: 'appendText', index: 1, part: 0, kind: 'text', text: 'Second paragraph, held back by the pacing.' }]));
+    assert.doesNotMatch(reply(), /Second paragraph/, 'a refresh this soon after the last waits for its timer');
+
+    h.deliver(patch(4, [{ op: 'insert', index: 2, entry: turnEnd('e1') }], { phase: 'idle' }));
+    assert.match(reply(), /First paragraph\.\s*Second paragraph, held back by the pacing\.$/, 'rendered in the task that ended the turn');
+    assert.equal(h.doc.querySelectorAll('[data-entry-id="e1"]').length, 0, 'the footer waits for the frame');
+
+    h.frame();
+    assert.match(reply(), /Second paragraph, held back by the pacing\.$/);
+    assert.ok(h.doc.querySelector('[data-entry-id="e1"]') !== null, 'the footer is shown in the frame');
+    h.timers.advance(5_000);
+    assert.equal((reply().match(/Second paragraph/g) ?? []).length, 1, 'shown once: nothing renders it again');
+  });
+
+  test('a turn that ends while its reply waits for the frame renders it whole in that frame', () => {
+    h.send(snapshot(1, [user('u1', 'q')], { phase: 'running', turnStartedAt: Date.now() }));
+    h.deliver(patch(2, [{ op: 'insert', index: 1, entry: assistant('a1', 'Quick answer.') }]));
+    h.deliver(patch(3, [{ op: 'insert', index: 2, entry: turnEnd('e1') }], { phase: 'idle' }));
+    assert.equal(h.doc.querySelector('[data-entry-id="a1"]'), null, 'nothing rendered before the frame');
+    h.frame();
+    assert.equal(h.doc.querySelector('[data-entry-id="a1"]')?.textContent, 'Quick answer.');
+  });
+
   test('strings come from the host bundle when it has them', () => {
     h.close();
     h = createHarness({ l10n: { Send: 'Senden', 'Message {0} — Enter to send, / for commands, @ for files': 'Nachricht an {0}' } });

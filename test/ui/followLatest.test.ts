@@ -1,0 +1,165 @@
+import * as assert from 'node:assert/strict';
+import type { BrowserContext, Page } from 'playwright-core';
+import type { EntryView } from '../../src/protocol/sessionView';
+import type { EntryOp, HostMessage } from '../../src/protocol/webviewProtocol';
+import { assistant, patch, snapshot, turnEnd, user } from '../unit/webview/fixtures';
+import type { PageElement, PageGlobalsOf } from './pageTypes';
+import { type BrowserModule, type FakeHostModule, importEsm } from './replayView';
+
+type Globals = PageGlobalsOf<{ __deliver(message: unknown): void; __posted?: { type: string }[] }>;
+
+/** A finished session long enough to scroll: `turns` prompts, each answered with a few paragraphs. */
+function history(turns: number): EntryView[] {
+  const entries: EntryView[] = [];
+  for (let i = 0; i < turns; i++) {
+    entries.push(user(`u${i}`, `Question ${i}: how does part ${i} work?`));
+    entries.push(assistant(`a${i}`, `Part ${i} works like this.\n\n${'It reads the input, checks it, and writes the result. '.repeat(6)}\n\n- one\n- two\n`));
+    entries.push(turnEnd(`e${i}`));
+  }
+  return entries;
+}
+
+/** Text streamed into the live reply, a piece at a time (paragraphs, a list, a code fence), and what each shows. */
+const pieces: readonly { readonly text: string; readonly shows: string }[] = [
+  { text: 'The change has three steps.\n\n', shows: 'The change has three steps.' },
+  { text: '1. Read the configuration from disk and validate it against the schema.\n', shows: 'validate it against the schema.' },
+  { text: '2. Build the plan, one entry per file that needs an edit.\n', shows: 'one entry per file that needs an edit.' },
+  { text: '3. Apply the plan and report what changed.\n\n', shows: 'Apply the plan and report what changed.' },
+  { text: '```ts\nexport function apply(plan: Plan): Report {\n', shows: 'export function apply(plan: Plan)' },
+  { text: '  const changed = plan.entries.filter((e) => e.edit !== undefined);\n', shows: 'const changed = plan.entries' },
+  { text: '  return { changed: changed.length };\n}\n```\n\n', shows: 'return { changed: changed.length };' },
+  { text: 'That is all it takes; the tests cover each step on its own. ', shows: 'the tests cover each step on its own.' },
+  { text: 'Run them with `npm test` before you commit.', shows: 'Run them with npm test before you commit.' },
+];
+
+suite('the transcript follows the reply unless the user scrolled away (Chromium, fake host)', function () {
+  this.timeout(120_000);
+  let browser: { context: BrowserContext; page: Page; close(): Promise<void> } | undefined;
+  let host: { url: string; close(): Promise<void> } | undefined;
+  let page: Page;
+  let seq = 0;
+
+  suiteSetup(async () => {
+    const browserMod = await importEsm<BrowserModule>('test', 'harness', 'browser.mjs');
+    const fake = await importEsm<FakeHostModule>('test', 'webview-host', 'fakeHost.mjs');
+    host = await fake.startFakeHost();
+    browser = await browserMod.launchBrowser({ viewport: { width: 480, height: 700 } });
+  });
+
+  setup(async () => {
+    assert.ok(browser !== undefined && host !== undefined);
+    page = await browser.context.newPage();
+    await page.goto(host.url);
+    await page.waitForFunction(() => ((globalThis as unknown as Globals).__posted ?? []).some((m) => m.type === 'webview/ready'));
+    seq = 0;
+  });
+
+  teardown(async () => {
+    await page.close().catch(() => undefined);
+  });
+
+  suiteTeardown(async () => {
+    await browser?.close();
+    await host?.close();
+  });
+
+  const deliver = async (message: HostMessage): Promise<void> => {
+    await page.evaluate((m) => (globalThis as unknown as Globals).__deliver(m), message);
+  };
+  const send = (ops: readonly EntryOp[], phase?: 'running' | 'idle'): Promise<void> =>
+    deliver(patch(++seq, ops, phase === undefined ? undefined : phase === 'running' ? { phase, turnStartedAt: Date.now() } : { phase }));
+
+  /** Two animation frames: whatever changed has been laid out, and the view has followed it. */
+  const frames = (): Promise<void> =>
+    page.evaluate(() => new Promise<void>((resolve) => (globalThis as unknown as Globals).requestAnimationFrame(() => (globalThis as unknown as Globals).requestAnimationFrame(() => resolve()))));
+
+  const log = (): ReturnType<Page['locator']> => page.getByRole('log', { name: 'Conversation' });
+  /** How far the view is from the bottom of the transcript, in CSS pixels. */
+  const distance = (): Promise<number> => log().evaluate((l: PageElement) => l.scrollHeight - l.scrollTop - l.clientHeight);
+  const scrollTop = (): Promise<number> => log().evaluate((l: PageElement) => l.scrollTop);
+
+  /** Waits until the live reply shows `text` (the Markdown view paces what it renders), then two frames. */
+  const shown = async (text: string): Promise<void> => {
+    await page.getByRole('article').filter({ hasText: text }).last().waitFor({ timeout: 10_000 });
+    await frames();
+  };
+
+  /** Streams `pieces` into the reply at entry `index`, checking after every third that it is shown. */
+  async function stream(index: number, check: () => Promise<void>): Promise<void> {
+    for (const [i, piece] of pieces.entries()) {
+      await send([{ op: 'appendText', index, part: 0, kind: 'text', text: piece.text }]);
+      if (i % 3 === 2) {
+        await shown(piece.shows);
+        await check();
+      }
+    }
+  }
+
+  test('pinned to the bottom: the prompt, every refresh of the streamed reply and the turn footer are shown as they arrive', async () => {
+    const entries = history(8);
+    await deliver(snapshot(++seq, entries, { phase: 'idle' }));
+    await frames();
+    const atBottom = async (when: string): Promise<void> => {
+      const d = await distance();
+      assert.ok(d <= 1, `${when}: ${d.toFixed(1)} px from the bottom`);
+    };
+    assert.ok((await log().evaluate((l: PageElement) => l.scrollHeight - l.clientHeight)) > 1_000, 'the history scrolls');
+    await atBottom('the history loaded');
+
+    let index = entries.length;
+    await send([{ op: 'insert', index: index++, entry: user('u-live', 'And how do I apply the change?') }], 'running');
+    await frames();
+    await atBottom('the prompt inserted');
+
+    const reply = index++;
+    await send([{ op: 'insert', index: reply, entry: assistant('a-live', 'Here is how.\n\n') }]);
+    await shown('Here is how.');
+    await atBottom('the reply started');
+    await stream(reply, () => atBottom('the reply grew'));
+
+    await send([{ op: 'insert', index, entry: turnEnd('e-live') }], 'idle');
+    await shown('Run them with npm test before you commit.');
+    await atBottom('the turn ended');
+    const footer = await page.locator('[data-entry-id="e-live"]').evaluate((f: PageElement) => f.getBoundingClientRect());
+    const view = await log().evaluate((l: PageElement) => l.getBoundingClientRect());
+    assert.ok(footer.top >= view.top && footer.bottom <= view.bottom + 1, `the footer is in view: ${JSON.stringify({ footer, view })}`);
+    assert.equal(await page.getByRole('button', { name: 'Jump to latest' }).isVisible(), false);
+  });
+
+  test('scrolled up by the user: the view stays put while the reply streams; Jump to latest brings it back, and it follows again', async () => {
+    const entries = history(8);
+    await deliver(snapshot(++seq, entries, { phase: 'running', turnStartedAt: Date.now() }));
+    await frames();
+    const box = await log().boundingBox();
+    assert.ok(box !== null);
+    await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+    await page.mouse.wheel(0, -900);
+    const jump = page.getByRole('button', { name: 'Jump to latest' });
+    await jump.waitFor({ state: 'visible', timeout: 5_000 });
+    await frames();
+    const top = await scrollTop();
+    assert.ok((await distance()) > 300, 'the user is reading further up');
+
+    let index = entries.length;
+    const reply = index++;
+    await send([{ op: 'insert', index: reply, entry: assistant('a-live', 'Here is how.\n\n') }]);
+    await shown('Here is how.');
+    const stays = async (): Promise<void> => {
+      const now = await scrollTop();
+      assert.ok(Math.abs(now - top) <= 1, `the view moved from ${top} to ${now} while the user read`);
+      assert.ok(await jump.isVisible(), 'Jump to latest stays on offer');
+    };
+    await stays();
+    await stream(reply, stays);
+
+    await jump.click();
+    await frames();
+    assert.ok((await distance()) <= 1, 'Jump to latest went to the bottom');
+    assert.equal(await jump.isVisible(), false);
+    await send([{ op: 'appendText', index: reply, part: 0, kind: 'text', text: '\n\nOne more thing: keep the plan small.' }]);
+    await send([{ op: 'insert', index, entry: turnEnd('e-live') }], 'idle');
+    await shown('keep the plan small.');
+    const d = await distance();
+    assert.ok(d <= 1, `following again after the jump: ${d.toFixed(1)} px from the bottom`);
+  });
+});
