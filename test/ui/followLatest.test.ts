@@ -77,6 +77,18 @@ suite('the transcript follows the reply unless the user scrolled away (Chromium,
   /** How far the view is from the bottom of the transcript, in CSS pixels. */
   const distance = (): Promise<number> => log().evaluate((l: PageElement) => l.scrollHeight - l.scrollTop - l.clientHeight);
   const scrollTop = (): Promise<number> => log().evaluate((l: PageElement) => l.scrollTop);
+  /** The scroll position once it has stopped moving (a wheel scroll may be animated): unchanged over three frames. */
+  const restingScrollTop = async (): Promise<number> => {
+    let last = await scrollTop();
+    for (let still = 0, frame = 0; still < 3; frame++) {
+      assert.ok(frame < 120, `the view kept scrolling for 120 frames (at ${last})`);
+      await frames();
+      const now = await scrollTop();
+      still = now === last ? still + 1 : 0;
+      last = now;
+    }
+    return last;
+  };
 
   /** Waits until the live reply shows `text` (the Markdown view paces what it renders), then two frames. */
   const shown = async (text: string): Promise<void> => {
@@ -136,8 +148,7 @@ suite('the transcript follows the reply unless the user scrolled away (Chromium,
     await page.mouse.wheel(0, -900);
     const jump = page.getByRole('button', { name: 'Jump to latest' });
     await jump.waitFor({ state: 'visible', timeout: 5_000 });
-    await frames();
-    const top = await scrollTop();
+    const top = await restingScrollTop();
     assert.ok((await distance()) > 300, 'the user is reading further up');
 
     let index = entries.length;
