@@ -3,10 +3,8 @@ import type { BrowserContext, Page } from 'playwright-core';
 import type { EntryView } from '../../src/protocol/sessionView';
 import type { EntryOp, HostMessage } from '../../src/protocol/webviewProtocol';
 import { assistant, patch, snapshot, turnEnd, user } from '../unit/webview/fixtures';
-import type { PageElement, PageGlobalsOf } from './pageTypes';
-import { type BrowserModule, type FakeHostModule, importEsm } from './replayView';
-
-type Globals = PageGlobalsOf<{ __deliver(message: unknown): void; __posted?: { type: string }[] }>;
+import type { PageElement } from './pageTypes';
+import { type BrowserModule, type FakeHostModule, importEsm, openFakeHostPage, twoFrames } from './replayView';
 
 /** A finished session long enough to scroll: `turns` prompts, each answered with a few paragraphs. */
 function history(turns: number): EntryView[] {
@@ -48,9 +46,7 @@ suite('the transcript follows the reply unless the user scrolled away (Chromium,
 
   setup(async () => {
     assert.ok(browser !== undefined && host !== undefined);
-    page = await browser.context.newPage();
-    await page.goto(host.url);
-    await page.waitForFunction(() => ((globalThis as unknown as Globals).__posted ?? []).some((m) => m.type === 'webview/ready'));
+    page = await openFakeHostPage(browser.context, host.url);
     seq = 0;
   });
 
@@ -64,14 +60,13 @@ suite('the transcript follows the reply unless the user scrolled away (Chromium,
   });
 
   const deliver = async (message: HostMessage): Promise<void> => {
-    await page.evaluate((m) => (globalThis as unknown as Globals).__deliver(m), message);
+    await page.evaluate((m) => (globalThis as unknown as { __deliver(m: unknown): void }).__deliver(m), message);
   };
   const send = (ops: readonly EntryOp[], phase?: 'running' | 'idle'): Promise<void> =>
     deliver(patch(++seq, ops, phase === undefined ? undefined : phase === 'running' ? { phase, turnStartedAt: Date.now() } : { phase }));
 
-  /** Two animation frames: whatever changed has been laid out, and the view has followed it. */
-  const frames = (): Promise<void> =>
-    page.evaluate(() => new Promise<void>((resolve) => (globalThis as unknown as Globals).requestAnimationFrame(() => (globalThis as unknown as Globals).requestAnimationFrame(() => resolve()))));
+  /** Whatever changed has been laid out, and the view has followed it. */
+  const frames = (): Promise<void> => twoFrames(page);
 
   const log = (): ReturnType<Page['locator']> => page.getByRole('log', { name: 'Conversation' });
   /** How far the view is from the bottom of the transcript, in CSS pixels. */

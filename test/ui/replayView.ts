@@ -22,6 +22,22 @@ export async function importEsm<T>(...segments: string[]): Promise<T> {
   return (await import(path.join(repoRoot, ...segments))) as T;
 }
 
+/** A new page of the fake host, once its webview has said `webview/ready`. */
+export async function openFakeHostPage(context: BrowserContext, url: string): Promise<Page> {
+  const page = await context.newPage();
+  await page.goto(url);
+  await page.waitForFunction(() => ((globalThis as unknown as { __posted?: { type: string }[] }).__posted ?? []).some((m) => m.type === 'webview/ready'));
+  return page;
+}
+
+/** Two animation frames: what changed has been laid out and painted (and resize observers have run). */
+export function twoFrames(page: Page): Promise<void> {
+  return page.evaluate(() => {
+    const w = globalThis as unknown as PageGlobals;
+    return new Promise<void>((r) => w.requestAnimationFrame(() => w.requestAnimationFrame(() => r())));
+  });
+}
+
 /**
  * The page side of `vscode.Webview` for the fake host: host → webview messages are delivered in
  * order with `window.__deliver`, and what the webview posts (`window.__posted`) is polled and
@@ -209,10 +225,7 @@ export class ReplayView implements Disposable {
   async settle(): Promise<void> {
     this.channel.flush();
     await this.webview.idle();
-    await this.page.evaluate(() => {
-      const w = globalThis as unknown as PageGlobals;
-      return new Promise((r) => w.requestAnimationFrame(() => w.requestAnimationFrame(() => r(undefined))));
-    });
+    await twoFrames(this.page);
   }
 
   dispose(): void {

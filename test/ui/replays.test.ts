@@ -7,8 +7,8 @@ import type { SessionController } from '../../src/session/sessionController';
 import { replayAgentCommand, startStack, tempWorkspace, type AgentStack } from '../support/agentStack';
 import { driveFixture, readFixture, segments, type Frame } from '../support/fixtureDriver';
 import { fixturesDir } from '../support/paths';
-import type { PageElement, PageGlobals } from './pageTypes';
-import { importEsm, ReplayView, type BrowserModule, type FakeHostModule, type SeenPermission } from './replayView';
+import type { PageElement } from './pageTypes';
+import { importEsm, openFakeHostPage, ReplayView, twoFrames, type BrowserModule, type FakeHostModule, type SeenPermission } from './replayView';
 
 /**
  * Recorded real Hermes transcripts, replayed by the replay agent process through the REAL client
@@ -106,10 +106,7 @@ async function shootTranscript(browser: BrowserModule, page: Page, name: string)
     await log.evaluate((l: PageElement, top: number) => {
       l.scrollTop = top;
     }, i * (height - 40));
-    await page.evaluate(() => {
-      const w = globalThis as unknown as PageGlobals;
-      return new Promise((r) => w.requestAnimationFrame(() => w.requestAnimationFrame(() => r(undefined))));
-    });
+    await twoFrames(page);
     shots.push(await browser.screenshot(page, `${name}-${String(i + 1).padStart(2, '0')}`));
   }
   return shots;
@@ -162,9 +159,7 @@ suite('recorded Hermes transcripts rendered in the real webview (Chromium, fake 
   /** Opens a fake-host page for a controller and binds it through the real channel. */
   async function viewFor(controller: SessionController, lab: string, onPermissionShown?: (view: ReplayView, seen: SeenPermission) => Promise<void>): Promise<ReplayView> {
     assert.ok(browser !== undefined && host !== undefined);
-    const page = await browser.context.newPage();
-    await page.goto(host.url);
-    await page.waitForFunction(() => ((globalThis as unknown as { __posted?: { type: string }[] }).__posted ?? []).some((m) => m.type === 'webview/ready'));
+    const page = await openFakeHostPage(browser.context, host.url);
     return new ReplayView(page, controller, { agentName: 'Hermes', workspace: path.join(lab, 'ws'), ...(onPermissionShown !== undefined ? { onPermissionShown } : {}) });
   }
 

@@ -144,7 +144,7 @@ class TextPart implements PartComponent {
   headerChanged(): void {
     // The turn is over: an unclosed fence at the end gets its final (highlighted) rendering.
     if (!isTurnRunning(this.env)) {
-      this.view.flush();
+      this.turnEnded();
     }
   }
 
@@ -199,7 +199,7 @@ class ThoughtPart implements PartComponent {
   headerChanged(): void {
     this.refresh();
     if (!isTurnRunning(this.env)) {
-      this.view?.flush();
+      this.turnEnded();
     }
   }
 
