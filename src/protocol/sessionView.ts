@@ -324,7 +324,20 @@ export interface ContextNoteView {
   readonly text: string;
 }
 
+/**
+ * An entry of a long session that a snapshot does not carry (the webview asks for it when it
+ * scrolls near: `entries/get`): what it is, and how many lines of text it holds (a height hint).
+ */
+export interface EntryOutline {
+  readonly id: string;
+  readonly kind: EntryView['kind'];
+  readonly lines: number;
+}
+
 export interface SessionView {
   readonly header: SessionHeaderView;
+  /** The entries sent whole: the last ones of the transcript (all of them in a short session). */
   readonly entries: readonly EntryView[];
+  /** The transcript's earlier entries, before `entries`, as outlines (a long session). */
+  readonly earlier?: readonly EntryOutline[];
 }

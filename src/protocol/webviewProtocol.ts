@@ -1,7 +1,7 @@
 import type { EntryView, NoticeActionView, SessionHeaderView, SessionView } from './sessionView';
 
 /** Bump when a message shape changes incompatibly; a webview on another version is reloaded. */
-export const PROTOCOL_VERSION = 1;
+export const PROTOCOL_VERSION = 2;
 
 /**
  * Index-addressed changes to the transcript. `appendText` is the streaming case: it carries only the
@@ -93,7 +93,29 @@ export type WebviewMessage =
 /** Webview → host requests that need an answer (`request/result`). One line per method. */
 export interface WebviewRequests {
   'mentions/search': { params: { readonly query: string }; result: readonly MentionView[] };
+  /** Entries `from`…`to - 1` as of the last message posted (seq); fewer when they are large. */
+  'entries/get': { params: { readonly from: number; readonly to: number }; result: EntriesResult };
+  /** Where the transcript's shown text holds `query` (case-insensitive), as of the last message posted. */
+  'transcript/find': { params: { readonly query: string }; result: FindResult };
 }
+
+/** `entries/get`: the entries from `from` on, valid at `seq` (the webview drops an answer for another seq). */
+export interface EntriesResult {
+  readonly seq: number;
+  readonly from: number;
+  readonly entries: readonly EntryView[];
+}
+
+/** `transcript/find`: each entry with matches, in transcript order (at most `maxFindEntries`). */
+export interface FindResult {
+  readonly seq: number;
+  readonly matches: readonly { readonly index: number; readonly id: string; readonly count: number }[];
+  /** Matches in all; more than the listed entries hold when the list was cut. */
+  readonly total: number;
+}
+
+/** Entries a find answer lists at most. */
+export const maxFindEntries = 2_000;
 
 export type WebviewCall = {
   [M in keyof WebviewRequests]: { readonly method: M; readonly params: WebviewRequests[M]['params'] };

@@ -1,5 +1,5 @@
 import type * as acp from '@agentclientprotocol/sdk';
-import type { EntryView, McpServersView, OffersView, PartView, SessionHeaderView, SessionView, SignInView } from '../protocol/sessionView';
+import type { EntryOutline, EntryView, McpServersView, OffersView, PartView, SessionHeaderView, SessionView, SignInView } from '../protocol/sessionView';
 import type { EntryOp } from '../protocol/webviewProtocol';
 import { diffStats } from '../util/lineDiff';
 import { blockView } from './blockView';
@@ -8,6 +8,7 @@ import { headerView, sameHeader } from './headerView';
 import { questionView } from './questionView';
 import type { AssistantEntry, Entry, SessionState } from './sessionState';
 import { toolView } from './toolView';
+import { fitRange, outlineOf, type ViewLimits } from './viewWindow';
 
 /** What the view needs beyond the session state; supplied by the surface layer. */
 export interface ViewContext {
@@ -41,6 +42,7 @@ export interface ViewContext {
 export class ViewProjector {
   private readonly cache = new WeakMap<Entry, EntryView>();
   private readonly statsCache = new WeakMap<object, { added: number; removed: number }>();
+  private readonly outlines = new WeakMap<Entry, EntryOutline>();
   private lastHeader: SessionHeaderView | undefined;
 
   constructor(private permissionTimeoutMs?: number) {}
@@ -49,10 +51,42 @@ export class ViewProjector {
     this.permissionTimeoutMs = ms;
   }
 
-  snapshot(state: SessionState, ctx: ViewContext): SessionView {
+  /**
+   * The whole view; with `limits`, a long transcript's last entries whole and the earlier ones as
+   * outlines (`SessionView.earlier`), which the webview asks for when it scrolls near them.
+   */
+  snapshot(state: SessionState, ctx: ViewContext, limits?: ViewLimits): SessionView {
     const header = headerView(state, ctx);
     this.lastHeader = header;
-    return { header, entries: state.entries.map((e) => this.entry(e, ctx)) };
+    if (limits === undefined) {
+      return { header, entries: state.entries.map((e) => this.entry(e, ctx)) };
+    }
+    const { from, views } = fitRange(state.entries, 0, state.entries.length, limits, (e) => this.entry(e, ctx), true);
+    if (from === 0) {
+      return { header, entries: views };
+    }
+    const earlier: EntryOutline[] = [];
+    for (let i = 0; i < from; i++) {
+      const e = state.entries[i];
+      if (e !== undefined) {
+        earlier.push(this.outline(e));
+      }
+    }
+    return { header, entries: views, earlier };
+  }
+
+  /** The views of entries `from`…`to - 1` that fit `limits` (`entries/get`). */
+  range(state: SessionState, ctx: ViewContext, from: number, to: number, limits: ViewLimits): { from: number; views: EntryView[] } {
+    return fitRange(state.entries, from, to, limits, (e) => this.entry(e, ctx));
+  }
+
+  private outline(e: Entry): EntryOutline {
+    let o = this.outlines.get(e);
+    if (o === undefined) {
+      o = outlineOf(e);
+      this.outlines.set(e, o);
+    }
+    return o;
   }
 
   /** Ops turning the view of `prev` into the view of `next`, plus the header when it changed. */

@@ -140,6 +140,9 @@ export class ChatMessages {
         void retryTurn(chat, message.turnId);
         return;
       case 'request/call':
+        if (message.call.method !== 'mentions/search') {
+          return; // the channel answers the transcript's own requests
+        }
         void searchWorkspaceFiles(message.call.params.query).then(
           (value) => reply({ type: 'request/result', id: message.id, ok: true, value }),
           (e: unknown) => reply({ type: 'request/result', id: message.id, ok: false, error: describeError(e) }),

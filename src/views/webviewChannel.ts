@@ -1,8 +1,10 @@
 import { isObject } from '../util/json';
-import type { EntryOp, HostMessage, WebviewMessage } from '../protocol/webviewProtocol';
+import type { EntryOp, HostMessage, WebviewCall, WebviewMessage } from '../protocol/webviewProtocol';
 import { PROTOCOL_VERSION } from '../protocol/webviewProtocol';
 import type { Entry, SessionState } from '../session/sessionState';
 import { ViewProjector, type ViewContext } from '../session/viewProjection';
+import { findInViews } from '../session/viewSearch';
+import { rangeLimits, snapshotLimits } from '../session/viewWindow';
 import type { Disposable } from '../util/disposable';
 import type { ChatSession } from '../app/chatSession';
 import { parseWebviewMessage } from './webviewMessages';
@@ -233,7 +235,7 @@ export class WebviewChannel implements Disposable {
     this.projector.setPermissionTimeout(state.quirks.permissionTimeoutMs);
     let message: HostMessage;
     if (this.snapshotOwed || this.posted === undefined) {
-      message = { type: 'session/snapshot', seq: ++this.seq, view: this.projector.snapshot(state, ctx) };
+      message = { type: 'session/snapshot', seq: ++this.seq, view: this.projector.snapshot(state, ctx, snapshotLimits) };
       this.snapshotOwed = false;
       this.stats.snapshots++;
     } else {
@@ -340,11 +342,42 @@ export class WebviewChannel implements Disposable {
       case 'session/resync':
         this.resync();
         return;
-      default:
-        if (this.chat !== undefined && this.clientId !== undefined) {
-          this.options.onMessage(message, this.chat, (m) => this.post(m));
+      case 'request/call':
+        if (message.call.method !== 'mentions/search') {
+          this.answer(message.id, message.call);
+          return;
         }
+        break;
+      default:
+        break;
     }
+    if (this.chat !== undefined && this.clientId !== undefined) {
+      this.options.onMessage(message, this.chat, (m) => this.post(m));
+    }
+  }
+
+  /**
+   * The transcript's own requests, answered from what was last posted (`seq`), so an answer fits
+   * the webview's list once it has applied the patches before it (messages arrive in order).
+   */
+  private answer(id: number, call: Exclude<WebviewCall, { method: 'mentions/search' }>): void {
+    const chat = this.chat;
+    const state = this.posted;
+    if (chat === undefined || state === undefined) {
+      this.post({ type: 'request/result', id, ok: false, error: 'no session shown yet' });
+      return;
+    }
+    const ctx = this.options.context(chat);
+    if (call.method === 'entries/get') {
+      const { from, views } = this.projector.range(state, ctx, call.params.from, call.params.to, rangeLimits);
+      this.post({ type: 'request/result', id, ok: true, value: { seq: this.seq, from, entries: views } });
+      return;
+    }
+    const value = findInViews(state.entries.length, (i) => {
+      const e = state.entries[i];
+      return e === undefined ? undefined : this.projector.entry(e, ctx);
+    }, call.params.query, this.seq);
+    this.post({ type: 'request/result', id, ok: true, value });
   }
 }
 

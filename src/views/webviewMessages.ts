@@ -131,10 +131,27 @@ export function parseWebviewMessage(raw: unknown): WebviewMessage | undefined {
     case 'request/call': {
       const id = int('id');
       const call = m.call;
-      if (id === undefined || !isObject(call) || call.method !== 'mentions/search' || !isObject(call.params) || typeof call.params.query !== 'string') {
+      if (id === undefined || !isObject(call) || !isObject(call.params)) {
         return undefined;
       }
-      return { type: 'request/call', id, call: { method: 'mentions/search', params: { query: call.params.query } } };
+      const params = call.params;
+      const index = (name: string): number | undefined => {
+        const v = params[name];
+        return typeof v === 'number' && Number.isInteger(v) && v >= 0 ? v : undefined;
+      };
+      switch (call.method) {
+        case 'mentions/search':
+          return typeof params.query === 'string' ? { type: 'request/call', id, call: { method: 'mentions/search', params: { query: params.query } } } : undefined;
+        case 'transcript/find':
+          return typeof params.query === 'string' ? { type: 'request/call', id, call: { method: 'transcript/find', params: { query: params.query } } } : undefined;
+        case 'entries/get': {
+          const from = index('from');
+          const to = index('to');
+          return from !== undefined && to !== undefined ? { type: 'request/call', id, call: { method: 'entries/get', params: { from, to } } } : undefined;
+        }
+        default:
+          return undefined;
+      }
     }
     default:
       return undefined;
