@@ -1,6 +1,7 @@
 import type { NoticeActionView } from '../protocol/sessionView';
-import { PROTOCOL_VERSION, type AttachmentView, type MentionView, type WebviewMessage } from '../protocol/webviewProtocol';
+import { PROTOCOL_VERSION, type AttachmentView, type EntriesResult, type FindResult, type MentionView, type WebviewCall, type WebviewMessage } from '../protocol/webviewProtocol';
 import type { HostBridge } from './hostBridge';
+import { isEntriesResult, isFindResult } from './hostMessages';
 
 /** Everything the UI can ask the host to do. UI code calls these; only this module posts. */
 export interface Actions {
@@ -34,6 +35,12 @@ export interface Actions {
   chooseSuggestion(entryId: string, value: string): void;
   /** `@` mentions: workspace files matching the query (a request the host answers). */
   searchMentions(query: string): Promise<readonly MentionView[]>;
+  /** Entries of a long session the snapshot only outlined. */
+  getEntries(from: number, to: number): Promise<EntriesResult>;
+  /** Find in the chat: the entries whose shown text holds `query`. */
+  findInTranscript(query: string): Promise<FindResult>;
+  /** Copies the whole transcript (the host writes it to the clipboard as Markdown). */
+  copyTranscript(): void;
   /** Routes a `request/result` from the host to the request waiting for it. */
   settleRequest(id: number, ok: boolean, value: unknown, error: string | undefined): void;
 }
@@ -42,6 +49,20 @@ export function createActions(bridge: Pick<HostBridge, 'post'>): Actions {
   const post = (message: WebviewMessage): void => bridge.post(message);
   let nextRequest = 0;
   const waiting = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
+  /** A request the host answers with `request/result`; a reload or a dropped message must not keep anyone waiting. */
+  const call = (request: WebviewCall, timeoutMs: number): Promise<unknown> => {
+    const id = ++nextRequest;
+    const result = new Promise<unknown>((resolve, reject) => waiting.set(id, { resolve, reject }));
+    post({ type: 'request/call', id, call: request });
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error('no answer')), timeoutMs);
+    });
+    return Promise.race([result, timeout]).finally(() => {
+      clearTimeout(timer);
+      waiting.delete(id);
+    });
+  };
   return {
     ready: (clientId) => post({ type: 'webview/ready', protocolVersion: PROTOCOL_VERSION, clientId }),
     resync: (lastSeq) => post({ type: 'session/resync', lastSeq }),
@@ -70,16 +91,23 @@ export function createActions(bridge: Pick<HostBridge, 'post'>): Actions {
     cancelQuestion: (requestId) => post({ type: 'question/cancel', requestId }),
     rewriteMessage: (entryId, text, confirmedTurns) => post({ type: 'message/rewrite', entryId, text, confirmedTurns }),
     chooseSuggestion: (entryId, value) => post({ type: 'suggestion/choose', entryId, value }),
-    searchMentions: (query) => {
-      const id = ++nextRequest;
-      const result = new Promise<unknown>((resolve, reject) => waiting.set(id, { resolve, reject }));
-      post({ type: 'request/call', id, call: { method: 'mentions/search', params: { query } } });
-      // The host answers every request; a reload or a dropped message must not keep the menu waiting.
-      const timeout = new Promise<never>((_, reject) => setTimeout(() => reject(new Error('no answer')), 5000));
-      return Promise.race([result, timeout])
-        .then((value) => (Array.isArray(value) ? value.filter(isMention) : []))
-        .finally(() => waiting.delete(id));
-    },
+    searchMentions: (query) =>
+      call({ method: 'mentions/search', params: { query } }, 5000).then((value) => (Array.isArray(value) ? value.filter(isMention) : [])),
+    getEntries: (from, to) =>
+      call({ method: 'entries/get', params: { from, to } }, 30_000).then((value) => {
+        if (!isEntriesResult(value)) {
+          throw new Error('the host sent no entries');
+        }
+        return value;
+      }),
+    findInTranscript: (query) =>
+      call({ method: 'transcript/find', params: { query } }, 30_000).then((value) => {
+        if (!isFindResult(value)) {
+          throw new Error('the host sent no matches');
+        }
+        return value;
+      }),
+    copyTranscript: () => post({ type: 'transcript/copy' }),
     settleRequest: (id, ok, value, error) => {
       const w = waiting.get(id);
       if (w === undefined) {

@@ -8,9 +8,11 @@ import { Composer } from './render/composer';
 import { isTurnRunning, type RenderEnv } from './render/env';
 import { SessionControls, TopBar } from './render/header';
 import { Transcript } from './render/transcript';
-import { LazyHeaderCard } from './lazy/lazyCard';
+import { chunkError, LazyHeaderCard, withCards } from './lazy/lazyCard';
 import { loadStrings, t } from './strings';
 import { createTicker } from './ticker';
+import type { FindInChat } from './render/findInChat';
+import { copiesWholeTranscript } from './render/transcriptCopy';
 import { UiState } from './uiState';
 import { ViewStore } from './viewStore';
 
@@ -47,7 +49,7 @@ export function startApp(win: Window & typeof globalThis, options: AppOptions = 
   const clock = new Clock(options.now);
   const ticker = createTicker(options.scheduler ?? defaultScheduler());
   const announcer = new Announcer();
-  const holder: { store?: ViewStore } = {};
+  const holder: { store?: ViewStore; transcript?: Transcript } = {};
   const env: RenderEnv = {
     actions,
     ui,
@@ -56,13 +58,26 @@ export function startApp(win: Window & typeof globalThis, options: AppOptions = 
     ticker,
     header: () => holder.store?.header,
     announce: (message) => announcer.announce(message),
+    userTurnsFrom: (id) => {
+      const slots = holder.store?.slots ?? [];
+      const from = slots.findIndex((s) => s.id === id);
+      return from < 0 ? 1 : slots.slice(from).filter((s) => s.kind === 'user').length;
+    },
+    permissionShown: () => holder.transcript?.permissionShown(),
   };
 
   const topBar = new TopBar(env);
   const controls = new SessionControls(env);
   const planDock = new LazyHeaderCard(t('plan'), (h) => h.plan.length > 0, (cards) => new cards.PlanDock());
   const composer = new Composer(env, controls.element);
-  const transcript = new Transcript(env, { composerBusy: () => composer.isBusy });
+  const transcript = new Transcript(env, {
+    composerBusy: () => composer.isBusy,
+    loadEntries: (from, to) =>
+      actions.getEntries(from, to).then(
+        (result) => void holder.store?.load(result),
+        () => undefined, // asked again when the rows next need it
+      ),
+  });
   const signIn = new LazyHeaderCard(t('sign-in card'), (h) => h.signIn !== undefined, (cards) => new cards.SignInCard(env));
   const mcp = new LazyHeaderCard(t('MCP summary'), (h) => h.mcp !== undefined, (cards) => new cards.McpSummary());
   topBar.element.append(mcp.element);
@@ -90,6 +105,27 @@ export function startApp(win: Window & typeof globalThis, options: AppOptions = 
   });
   holder.store = store;
 
+  holder.transcript = transcript;
+  const findSlot = el('div', { class: 'find-slot' });
+  transcript.element.prepend(findSlot);
+  let find: FindInChat | undefined;
+  const openFind = (): void =>
+    withCards(
+      (cards) => {
+        find ??= new cards.FindInChat(document, transcript, (query) => actions.findInTranscript(query), findSlot);
+        find.open();
+      },
+      (error) => findSlot.replaceChildren(chunkError(t('find bar'), error)),
+    );
+  document.addEventListener('copy', (e) => {
+    // The transcript holds only the entries near the view: a copy of all of it is the host's.
+    if (copiesWholeTranscript(document, transcript)) {
+      e.preventDefault();
+      actions.copyTranscript();
+      announcer.announce(t('The whole conversation was copied.'));
+    }
+  });
+
   const root = document.getElementById('app') ?? document.body;
   root.classList.add('hermes-app');
   root.append(topBar.element, transcript.element, el('div', { class: 'dock' }, [signIn.element, planDock.element, composer.element]), announcer.element);
@@ -102,7 +138,7 @@ export function startApp(win: Window & typeof globalThis, options: AppOptions = 
         store.receive(message);
         if (running && !isTurnRunning(env)) {
           // A long reply's held-back tail is rendered in this task, not in the frame's.
-          transcript.turnEnded(store.slots);
+          transcript.turnEnded();
         }
         return;
       }
@@ -126,6 +162,11 @@ export function startApp(win: Window & typeof globalThis, options: AppOptions = 
 
   document.addEventListener('keydown', (e) => {
     if (e.defaultPrevented) {
+      return;
+    }
+    if ((e.ctrlKey || e.metaKey) && !e.altKey && !e.shiftKey && e.code === 'KeyF') {
+      e.preventDefault();
+      openFind();
       return;
     }
     const phase = store.header?.phase;

@@ -18,7 +18,7 @@ import type {
   ToolProgressView,
   QuestionEntryView,
 } from '../protocol/sessionView';
-import type { EntryOp, HostMessage } from '../protocol/webviewProtocol';
+import type { EntriesResult, EntryOp, FindResult, HostMessage } from '../protocol/webviewProtocol';
 
 /**
  * The boundary guard: `message` events carry `unknown` data; this narrows it to a
@@ -31,7 +31,7 @@ export function parseHostMessage(raw: unknown): HostMessage | undefined {
   }
   switch (raw.type) {
     case 'session/snapshot':
-      return isNum(raw.seq) && isRec(raw.view) && isHeader(raw.view.header) && isArr(raw.view.entries, isEntry)
+      return isNum(raw.seq) && isRec(raw.view) && isHeader(raw.view.header) && isArr(raw.view.entries, isEntry) && optional(raw.view.earlier, isOutlines)
         ? (raw as HostMessage)
         : undefined;
     case 'session/patch':
@@ -328,4 +328,20 @@ function isOp(v: unknown): v is EntryOp {
     default:
       return false;
   }
+}
+
+const isEntryKind = oneOf<EntryView['kind']>({ user: true, assistant: true, tool: true, plan: true, notice: true, turnEnd: true, question: true });
+
+function isOutlines(v: unknown): v is unknown[] {
+  return Array.isArray(v) && v.every((o) => isRec(o) && isStr(o.id) && isEntryKind(o.kind) && isIndex(o.lines));
+}
+
+/** An `entries/get` answer (`request/result` values are checked by whoever asked). */
+export function isEntriesResult(v: unknown): v is EntriesResult {
+  return isRec(v) && isIndex(v.seq) && isIndex(v.from) && isArr(v.entries, isEntry);
+}
+
+/** A `transcript/find` answer. */
+export function isFindResult(v: unknown): v is FindResult {
+  return isRec(v) && isIndex(v.seq) && isIndex(v.total) && Array.isArray(v.matches) && v.matches.every((m) => isRec(m) && isIndex(m.index) && isStr(m.id) && isIndex(m.count));
 }

@@ -1,11 +1,18 @@
 /**
  * UI-only state, persisted with `setState` so it survives the webview being hidden and reloaded:
- * `{ v: 1, ui: { draft, expanded, scrollTop } }`. Never transcript data: the host re-sends that.
- * `scrollTop` is -1 while the transcript is pinned to the bottom.
+ * `{ v: 1, ui: { draft, expanded, scrollTop, anchor? } }`. Never transcript data: the host re-sends that.
+ * `scrollTop` is -1 while the transcript is pinned to the bottom; `anchor` is the entry at the
+ * view's top and how far into it (px), which the virtualized transcript restores (its pixel
+ * offsets depend on which entries were ever laid out).
  */
+export interface ScrollAnchor {
+  readonly id: string;
+  readonly offset: number;
+}
+
 export interface UiStateV1 {
   readonly v: 1;
-  readonly ui: { readonly draft: string; readonly expanded: Readonly<Record<string, boolean>>; readonly scrollTop: number };
+  readonly ui: { readonly draft: string; readonly expanded: Readonly<Record<string, boolean>>; readonly scrollTop: number; readonly anchor?: ScrollAnchor };
 }
 
 /** Older keys are dropped beyond this many remembered toggles. */
@@ -15,6 +22,7 @@ export class UiState {
   private draftText = '';
   private readonly expanded = new Map<string, boolean>();
   private scroll = -1;
+  private scrollAnchor: ScrollAnchor | undefined;
 
   constructor(
     saved: unknown,
@@ -39,9 +47,20 @@ export class UiState {
   }
 
   set scrollTop(value: number) {
+    this.setScroll(value, undefined);
+  }
+
+  get anchor(): ScrollAnchor | undefined {
+    return this.scrollAnchor;
+  }
+
+  /** Where the transcript is: -1 pinned to the bottom, else its offset and the entry at its top. */
+  setScroll(value: number, anchor: ScrollAnchor | undefined): void {
     const rounded = Math.round(value);
-    if (rounded !== this.scroll) {
+    const kept = rounded < 0 ? undefined : anchor;
+    if (rounded !== this.scroll || kept?.id !== this.scrollAnchor?.id || kept?.offset !== this.scrollAnchor?.offset) {
       this.scroll = rounded;
+      this.scrollAnchor = kept;
       this.save();
     }
   }
@@ -65,7 +84,8 @@ export class UiState {
   }
 
   toJSON(): UiStateV1 {
-    return { v: 1, ui: { draft: this.draftText, expanded: Object.fromEntries(this.expanded), scrollTop: this.scroll } };
+    const anchor = this.scrollAnchor;
+    return { v: 1, ui: { draft: this.draftText, expanded: Object.fromEntries(this.expanded), scrollTop: this.scroll, ...(anchor !== undefined ? { anchor } : {}) } };
   }
 
   private save(): void {
@@ -83,6 +103,10 @@ export class UiState {
     }
     if (typeof ui.scrollTop === 'number' && Number.isFinite(ui.scrollTop)) {
       this.scroll = ui.scrollTop;
+    }
+    const anchor = ui.anchor;
+    if (isRecord(anchor) && typeof anchor.id === 'string' && typeof anchor.offset === 'number' && Number.isFinite(anchor.offset)) {
+      this.scrollAnchor = { id: anchor.id, offset: anchor.offset };
     }
     if (isRecord(ui.expanded)) {
       for (const [key, value] of Object.entries(ui.expanded)) {

@@ -1,5 +1,5 @@
-import type { EntryView, PartView, SessionHeaderView } from '../protocol/sessionView';
-import type { EntryOp, HostMessage } from '../protocol/webviewProtocol';
+import type { EntryOutline, EntryView, PartView, SessionHeaderView } from '../protocol/sessionView';
+import type { EntriesResult, EntryOp, HostMessage } from '../protocol/webviewProtocol';
 
 /** What changed in an entry since it was last rendered. */
 export type SlotChange = 'none' | 'append' | 'full';
@@ -27,12 +27,34 @@ export interface EntryComponent {
 
 /**
  * One transcript position. Slots move with inserts and removes, so a component keeps its DOM
- * node (and its UI state) for as long as its entry lives.
+ * node (and its UI state) for as long as its entry lives and is on screen.
  */
 export interface Slot {
-  entry: EntryView;
+  readonly id: string;
+  readonly kind: EntryView['kind'];
+  /**
+   * The entry, once the host sent it; undefined for an earlier entry of a long session that only
+   * its outline describes until the transcript asks for it (`entries/get`).
+   */
+  entry: EntryView | undefined;
+  /** The entry may be out of date (a snapshot outlined it again): ask the host before trusting it. */
+  stale: boolean;
+  /** Lines of text (the outline's height hint). */
+  lines: number;
   change: SlotChange;
   component: EntryComponent | undefined;
+  /** Height of its row when it was last laid out (px), and the entry it showed then. */
+  height: number | undefined;
+  measured: EntryView | undefined;
+}
+
+/** A slot for an entry the host sent. */
+export function slotOf(entry: EntryView): Slot {
+  return { id: entry.id, kind: entry.kind, entry, stale: false, lines: 0, change: 'full', component: undefined, height: undefined, measured: undefined };
+}
+
+function outlineSlot(o: EntryOutline): Slot {
+  return { id: o.id, kind: o.kind, entry: undefined, stale: true, lines: o.lines, change: 'none', component: undefined, height: undefined, measured: undefined };
 }
 
 /** Everything a render has to do; collected across all messages that arrived before the frame. */
@@ -74,50 +96,79 @@ export class ViewStore {
   /** Incremented per render; tests use it to check coalescing. */
   renders = 0;
 
-  private lastSeq: number | undefined;
-  private resyncRequestedAt: number | undefined;
-  private frameRequested = false;
+  #lastSeq: number | undefined;
+  #resyncRequestedAt: number | undefined;
+  #frameRequested = false;
 
-  private snapshotPending = false;
-  private structurePending = false;
-  private headerPending = false;
-  private readonly dirty = new Set<Slot>();
-  private readonly inserted = new Set<Slot>();
-  private removed: Slot[] = [];
+  #snapshotPending = false;
+  #structurePending = false;
+  #headerPending = false;
+  readonly #dirty = new Set<Slot>();
+  readonly #inserted = new Set<Slot>();
+  #removed: Slot[] = [];
 
   constructor(private readonly deps: ViewStoreDeps) {}
 
   get seq(): number | undefined {
-    return this.lastSeq;
+    return this.#lastSeq;
   }
 
   receive(message: HostMessage): void {
     if (message.type === 'session/snapshot') {
-      this.applySnapshot(message.seq, message.view.header, message.view.entries);
+      this.#applySnapshot(message.seq, message.view.header, message.view.entries, message.view.earlier ?? []);
     } else if (message.type === 'session/patch') {
-      this.applyPatch(message.seq, message.ops, message.header);
+      this.#applyPatch(message.seq, message.ops, message.header);
     }
+  }
+
+  /**
+   * Entries the transcript asked for (`entries/get`). Taken only when they were valid at the seq
+   * the list is at (the answer follows the patches before it) and name the slots they fill;
+   * anything else is dropped, and the transcript asks again.
+   */
+  load(result: EntriesResult): boolean {
+    if (result.seq !== this.#lastSeq || this.#resyncRequestedAt !== undefined) {
+      return false;
+    }
+    let loaded = false;
+    result.entries.forEach((entry, k) => {
+      const slot = this.slots[result.from + k];
+      if (slot?.id !== entry.id || slot.kind !== entry.kind) {
+        return;
+      }
+      if (slot.entry !== entry) {
+        slot.entry = entry;
+        slot.change = 'full';
+        this.#dirty.add(slot);
+        loaded = true;
+      }
+      slot.stale = false;
+    });
+    if (loaded) {
+      this.#schedule();
+    }
+    return loaded;
   }
 
   /** Renders now if a frame is pending (tests, and before the page is hidden). */
   flush(): void {
-    if (!this.snapshotPending && !this.structurePending && !this.headerPending && this.dirty.size === 0 && this.removed.length === 0) {
+    if (!this.#snapshotPending && !this.#structurePending && !this.#headerPending && this.#dirty.size === 0 && this.#removed.length === 0) {
       return;
     }
     const frame: Frame = {
-      snapshot: this.snapshotPending,
-      structure: this.structurePending,
-      header: this.headerPending,
-      dirty: [...this.dirty],
-      inserted: [...this.inserted],
-      removed: this.removed,
+      snapshot: this.#snapshotPending,
+      structure: this.#structurePending,
+      header: this.#headerPending,
+      dirty: [...this.#dirty],
+      inserted: [...this.#inserted],
+      removed: this.#removed,
     };
-    this.snapshotPending = false;
-    this.structurePending = false;
-    this.headerPending = false;
-    this.dirty.clear();
-    this.inserted.clear();
-    this.removed = [];
+    this.#snapshotPending = false;
+    this.#structurePending = false;
+    this.#headerPending = false;
+    this.#dirty.clear();
+    this.#inserted.clear();
+    this.#removed = [];
     this.renders++;
     this.deps.render(frame);
     for (const slot of frame.dirty) {
@@ -125,99 +176,112 @@ export class ViewStore {
     }
   }
 
-  private now(): number {
+  #now(): number {
     return this.deps.now?.() ?? Date.now();
   }
 
-  private applySnapshot(seq: number, header: SessionHeaderView, entries: readonly EntryView[]): void {
-    this.lastSeq = seq;
-    this.resyncRequestedAt = undefined;
-    this.setHeader(header);
+  #applySnapshot(seq: number, header: SessionHeaderView, entries: readonly EntryView[], earlier: readonly EntryOutline[]): void {
+    this.#lastSeq = seq;
+    this.#resyncRequestedAt = undefined;
+    this.#setHeader(header);
     // Keep the slot (and so the DOM node and its UI state) of every entry that survived.
     const byId = new Map<string, Slot>();
     for (const slot of this.slots) {
-      byId.set(slot.entry.id, slot);
+      byId.set(slot.id, slot);
     }
     const next: Slot[] = [];
+    for (const outline of earlier) {
+      const old = byId.get(outline.id);
+      if (old?.kind === outline.kind) {
+        // Kept as it is shown until the transcript has it again (it may have changed meanwhile).
+        byId.delete(outline.id);
+        old.stale = true;
+        old.lines = outline.lines;
+        next.push(old);
+      } else {
+        next.push(outlineSlot(outline));
+      }
+    }
     for (const entry of entries) {
       const old = byId.get(entry.id);
-      if (old?.entry.kind === entry.kind) {
+      if (old?.kind === entry.kind) {
         byId.delete(entry.id);
         old.entry = entry;
+        old.stale = false;
         old.change = 'full';
         next.push(old);
-        this.dirty.add(old);
+        this.#dirty.add(old);
       } else {
-        const slot: Slot = { entry, change: 'full', component: undefined };
+        const slot = slotOf(entry);
         next.push(slot);
-        this.dirty.add(slot);
+        this.#dirty.add(slot);
       }
     }
     for (const gone of byId.values()) {
-      this.dropSlot(gone);
+      this.#dropSlot(gone);
     }
     this.slots = next;
-    this.inserted.clear();
-    this.snapshotPending = true;
-    this.structurePending = true;
-    this.schedule();
+    this.#inserted.clear();
+    this.#snapshotPending = true;
+    this.#structurePending = true;
+    this.#schedule();
   }
 
-  private applyPatch(seq: number, ops: readonly EntryOp[], header: SessionHeaderView | undefined): void {
-    if (this.lastSeq === undefined) {
+  #applyPatch(seq: number, ops: readonly EntryOp[], header: SessionHeaderView | undefined): void {
+    if (this.#lastSeq === undefined) {
       return; // no snapshot yet: the host sends one in answer to ready
     }
-    if (seq <= this.lastSeq) {
+    if (seq <= this.#lastSeq) {
       return; // already applied (or from before the snapshot)
     }
-    if (this.resyncRequestedAt !== undefined) {
-      if (this.now() - this.resyncRequestedAt > resyncRetryMs) {
-        this.requestResync();
+    if (this.#resyncRequestedAt !== undefined) {
+      if (this.#now() - this.#resyncRequestedAt > resyncRetryMs) {
+        this.#requestResync();
       }
       return;
     }
-    if (seq !== this.lastSeq + 1) {
-      this.requestResync();
+    if (seq !== this.#lastSeq + 1) {
+      this.#requestResync();
       return;
     }
     for (const op of ops) {
-      if (!this.applyOp(op)) {
+      if (!this.#applyOp(op)) {
         // The op does not fit our list: we are out of step with the host.
-        this.requestResync();
+        this.#requestResync();
         return;
       }
     }
-    this.lastSeq = seq;
+    this.#lastSeq = seq;
     if (header !== undefined) {
-      this.setHeader(header);
+      this.#setHeader(header);
     }
-    if (this.snapshotPending || this.structurePending || this.headerPending || this.dirty.size > 0 || this.removed.length > 0) {
-      this.schedule();
+    if (this.#snapshotPending || this.#structurePending || this.#headerPending || this.#dirty.size > 0 || this.#removed.length > 0) {
+      this.#schedule();
     }
   }
 
-  private requestResync(): void {
-    this.resyncRequestedAt = this.now();
-    this.deps.resync(this.lastSeq ?? -1);
+  #requestResync(): void {
+    this.#resyncRequestedAt = this.#now();
+    this.deps.resync(this.#lastSeq ?? -1);
   }
 
-  private setHeader(header: SessionHeaderView): void {
+  #setHeader(header: SessionHeaderView): void {
     this.header = header;
-    this.headerPending = true;
-    this.deps.headerReceived?.(header, this.now());
+    this.#headerPending = true;
+    this.deps.headerReceived?.(header, this.#now());
   }
 
-  private applyOp(op: EntryOp): boolean {
+  #applyOp(op: EntryOp): boolean {
     switch (op.op) {
       case 'insert': {
         if (op.index > this.slots.length) {
           return false;
         }
-        const slot: Slot = { entry: op.entry, change: 'full', component: undefined };
+        const slot = slotOf(op.entry);
         this.slots.splice(op.index, 0, slot);
-        this.dirty.add(slot);
-        this.inserted.add(slot);
-        this.structurePending = true;
+        this.#dirty.add(slot);
+        this.#inserted.add(slot);
+        this.#structurePending = true;
         return true;
       }
       case 'replace': {
@@ -225,17 +289,18 @@ export class ViewStore {
         if (slot === undefined) {
           return false;
         }
-        if (slot.entry.kind !== op.entry.kind || slot.entry.id !== op.entry.id) {
-          const fresh: Slot = { entry: op.entry, change: 'full', component: undefined };
+        if (slot.kind !== op.entry.kind || slot.id !== op.entry.id) {
+          const fresh = slotOf(op.entry);
           this.slots[op.index] = fresh;
-          this.dropSlot(slot);
-          this.dirty.add(fresh);
-          this.inserted.add(fresh);
-          this.structurePending = true;
+          this.#dropSlot(slot);
+          this.#dirty.add(fresh);
+          this.#inserted.add(fresh);
+          this.#structurePending = true;
         } else {
           slot.entry = op.entry;
+          slot.stale = false;
           slot.change = 'full';
-          this.dirty.add(slot);
+          this.#dirty.add(slot);
         }
         return true;
       }
@@ -244,15 +309,18 @@ export class ViewStore {
           return false;
         }
         for (const slot of this.slots.splice(op.index, op.count)) {
-          this.dropSlot(slot);
+          this.#dropSlot(slot);
         }
-        this.structurePending = true;
+        this.#structurePending = true;
         return true;
       }
       case 'appendText': {
         const slot = this.slots[op.index];
-        if (slot?.entry.kind !== 'assistant') {
+        if (slot?.kind !== 'assistant') {
           return false;
+        }
+        if (slot.entry?.kind !== 'assistant' || slot.stale) {
+          return true; // not loaded (or out of date): the host's answer will carry the text
         }
         const parts = appendToParts(slot.entry.parts, op);
         if (parts === undefined) {
@@ -265,27 +333,27 @@ export class ViewStore {
         if (slot.change === 'none') {
           slot.change = 'append';
         }
-        this.dirty.add(slot);
+        this.#dirty.add(slot);
         return true;
       }
     }
   }
 
-  private dropSlot(slot: Slot): void {
-    this.dirty.delete(slot);
-    this.inserted.delete(slot);
+  #dropSlot(slot: Slot): void {
+    this.#dirty.delete(slot);
+    this.#inserted.delete(slot);
     if (slot.component !== undefined) {
-      this.removed.push(slot); // a slot inserted and removed within one frame was never rendered
+      this.#removed.push(slot); // a slot inserted and removed within one frame was never rendered
     }
   }
 
-  private schedule(): void {
-    if (this.frameRequested) {
+  #schedule(): void {
+    if (this.#frameRequested) {
       return;
     }
-    this.frameRequested = true;
+    this.#frameRequested = true;
     this.deps.requestFrame(() => {
-      this.frameRequested = false;
+      this.#frameRequested = false;
       this.flush();
     });
   }

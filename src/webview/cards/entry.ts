@@ -2,9 +2,12 @@
 // Its imports of the webview's shared modules (dom, strings, text) resolve to the bundle's own
 // instances (scripts/build.mjs, src/webview/lazy/shared.ts): one window, one string table, one id counter.
 import { publishCards, type Cards } from '../lazy/cards';
+import { FindInChat } from '../render/findInChat';
 import { McpSummary } from '../render/mcpSummary';
 import { MentionMenu } from '../render/mentionMenu';
 import { NoticeView } from '../render/notice';
+import { PermissionPrompt } from '../render/permission';
+import { TerminalItem } from '../render/terminalItem';
 import { PlanDock, PlanView } from '../render/plan';
 import { QuestionView } from '../render/question';
 import { RewriteEditor } from '../render/rewriteEditor';
@@ -12,5 +15,5 @@ import { SignInCard } from '../render/signInCard';
 import { SlashMenu } from '../render/slashMenu';
 import { TurnEndView } from '../render/turnEnd';
 
-export const cards: Cards = { SignInCard, McpSummary, QuestionView, RewriteEditor, SlashMenu, MentionMenu, NoticeView, TurnEndView, PlanView, PlanDock };
+export const cards: Cards = { SignInCard, McpSummary, QuestionView, RewriteEditor, SlashMenu, MentionMenu, NoticeView, TurnEndView, PlanView, PlanDock, FindInChat, PermissionPrompt, TerminalItem };
 publishCards(cards);

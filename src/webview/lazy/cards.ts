@@ -1,3 +1,6 @@
+import type { FindInChat } from '../render/findInChat';
+import type { PermissionPrompt } from '../render/permission';
+import type { TerminalItem } from '../render/terminalItem';
 import type { McpSummary } from '../render/mcpSummary';
 import type { MentionMenu } from '../render/mentionMenu';
 import type { NoticeView } from '../render/notice';
@@ -10,8 +13,8 @@ import type { TurnEndView } from '../render/turnEnd';
 
 /**
  * What the first paint of a chat does not show (the sign-in card, clarify/secret questions,
- * "Edit and resend", the MCP summary, the composer's `/` and `@` menus, notices, turn footers and
- * plans)
+ * "Edit and resend", the MCP summary, the composer's `/` and `@` menus, notices, turn footers,
+ * plans, permission prompts, terminal output and the find bar)
  * lives in a script of their own, `dist/webview/cards.js` (scripts/build.mjs, entry
  * src/webview/cards/entry.ts), fetched the first time one is needed, so the first paint of a chat
  * does not carry them (issue 20: initial bundle ≤ 150 KB). The script leaves its classes in one
@@ -29,6 +32,9 @@ export interface Cards {
   readonly TurnEndView: typeof TurnEndView;
   readonly PlanView: typeof PlanView;
   readonly PlanDock: typeof PlanDock;
+  readonly FindInChat: typeof FindInChat;
+  readonly PermissionPrompt: typeof PermissionPrompt;
+  readonly TerminalItem: typeof TerminalItem;
 }
 
 /** Runs the script `file` (next to the bundle); `undefined` when it has run synchronously (tests). */

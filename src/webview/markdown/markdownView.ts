@@ -26,34 +26,37 @@ type Pass = 'stream' | 'final';
  */
 export class MarkdownView {
   readonly element: HTMLElement;
-  private raw = '';
+  #raw = '';
   /** The text from the start of the open tail on. */
-  private readonly text = new StreamSource();
+  readonly #text = new StreamSource();
   /** Rendered top-level blocks before the open tail. */
-  private placed = 0;
-  private groups: HTMLElement[] = [];
-  private tail: Node[] = [];
+  #placed = 0;
+  #groups: HTMLElement[] = [];
+  #tail: Node[] = [];
   /**
    * Finished blocks lexed but not yet placed (they start the open text): the next task places them
    * without lexing them again. Dropped by any other render (which lexes the open text again).
    */
-  private backlog: Token[] = [];
-  private fence: OpenFence | undefined;
+  #backlog: Token[] = [];
+  #fence: OpenFence | undefined;
   /** Past the limits, the text after the placed blocks grows as one text node. */
-  private plain: Text | undefined;
-  private links: Links = {};
+  #plain: Text | undefined;
+  #links: Links = {};
   /** Whether the last render was final (nothing left for `flush`). */
-  private finalized = true;
-  private tailSizeAtRender = 0;
-  private sourceLenAtRender = 0;
-  private lastTailAt = -Infinity;
-  private timer: number | undefined;
-  private refreshMs = minRefreshMs;
+  #finalized = true;
+  #tailSizeAtRender = 0;
+  #sourceLenAtRender = 0;
+  #lastTailAt = -Infinity;
+  #timer: number | undefined;
+  #refreshMs = minRefreshMs;
+
+  readonly #scheduler: MarkdownScheduler;
 
   constructor(
-    private readonly scheduler: MarkdownScheduler,
+    scheduler: MarkdownScheduler,
     className = 'markdown',
   ) {
+    this.#scheduler = scheduler;
     this.element = doc().createElement('div');
     this.element.className = className;
   }
@@ -63,20 +66,20 @@ export class MarkdownView {
    * case: no comparison needed). `final` renders everything now instead of pacing the tail.
    */
   set(text: string, appendOnly = false, final = false): void {
-    if (text === this.raw && !final) {
+    if (text === this.#raw && !final) {
       return;
     }
-    if ((appendOnly && text.length >= this.raw.length) || text.startsWith(this.raw)) {
-      this.text.append(text.slice(this.raw.length));
+    if ((appendOnly && text.length >= this.#raw.length) || text.startsWith(this.#raw)) {
+      this.#text.append(text.slice(this.#raw.length));
     } else {
-      this.reset();
-      this.text.append(text);
+      this.#reset();
+      this.#text.append(text);
     }
-    this.raw = text;
+    this.#raw = text;
     if (final) {
-      this.render('final');
+      this.#render('final');
     } else {
-      this.pace();
+      this.#pace();
     }
   }
 
@@ -86,42 +89,42 @@ export class MarkdownView {
    * it would make V8 copy it whole, once per patch (quadratic over a long reply).
    */
   append(text: string, chunk: string): void {
-    if (text.length !== this.raw.length + chunk.length) {
+    if (text.length !== this.#raw.length + chunk.length) {
       this.set(text); // not what was shown plus the chunk: compared, and shown whole if it differs
     } else if (chunk !== '') {
-      this.text.append(chunk);
-      this.raw = text;
-      this.pace();
+      this.#text.append(chunk);
+      this.#raw = text;
+      this.#pace();
     }
   }
 
   /** Renders whatever is paced, open or not yet final, for good (the turn ended). */
   flush(): void {
-    if (!this.finalized || this.timer !== undefined || this.fence !== undefined) {
-      this.render('final');
+    if (!this.#finalized || this.#timer !== undefined || this.#fence !== undefined) {
+      this.#render('final');
     }
   }
 
   dispose(): void {
-    this.cancelTimer();
+    this.#cancelTimer();
   }
 
-  private reset(): void {
-    this.cancelTimer();
+  #reset(): void {
+    this.#cancelTimer();
     this.element.replaceChildren();
-    this.raw = '';
-    this.text.clear();
-    this.placed = 0;
-    this.groups = [];
-    this.tail = [];
-    this.fence = undefined;
-    this.plain = undefined;
-    this.links = {};
-    this.finalized = true;
-    this.tailSizeAtRender = 0;
-    this.sourceLenAtRender = 0;
-    this.lastTailAt = -Infinity;
-    this.refreshMs = minRefreshMs;
+    this.#raw = '';
+    this.#text.clear();
+    this.#placed = 0;
+    this.#groups = [];
+    this.#tail = [];
+    this.#fence = undefined;
+    this.#plain = undefined;
+    this.#links = {};
+    this.#finalized = true;
+    this.#tailSizeAtRender = 0;
+    this.#sourceLenAtRender = 0;
+    this.#lastTailAt = -Infinity;
+    this.#refreshMs = minRefreshMs;
   }
 
   /**
@@ -129,78 +132,78 @@ export class MarkdownView {
    * next render). The timer may run up to a tenth of the interval early or a quarter late, to share
    * a frame with the page's beat (src/webview/ticker.ts): it then renders rather than wait again.
    */
-  private pace(onTimer = false): void {
-    if (this.timer !== undefined) {
+  #pace(onTimer = false): void {
+    if (this.#timer !== undefined) {
       return;
     }
-    const wait = this.dueIn(onTimer ? 0.9 : 1);
+    const wait = this.#dueIn(onTimer ? 0.9 : 1);
     if (wait < 1) {
-      this.render('stream');
+      this.#render('stream');
     } else {
-      this.timer = this.scheduler.setTimeout(() => {
-        this.timer = undefined;
-        this.pace(true);
+      this.#timer = this.#scheduler.setTimeout(() => {
+        this.#timer = undefined;
+        this.#pace(true);
       }, wait);
     }
   }
 
   /** Milliseconds until the next streaming render may touch the DOM (pacing; 0: now), `share` of the interval after the last. */
-  private dueIn(share: number): number {
-    const since = this.scheduler.now() - this.lastTailAt;
-    if (since < this.refreshMs * share) {
-      return this.refreshMs - since;
+  #dueIn(share: number): number {
+    const since = this.#scheduler.now() - this.#lastTailAt;
+    if (since < this.#refreshMs * share) {
+      return this.#refreshMs - since;
     }
     // Appending to an open fence costs only the new text; re-rendering a big tail costs its size.
-    if (this.fence !== undefined || this.text.open.length <= smallTailChars || since >= maxTailWaitMs) {
+    if (this.#fence !== undefined || this.#text.open.length <= smallTailChars || since >= maxTailWaitMs) {
       return 0;
     }
-    return (this.text.length - this.sourceLenAtRender) * 4 >= this.tailSizeAtRender ? 0 : maxTailWaitMs - since;
+    return (this.#text.length - this.#sourceLenAtRender) * 4 >= this.#tailSizeAtRender ? 0 : maxTailWaitMs - since;
   }
 
-  private render(pass: Pass): void {
-    this.cancelTimer();
-    if (this.plain !== undefined) {
-      this.plain.appendData(this.text.open);
-      this.text.drop(this.text.open.length);
+  #render(pass: Pass): void {
+    this.#cancelTimer();
+    if (this.#plain !== undefined) {
+      this.#plain.appendData(this.#text.open);
+      this.#text.drop(this.#text.open.length);
       return;
     }
-    if (this.text.length > maxSourceChars) {
-      this.enterPlain();
+    if (this.#text.length > maxSourceChars) {
+      this.#enterPlain();
       return;
     }
-    this.finalized = pass === 'final';
-    if (this.fence !== undefined) {
-      if (pass !== 'final' && this.fence.advance(this.text.open)) {
-        this.rendered();
+    this.#finalized = pass === 'final';
+    if (this.#fence !== undefined) {
+      if (pass !== 'final' && this.#fence.advance(this.#text.open)) {
+        this.#rendered();
         return;
       }
-      this.fence = undefined; // closed (or final): render it as a code block
+      this.#fence = undefined; // closed (or final): render it as a code block
     }
-    this.renderTail(pass);
+    this.#renderTail(pass);
   }
 
-  private rendered(): void {
-    const now = this.scheduler.now();
-    const charsPerSecond = ((this.text.length - this.sourceLenAtRender) * 1000) / Math.max(1, now - this.lastTailAt);
-    this.refreshMs = Math.min(maxRefreshMs, Math.max(minRefreshMs, Math.round(charsPerSecond * refreshMsPerChar)));
-    this.tailSizeAtRender = this.text.open.length;
-    this.sourceLenAtRender = this.text.length;
-    this.lastTailAt = now;
+  #rendered(): void {
+    const now = this.#scheduler.now();
+    const charsPerSecond = ((this.#text.length - this.#sourceLenAtRender) * 1000) / Math.max(1, now - this.#lastTailAt);
+    this.#refreshMs = Math.min(maxRefreshMs, Math.max(minRefreshMs, Math.round(charsPerSecond * refreshMsPerChar)));
+    this.#tailSizeAtRender = this.#text.open.length;
+    this.#sourceLenAtRender = this.#text.length;
+    this.#lastTailAt = now;
   }
 
-  private renderTail(pass: Pass): void {
+  #renderTail(pass: Pass): void {
     // A long text shown at once (a snapshot, a turn's end after a paced stream) is lexed a piece
     // at a time: no lex covers more than a piece (plus the block open at its end), so the
     // `maxLexMs` guard keeps meaning "hostile input", not "long message".
     let piece = pieceChars;
-    while (this.text.open.length > piece) {
-      const before = this.text.dropped;
-      if (!this.lexAndPlace(pass, piece, false)) {
+    while (this.#text.open.length > piece) {
+      const before = this.#text.dropped;
+      if (!this.#lexAndPlace(pass, piece, false)) {
         return;
       }
-      piece = this.text.dropped === before ? piece * 2 : pieceChars;
+      piece = this.#text.dropped === before ? piece * 2 : pieceChars;
     }
-    this.lexAndPlace(pass, this.text.open.length, true);
+    this.#lexAndPlace(pass, this.#text.open.length, true);
   }
 
   /**
@@ -208,11 +211,11 @@ export class MarkdownView {
    * proved finished, and (`withTail`) shows the rest as the open tail. False when it stopped:
    * the text went plain, or a late link definition re-rendered everything.
    */
-  private lexAndPlace(pass: Pass, end: number, withTail: boolean): boolean {
-    const tailText = this.text.open.slice(0, end);
-    const lexed = this.lexTail(tailText);
+  #lexAndPlace(pass: Pass, end: number, withTail: boolean): boolean {
+    const tailText = this.#text.open.slice(0, end);
+    const lexed = this.#lexTail(tailText);
     if (lexed === undefined) {
-      this.enterPlain();
+      this.#enterPlain();
       return false;
     }
     const split = splitTail(lexed.tokens, tailText);
@@ -220,81 +223,81 @@ export class MarkdownView {
     // references; rendered blocks are redone once a definition is final (or the text is).
     const defsFinal = (withTail && pass === 'final') || split.finished.some((tk) => tk.type === 'def');
     if (defsFinal) {
-      if (this.text.dropped > 0 && linksChanged(this.links, lexed.links)) {
-        this.links = { ...lexed.links };
-        this.rebuild();
+      if (this.#text.dropped > 0 && linksChanged(this.#links, lexed.links)) {
+        this.#links = { ...lexed.links };
+        this.#rebuild();
         return false;
       }
-      this.links = { ...lexed.links };
+      this.#links = { ...lexed.links };
     }
     const open = split.open[0];
     const fenceNext = pass !== 'final' && open?.type === 'code' && (open as Tokens.Code).codeBlockStyle !== 'indented';
-    if (withTail && split.finished.length === 0 && !fenceNext && this.patchTail(split.open)) {
+    if (withTail && split.finished.length === 0 && !fenceNext && this.#patchTail(split.open)) {
       return true;
     }
     if (withTail || split.finished.length > 0) {
-      this.removeTail();
+      this.#removeTail();
     }
     if (split.finished.length > 0) {
       // While streaming, one task renders finished blocks within a budget (a refresh after a busy
       // second, a running reply shown from a snapshot); the rest follows in the next task, so
       // none holds the page (or, in code-server, the workbench) for long.
       if (pass !== 'stream') {
-        this.placeFinished(split.finished);
-      } else if (this.placeBudgeted(split.finished).length > 0) {
+        this.#placeFinished(split.finished);
+      } else if (this.#placeBudgeted(split.finished).length > 0) {
         return false;
       }
     }
-    if (!withTail || (fenceNext && this.openFence())) {
+    if (!withTail || (fenceNext && this.#openFence())) {
       return true;
     }
     for (const { node, ordinal } of renderBlocks(split.open)) {
-      this.place(node, this.placed + ordinal);
-      this.tail.push(node);
+      this.#place(node, this.#placed + ordinal);
+      this.#tail.push(node);
     }
-    this.rendered();
+    this.#rendered();
     return true;
   }
 
   /** Renders finished blocks (sanitized) after those placed, once; the open tail starts after them. */
-  private placeFinished(finished: readonly Token[]): void {
+  #placeFinished(finished: readonly Token[]): void {
     for (const { node, ordinal } of renderBlocks(finished)) {
-      this.place(node, this.placed + ordinal);
+      this.#place(node, this.#placed + ordinal);
     }
-    this.placed += finished.filter(isRendered).length;
-    this.text.drop(finished.reduce((n, tk) => n + tk.raw.length, 0));
+    this.#placed += finished.filter(isRendered).length;
+    this.#text.drop(finished.reduce((n, tk) => n + tk.raw.length, 0));
   }
 
   /** Places finished blocks within this task's budget; what is left goes on in the next tasks. */
-  private placeBudgeted(finished: Token[]): Token[] {
-    const rest = placeWithinBudget(finished, (batch) => this.placeFinished(batch), () => this.scheduler.now());
+  #placeBudgeted(finished: Token[]): Token[] {
+    const rest = placeWithinBudget(finished, (batch) => this.#placeFinished(batch), () => this.#scheduler.now());
     if (rest.length > 0) {
-      this.continueWith(rest);
+      this.#continueWith(rest);
     }
     return rest;
   }
 
   /** Places `backlog` in the next tasks (within the budget each), then renders the tail. */
-  private continueWith(backlog: Token[]): void {
-    this.backlog = backlog;
-    this.timer = this.scheduler.setTimeout(() => {
-      this.timer = undefined;
-      const next = this.backlog;
-      this.backlog = [];
-      if (this.placeBudgeted(next).length === 0) {
-        this.render('stream');
+  #continueWith(backlog: Token[]): void {
+    this.#backlog = backlog;
+    this.#timer = this.#scheduler.setTimeout(() => {
+      this.#timer = undefined;
+      const next = this.#backlog;
+      this.#backlog = [];
+      if (this.#placeBudgeted(next).length === 0) {
+        this.#render('stream');
       }
     }, 0);
   }
 
-  private lexTail(tailText: string): Lexed | undefined {
+  #lexTail(tailText: string): Lexed | undefined {
     if (looksHostile(tailText)) {
       return undefined;
     }
-    const started = this.scheduler.now();
+    const started = this.#scheduler.now();
     try {
-      const lexed = lex(tailText, this.links);
-      return this.scheduler.now() - started > maxLexMs ? undefined : lexed;
+      const lexed = lex(tailText, this.#links);
+      return this.#scheduler.now() - started > maxLexMs ? undefined : lexed;
     } catch {
       return undefined;
     }
@@ -304,9 +307,9 @@ export class MarkdownView {
    * The common streaming case: the same last block, a little longer. Its element stays in place
    * and only its content is swapped, so the browser relayouts one block instead of replacing it.
    */
-  private patchTail(open: Parameters<typeof renderBlocks>[0]): boolean {
-    const old = this.tail[0];
-    if (this.tail.length !== 1 || !(old instanceof domWindow().Element)) {
+  #patchTail(open: Parameters<typeof renderBlocks>[0]): boolean {
+    const old = this.#tail[0];
+    if (this.#tail.length !== 1 || !(old instanceof domWindow().Element)) {
       return false;
     }
     const rendered = renderBlocks(open);
@@ -315,79 +318,79 @@ export class MarkdownView {
       return false;
     }
     old.replaceChildren(...Array.from(fresh.childNodes));
-    this.rendered();
+    this.#rendered();
     return true;
   }
 
   /** Shows the open fence at the tail as growing text; false when its opening line is not complete. */
-  private openFence(): boolean {
-    const fence = OpenFence.at(this.text.open, 0);
+  #openFence(): boolean {
+    const fence = OpenFence.at(this.#text.open, 0);
     if (fence === undefined) {
       return false;
     }
-    this.fence = fence;
-    this.place(fence.element, this.placed);
-    this.tail = [fence.element];
-    if (!fence.advance(this.text.open)) {
+    this.#fence = fence;
+    this.#place(fence.element, this.#placed);
+    this.#tail = [fence.element];
+    if (!fence.advance(this.#text.open)) {
       // Closed already (cannot happen for a token the lexer left open, but stay correct).
-      this.removeTail();
-      this.fence = undefined;
-      this.renderTail('final');
+      this.#removeTail();
+      this.#fence = undefined;
+      this.#renderTail('final');
       return true;
     }
-    this.rendered();
+    this.#rendered();
     return true;
   }
 
   /** Puts a block into its group (groupSize blocks each), creating the group when needed. */
-  private place(node: Node, ordinal: number): void {
+  #place(node: Node, ordinal: number): void {
     const index = Math.floor(ordinal / groupSize);
-    while (this.groups.length <= index) {
+    while (this.#groups.length <= index) {
       const group = doc().createElement('div');
       group.className = 'md-group';
       this.element.appendChild(group);
-      this.groups.push(group);
+      this.#groups.push(group);
     }
-    this.groups[index]?.appendChild(node);
+    this.#groups[index]?.appendChild(node);
   }
 
-  private removeTail(): void {
-    for (const node of this.tail) {
+  #removeTail(): void {
+    for (const node of this.#tail) {
       node.parentNode?.removeChild(node);
     }
-    this.tail = [];
+    this.#tail = [];
   }
 
-  private rebuild(): void {
-    const text = this.raw;
-    const links = this.links;
-    this.reset();
-    this.links = links;
-    this.text.append(text);
-    this.raw = text;
-    this.render('final');
+  #rebuild(): void {
+    const text = this.#raw;
+    const links = this.#links;
+    this.#reset();
+    this.#links = links;
+    this.#text.append(text);
+    this.#raw = text;
+    this.#render('final');
   }
 
-  private enterPlain(): void {
-    this.cancelTimer();
-    this.removeTail();
-    this.fence = undefined;
-    this.finalized = true;
+  #enterPlain(): void {
+    this.#cancelTimer();
+    this.#removeTail();
+    this.#fence = undefined;
+    this.#finalized = true;
     const box = doc().createElement('div');
     box.className = 'md-plain';
-    const node = doc().createTextNode(this.text.open);
+    const node = doc().createTextNode(this.#text.open);
     box.appendChild(node);
-    this.place(box, this.placed);
-    this.tail = [box];
-    this.plain = node;
-    this.text.drop(this.text.open.length);
+    this.#place(box, this.#placed);
+    this.#tail = [box];
+    this.#plain = node;
+    this.#text.drop(this.#text.open.length);
   }
 
-  private cancelTimer(): void {
-    this.backlog = [];
-    if (this.timer !== undefined) {
-      this.scheduler.clearTimeout(this.timer);
-      this.timer = undefined;
+  #cancelTimer(): void {
+    this.#backlog = [];
+    if (this.#timer !== undefined) {
+      this.#scheduler.clearTimeout(this.#timer);
+      this.#timer = undefined;
     }
   }
 }

@@ -20,6 +20,10 @@ export interface RenderEnv {
   readonly ticker: Ticker;
   header(): SessionHeaderView | undefined;
   announce(message: string): void;
+  /** User messages from entry `id` to the end of the transcript (what "Edit and resend" from it cuts). */
+  userTurnsFrom(id: string): number;
+  /** A permission prompt that waited for the cards chunk is shown now. */
+  permissionShown?(): void;
 }
 
 export function agentName(env: RenderEnv): string {

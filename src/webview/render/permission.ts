@@ -2,7 +2,7 @@ import type { PermissionOptionView, PermissionView } from '../../protocol/sessio
 import { append, clear, el, icon, uniqueId } from '../dom';
 import { t } from '../strings';
 import { visibleTitle } from '../text';
-import { agentName, type RenderEnv } from './env';
+import type { RenderEnv } from './env';
 import { checkDetails, offersRememberChoice, RememberChoice } from './permissionCheck';
 
 /** Alt+Y answers the first allow_once option, Alt+N the first reject_once option. */
@@ -175,4 +175,9 @@ function outcomeText(p: PermissionView, env: RenderEnv): string {
     case 'pending':
       return '';
   }
+}
+
+/** The agent's name (as `env.ts` says it; the cards chunk takes no code from the bundle but dom, strings and text). */
+function agentName(env: RenderEnv): string {
+  return env.header()?.agentName ?? t('Agent');
 }

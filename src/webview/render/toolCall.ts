@@ -4,7 +4,9 @@ import { t } from '../strings';
 import { formatDuration, visibleLabel, visibleText, visibleTitle } from '../text';
 import type { EntryComponent } from '../viewStore';
 import type { RenderEnv } from './env';
-import { PermissionPrompt } from './permission';
+import { loadCards } from '../lazy/cards';
+import { chunkError } from '../lazy/lazyCard';
+import type { PermissionPrompt } from './permission';
 import { createContentItem, type ContentItem } from './toolContent';
 
 type ToolEntry = Extract<EntryView, { kind: 'tool' }>;
@@ -78,6 +80,8 @@ export class ToolCallView implements EntryComponent {
   private readonly raw = el('div', { class: 'tool-raw' });
   private items: ContentItem[] = [];
   private prompt: PermissionPrompt | undefined;
+  private waitingForPrompt: HTMLElement | undefined;
+  private disposed = false;
   private entry: ToolEntry | undefined;
   private bodyBuilt = false;
   private rawShown: { input?: string; output?: string } = {};
@@ -130,11 +134,7 @@ export class ToolCallView implements EntryComponent {
       this.renderLocations(entry);
     }
     if (entry.permission !== undefined) {
-      this.prompt ??= new PermissionPrompt(this.env);
-      this.prompt.update(entry.permission, entry.title);
-      if (this.prompt.element.parentNode !== this.element) {
-        this.element.appendChild(this.prompt.element);
-      }
+      this.showPermission(entry);
     } else if (this.prompt !== undefined) {
       this.prompt.dispose();
       this.prompt.element.remove();
@@ -145,6 +145,44 @@ export class ToolCallView implements EntryComponent {
 
   dispose(): void {
     this.prompt?.dispose();
+    this.disposed = true;
+  }
+
+  /**
+   * The permission prompt comes with the cards chunk (the page fetches it when idle after its
+   * first paint, so it is there before an agent asks). A card shown before that waits for it with
+   * a line saying so, then shows the prompt and tells the transcript (`env.permissionShown`), which
+   * gives a pending one the focus as it would have.
+   */
+  private showPermission(entry: ToolEntry): void {
+    const permission = entry.permission;
+    if (permission === undefined) {
+      return;
+    }
+    const cards = loadCards();
+    if (cards instanceof Promise) {
+      if (this.waitingForPrompt === undefined) {
+        this.waitingForPrompt = el('div', { class: 'permission permission-loading muted', text: t('Permission requested: {0}', visibleTitle(entry.title)) });
+        this.element.appendChild(this.waitingForPrompt);
+        cards.then(
+          () => {
+            this.waitingForPrompt?.remove();
+            this.waitingForPrompt = undefined;
+            if (!this.disposed && this.entry !== undefined) {
+              this.showPermission(this.entry);
+              this.env.permissionShown?.();
+            }
+          },
+          (error: unknown) => this.waitingForPrompt?.replaceChildren(chunkError(t('permission prompt'), error instanceof Error ? error : new Error(String(error)))),
+        );
+      }
+      return;
+    }
+    this.prompt ??= new cards.PermissionPrompt(this.env);
+    this.prompt.update(permission, entry.title);
+    if (this.prompt.element.parentNode !== this.element) {
+      this.element.appendChild(this.prompt.element);
+    }
   }
 
   private forcedOpen(): boolean {

@@ -1,6 +1,7 @@
 import type { ToolContentView } from '../../protocol/sessionView';
-import { appendAnsi, type AnsiState } from '../ansi';
-import { button, clear, el, icon, setHidden } from '../dom';
+import { button, el, icon } from '../dom';
+import { loadCards } from '../lazy/cards';
+import { chunkError, withCards } from '../lazy/lazyCard';
 import { renderMarkdown } from '../markdown';
 import { t } from '../strings';
 import { visibleLabel } from '../text';
@@ -22,8 +23,10 @@ export function createContentItem(content: ToolContentView, index: number, entry
       return staticItem(content, diffContent(content, index, entryId, env));
     case 'block':
       return staticItem(content, el('div', { class: 'tool-block' }, [renderBlock(content.block, env)]));
-    case 'terminal':
-      return new TerminalItem(content, index, entryId, env);
+    case 'terminal': {
+      const cards = loadCards();
+      return cards instanceof Promise ? new LazyTerminalItem(content, index, entryId, env) : new cards.TerminalItem(content, index, entryId, env);
+    }
   }
 }
 
@@ -78,68 +81,34 @@ function diffContent(content: Extract<ToolContentView, { type: 'diff' }>, index:
   return b;
 }
 
-/** Terminal output with ANSI colours, showing the tail; grows in place while the command runs. */
-class TerminalItem implements ContentItem {
-  readonly element = el('div', { class: 'terminal' });
-  private readonly state = el('span', { class: 'terminal-state' });
-  private readonly output = el('pre', { class: 'terminal-output', attrs: { tabindex: '0' } });
-  private readonly note = el('div', { class: 'truncated' });
-  private shown = '';
-  private ansi: AnsiState = {};
-  private terminalId: string;
+/**
+ * Terminal output (with ANSI colours) comes with the cards chunk, like the other cards a chat's
+ * first paint rarely shows; until it is there the item keeps the latest content and says what it is.
+ */
+class LazyTerminalItem implements ContentItem {
+  /** Where the item goes (`display: contents`): the card keeps this element whatever it holds. */
+  readonly element = el('div', { class: 'lazy-slot' });
+  private inner: ContentItem | undefined;
+  private latest: Extract<ToolContentView, { type: 'terminal' }>;
 
-  constructor(
-    content: Extract<ToolContentView, { type: 'terminal' }>,
-    private readonly index: number,
-    private readonly entryId: string,
-    private readonly env: RenderEnv,
-  ) {
-    this.terminalId = content.terminalId;
-    this.output.setAttribute('aria-label', t('Terminal output'));
-    this.element.append(el('div', { class: 'terminal-head' }, [icon('terminal'), el('span', { text: t('Terminal') }), this.state]), this.output, this.note);
-    this.apply(content);
+  constructor(content: Extract<ToolContentView, { type: 'terminal' }>, index: number, entryId: string, env: RenderEnv) {
+    this.latest = content;
+    this.element.append(el('div', { class: 'terminal muted', text: t('Terminal') }));
+    withCards(
+      (cards) => {
+        const inner = new cards.TerminalItem(this.latest, index, entryId, env);
+        this.inner = inner;
+        this.element.replaceChildren(inner.element);
+      },
+      (error) => this.element.replaceChildren(chunkError(t('terminal'), error)),
+    );
   }
 
   update(content: ToolContentView): boolean {
-    if (content.type !== 'terminal' || content.terminalId !== this.terminalId) {
+    if (content.type !== 'terminal' || content.terminalId !== this.latest.terminalId) {
       return false;
     }
-    this.apply(content);
-    return true;
-  }
-
-  private apply(content: Extract<ToolContentView, { type: 'terminal' }>): void {
-    const out = content.output;
-    const pre = this.output;
-    const atBottom = pre.scrollHeight - pre.scrollTop - pre.clientHeight < 8;
-    if (out !== this.shown) {
-      if (this.shown !== '' && out.length > this.shown.length && out.startsWith(this.shown)) {
-        this.ansi = appendAnsi(pre, out.slice(this.shown.length), this.ansi);
-      } else {
-        clear(pre);
-        this.ansi = appendAnsi(pre, out);
-      }
-      this.shown = out;
-      if (content.running && atBottom) {
-        pre.scrollTop = pre.scrollHeight;
-      }
-    }
-    pre.classList.toggle('empty', out === '');
-    clear(this.state);
-    if (content.running) {
-      this.state.append(icon('loading', 'codicon-modifier-spin'), el('span', { text: t('Running…') }));
-    } else if (content.signal !== undefined && content.signal !== null) {
-      this.state.append(el('span', { class: 'exit bad', text: t('Stopped by {0}', content.signal) }));
-    } else if (content.exitCode !== undefined && content.exitCode !== null) {
-      this.state.append(el('span', { class: content.exitCode === 0 ? 'exit good' : 'exit bad', text: t('Exit code {0}', content.exitCode) }));
-    }
-    clear(this.note);
-    if (content.fullLength > out.length) {
-      this.note.append(
-        el('span', { class: 'muted', text: t('Showing the last {0} of {1} characters.', out.length.toLocaleString(), content.fullLength.toLocaleString()) }),
-        button(t('Show all'), { icon: 'go-to-file', class: 'link-button', onClick: () => this.env.actions.openOutput(this.entryId, this.index) }),
-      );
-    }
-    setHidden(this.note, content.fullLength <= out.length);
+    this.latest = content;
+    return this.inner?.update(content) ?? true;
   }
 }

@@ -1,148 +1,136 @@
-import type { EntryView } from '../../protocol/sessionView';
 import { button, el, icon, setHidden } from '../dom';
 import { t } from '../strings';
 import { excerpt, visibleTitle } from '../text';
-import type { EntryComponent, Frame, Slot } from '../viewStore';
-import { cardEntry } from '../lazy/lazyCard';
-import { AssistantMessageView } from './assistantMessage';
+import type { Frame, Slot } from '../viewStore';
 import { agentName, type RenderEnv } from './env';
 import type { PermissionPrompt } from './permission';
 import { ToolCallView } from './toolCall';
+import { TranscriptRows } from './transcriptRows';
 import { outcomeText } from './turnEnd';
-import { UserMessageView } from './userMessage';
-
-function createComponent(entry: EntryView, env: RenderEnv): EntryComponent {
-  switch (entry.kind) {
-    case 'user':
-      return new UserMessageView(env);
-    case 'assistant':
-      return new AssistantMessageView(env);
-    case 'tool':
-      return new ToolCallView(env);
-    case 'plan':
-      return cardEntry('plan', t('plan'), (cards) => new cards.PlanView());
-    case 'notice':
-      return cardEntry('notice', t('notice'), (cards) => new cards.NoticeView(env));
-    case 'turnEnd':
-      return cardEntry('turnEnd', t('turn summary'), (cards) => new cards.TurnEndView(env));
-    case 'question':
-      return cardEntry('question', t('question'), (cards) => new cards.QuestionView(env));
-  }
-}
 
 /** Closer than this to the bottom counts as "at the bottom". */
 const bottomSlackPx = 24;
-/** Entries per group element (see `reorder`). */
-const entriesPerGroup = 32;
+/** Rows are kept this far (at least) beyond the view, above and below: scrolling finds them laid out. */
+const minOverscanPx = 800;
+/** The view's height when the page has no layout (hidden, or jsdom). */
+const fallbackViewPx = 1_000;
 
 export interface TranscriptHooks {
   /** True when the user is typing in the composer: a new permission prompt must not take focus. */
   composerBusy(): boolean;
+  /** Asks the host for entries `from`…`to - 1` (a long session's outlined ones); resolves once applied or refused. */
+  loadEntries(from: number, to: number): Promise<void>;
 }
 
 /**
- * The conversation: one DOM node per entry, in entry order. A frame touches only the entries that
- * changed; inserts and removes move nodes, never rebuild the list. Sticks to the bottom while the
- * user is there, and offers "Jump to latest" when they scrolled up.
+ * The conversation, virtualized: only the entries in and near the view have DOM (rows between two
+ * spacers, `TranscriptRows`); the others are data, or outlines the host fills in on demand. A frame
+ * touches only the entries that changed and have a row. Sticks to the bottom while the user is
+ * there, and offers "Jump to latest" when they scrolled up; heights corrected after layout move
+ * the view by what changed above it, so nothing jumps.
  */
 export class Transcript {
   readonly element: HTMLElement;
   /** The scroll container, `role="log"`. */
   readonly log: HTMLElement;
-  private readonly list = el('div', { class: 'transcript-list' });
-  private readonly groups: HTMLElement[] = [];
-  /** Whether a ResizeObserver keeps the view at the bottom as content grows. */
-  private observed = false;
-  private readonly empty = el('div', { class: 'empty-state' });
-  private readonly jump: HTMLButtonElement;
-  private slots: readonly Slot[] = [];
-  private pinned = true;
-  private lastScrollTop = 0;
-  private restored = false;
-  private saveTimer: number | undefined;
-  private readonly seenPermissions = new Set<string>();
-  private readonly announced = new Set<string>();
+  readonly rows: TranscriptRows;
+  readonly #empty = el('div', { class: 'empty-state' });
+  readonly #jump: HTMLButtonElement;
+  /** What is outside the rows, in words (the log's description, for screen readers). */
+  readonly #extent = el('p', { class: 'visually-hidden', attrs: { id: 'transcript-extent' } });
+  #slots: readonly Slot[] = [];
+  #pinned = true;
+  #lastScrollTop = 0;
+  #restored = false;
+  #saveTimer: number | undefined;
+  #loading = false;
+  readonly #seenPermissions = new Set<string>();
+  readonly #announced = new Set<string>();
+  readonly #waiting = new Map<Slot, (row: HTMLElement | undefined) => void>();
+  #focusOwed: Slot | undefined;
+
+  readonly #env: RenderEnv;
+  readonly #hooks: TranscriptHooks;
 
   constructor(
-    private readonly env: RenderEnv,
-    private readonly hooks: TranscriptHooks,
+    env: RenderEnv,
+    hooks: TranscriptHooks,
   ) {
-    this.log = el('div', { class: 'transcript', attrs: { role: 'log', 'aria-live': 'off', tabindex: '0' } }, [this.list, this.empty]);
+    this.#env = env;
+    this.#hooks = hooks;
+    this.log = el('div', { class: 'transcript', attrs: { role: 'log', 'aria-live': 'off', tabindex: '0', 'aria-describedby': 'transcript-extent' } });
+    this.rows = new TranscriptRows(env, { measured: (shift) => this.#measured(shift) }, this.log);
+    this.log.append(this.#extent, this.rows.list, this.#empty);
     this.log.setAttribute('aria-label', t('Conversation'));
-    this.jump = button(t('Jump to latest'), { icon: 'arrow-down', class: 'jump-latest', onClick: () => this.jumpToLatest() });
-    setHidden(this.jump, true);
-    this.element = el('div', { class: 'transcript-wrap' }, [this.log, this.jump]);
-    this.log.addEventListener('scroll', () => this.onScroll());
-    this.log.addEventListener('click', (e) => this.onClick(e));
+    this.#jump = button(t('Jump to latest'), { icon: 'arrow-down', class: 'jump-latest', onClick: () => this.jumpToLatest() });
+    setHidden(this.#jump, true);
+    this.element = el('div', { class: 'transcript-wrap' }, [this.log, this.#jump]);
+    this.log.addEventListener('scroll', () => this.#onScroll());
+    this.log.addEventListener('click', (e) => this.#onClick(e));
     const win = this.log.ownerDocument.defaultView;
     if (win !== null && 'ResizeObserver' in win) {
-      // Content can grow outside a frame (a paced Markdown tail, an image, a <details>): stay at the bottom.
-      const observer = new win.ResizeObserver(() => this.stick());
-      observer.observe(this.list);
-      observer.observe(this.log);
-      this.observed = true;
+      // The view's own size changes (a resized panel, the composer growing): stay at the bottom.
+      new win.ResizeObserver(() => this.#stick()).observe(this.log);
     }
-    this.renderEmpty(true);
+    this.#renderEmpty(true);
   }
 
   render(frame: Frame, slots: readonly Slot[]): void {
-    this.slots = slots;
+    this.#slots = slots;
     for (const slot of frame.removed) {
-      slot.component?.dispose?.();
-      slot.component?.element.remove();
-      slot.component = undefined;
-    }
-    for (const slot of frame.dirty) {
-      let component = slot.component;
-      if (component?.kind !== slot.entry.kind) {
-        component?.dispose?.();
-        component?.element.remove();
-        component = createComponent(slot.entry, this.env);
-        slot.component = component;
-        component.update(slot.entry, 'full');
-      } else {
-        component.update(slot.entry, slot.change);
-      }
+      this.rows.drop(slot);
+      this.#waiting.get(slot)?.(undefined);
+      this.#waiting.delete(slot);
     }
     if (frame.structure) {
-      this.reorder(slots);
+      this.rows.setSlots(slots);
+    }
+    let offScreen = false;
+    for (const slot of frame.dirty) {
+      if (this.rows.isMounted(slot)) {
+        this.rows.update(slot);
+      } else {
+        offScreen = true;
+      }
+    }
+    if (offScreen && !frame.structure) {
+      this.rows.heightsChanged();
     }
     if (frame.header) {
-      for (const slot of slots) {
+      for (const slot of this.rows.mounted()) {
         slot.component?.headerChanged?.();
       }
     }
-    this.renderEmpty(false);
+    this.#renderEmpty(false);
+    if (frame.snapshot && !this.#restored) {
+      this.#restored = true;
+      this.#restoreScroll();
+    }
+    this.#updateWindow(frame.structure);
     if (!frame.snapshot) {
-      this.announce(frame, slots);
+      this.#announce(frame, slots);
     } else {
       // Entries already on screen when the view (re)loads are not news.
       for (const slot of slots) {
-        if (slot.entry.kind === 'assistant') {
-          this.announced.add(slot.entry.id);
+        if (slot.kind === 'assistant') {
+          this.#announced.add(slot.id);
         }
       }
     }
-    this.watchPermissions(frame);
-    if (frame.snapshot && !this.restored) {
-      this.restored = true;
-      this.restoreScroll();
-    }
-    // Growth, an entry inserted included, is the ResizeObserver's (after layout, so reading the
-    // scroll height costs nothing); reading it here would force a layout in the frame's task, which
-    // then lays out again (~8 ms of a long reply's last frame in code-server).
-    if (frame.snapshot || !this.observed) {
-      this.stick();
+    this.#watchPermissions(frame);
+    this.#settleWaiting();
+    // Growth is the rows' ResizeObserver's (after layout, so reading the scroll height costs nothing).
+    if (frame.snapshot || !this.rows.measuring) {
+      this.#stick();
     }
   }
 
   /**
    * The turn ended: each message that is on screen as rendered renders now what its streaming
-   * view held back (in the task of the message that ended the turn, before the frame; an entry
-   * waiting for the frame renders whole then anyway).
+   * view held back (in the task of the message that ended the turn, before the frame).
    */
-  turnEnded(slots: readonly Slot[]): void {
-    for (const slot of slots) {
+  turnEnded(): void {
+    for (const slot of this.rows.mounted()) {
       if (slot.change === 'none') {
         slot.component?.turnEnded?.();
       }
@@ -152,7 +140,7 @@ export class Transcript {
   /** The pending permission prompt the keyboard shortcuts answer: the focused card's, else the first. */
   pendingPrompt(focused: Element | null): PermissionPrompt | undefined {
     let first: PermissionPrompt | undefined;
-    for (const slot of this.slots) {
+    for (const slot of this.rows.mounted()) {
       const c = slot.component;
       if (c instanceof ToolCallView) {
         const prompt = c.pendingPrompt;
@@ -168,56 +156,143 @@ export class Transcript {
   }
 
   jumpToLatest(): void {
-    this.pinned = true;
-    this.scrollToBottom();
-    this.updateJump();
+    this.#pinned = true;
+    this.#updateWindow(true);
+    this.#scrollToBottom();
+    this.#updateJump();
   }
 
   /**
-   * Puts the entries' elements in order, `entriesPerGroup` per group element. Off-screen groups
-   * skip layout and paint (`content-visibility: auto`); grouping keeps the number of elements the
-   * browser checks for visibility on every frame, and the list's own children, small in a long
-   * session (one per entry cost a millisecond per frame at 2,000 entries).
+   * Brings entry `id` into view (its row built, its entry fetched if need be); resolves with its row
+   * once it shows the entry, or undefined when the entry is gone.
    */
-  private reorder(slots: readonly Slot[]): void {
-    const needed = Math.ceil(slots.length / entriesPerGroup);
-    while (this.groups.length < needed) {
-      const group = el('div', { class: 'entry-group' });
-      this.list.appendChild(group);
-      this.groups.push(group);
+  reveal(id: string): Promise<HTMLElement | undefined> {
+    const index = this.#slots.findIndex((s) => s.id === id);
+    const slot = this.#slots[index];
+    if (slot === undefined) {
+      return Promise.resolve(undefined);
     }
-    for (const extra of this.groups.splice(needed)) {
-      extra.remove();
+    this.#pinned = false;
+    const view = this.#viewHeight();
+    const y = this.rows.offsets.offset(index);
+    this.#mountAround(y, view);
+    this.#setScrollTop(this.#listTop() + y - view / 3);
+    this.#updateJump();
+    this.#scheduleSave();
+    const row = this.rows.rowOf(slot);
+    if (row !== undefined && slot.component !== undefined) {
+      return Promise.resolve(row);
     }
-    this.groups.forEach((group, g) => {
-      let cursor: ChildNode | null = group.firstChild;
-      const end = Math.min(slots.length, (g + 1) * entriesPerGroup);
-      for (let i = g * entriesPerGroup; i < end; i++) {
-        const node = slots[i]?.component?.element;
-        if (node === undefined) {
-          continue;
-        }
-        if (node === cursor) {
-          cursor = cursor.nextSibling;
-          continue;
-        }
-        group.insertBefore(node, cursor);
+    this.#waiting.get(slot)?.(undefined);
+    return new Promise((resolve) => this.#waiting.set(slot, resolve));
+  }
+
+  /** A permission prompt that waited for the cards chunk is there: it gets the focus it was owed. */
+  permissionShown(): void {
+    const c = this.#focusOwed?.component;
+    const prompt = c instanceof ToolCallView ? c.pendingPrompt : undefined;
+    if (prompt !== undefined) {
+      this.#focusOwed = undefined;
+      if (!this.#hooks.composerBusy()) {
+        prompt.element.focus({ preventScroll: true });
+        prompt.element.scrollIntoView?.({ block: 'nearest' });
       }
-      // What is left belongs to no entry, or to a later group (which takes it back).
-      while (cursor !== null) {
-        const next: ChildNode | null = cursor.nextSibling;
-        cursor.remove();
-        cursor = next;
+    }
+  }
+
+  /** The entries shown: the first and last index with a row, and how many there are. */
+  get extentOf(): { readonly start: number; readonly end: number; readonly count: number } {
+    return { start: this.rows.start, end: this.rows.end, count: this.#slots.length };
+  }
+
+  #settleWaiting(): void {
+    for (const [slot, resolve] of this.#waiting) {
+      const row = this.rows.rowOf(slot);
+      if (row !== undefined && slot.component !== undefined) {
+        this.#waiting.delete(slot);
+        resolve(row);
       }
+    }
+  }
+
+  #viewHeight(): number {
+    return this.log.clientHeight > 0 ? this.log.clientHeight : fallbackViewPx;
+  }
+
+  #listTop(): number {
+    return this.rows.list.offsetTop;
+  }
+
+  /** Rows for what is in view at `top` (list coordinates) and around it, when those it has do not cover it. */
+  #updateWindow(force = false): void {
+    const view = this.#viewHeight();
+    const offsets = this.rows.offsets;
+    const top = this.#pinned ? Math.max(0, offsets.total() - view) : Math.max(0, this.log.scrollTop - this.#listTop());
+    const margin = Math.max(minOverscanPx, view) / 2;
+    const need = { from: offsets.indexAt(top - margin), to: offsets.indexAt(top + view + margin) + 1 };
+    const { start, end } = this.rows;
+    if (force || need.from < start || need.to > end || (end - start === 0 && this.#slots.length > 0)) {
+      this.#mountAround(top, view);
+    } else {
+      this.#loadMissing();
+    }
+  }
+
+  #mountAround(top: number, view: number): void {
+    const offsets = this.rows.offsets;
+    const over = Math.max(minOverscanPx, view);
+    this.rows.setWindow(offsets.indexAt(top - over), offsets.indexAt(top + view + over) + 1);
+    this.#describeExtent();
+    this.#loadMissing();
+  }
+
+  /** Asks the host for the entries of rows that have none (or an outdated one), one request at a time. */
+  #loadMissing(): void {
+    if (this.#loading) {
+      return;
+    }
+    let first = -1;
+    let last = -1;
+    for (let i = this.rows.start; i < this.rows.end; i++) {
+      const slot = this.#slots[i];
+      if (slot !== undefined && (slot.entry === undefined || slot.stale)) {
+        first = first < 0 ? i : first;
+        last = i;
+      }
+    }
+    if (first < 0) {
+      return;
+    }
+    this.#loading = true;
+    void this.#hooks.loadEntries(first, last + 1).finally(() => {
+      this.#loading = false;
     });
   }
 
-  private renderEmpty(initial: boolean): void {
-    const isEmpty = this.slots.length === 0;
-    setHidden(this.empty, !isEmpty);
+  #describeExtent(): void {
+    const { start, end, count } = this.extentOf;
+    const text =
+      start > 0 || end < count ? t('Entries {0} to {1} of {2} are shown; scroll or press Ctrl+F to find the others.', start + 1, end, count) : '';
+    if (this.#extent.textContent !== text) {
+      this.#extent.textContent = text;
+    }
+  }
+
+  #measured(shift: number): void {
+    if (this.#pinned) {
+      this.#stick();
+    } else if (Math.abs(shift) >= 0.5) {
+      this.#setScrollTop(this.log.scrollTop + shift);
+    }
+    this.#updateWindow();
+  }
+
+  #renderEmpty(initial: boolean): void {
+    const isEmpty = this.#slots.length === 0;
+    setHidden(this.#empty, !isEmpty);
     if (isEmpty) {
-      const header = this.env.header();
-      this.empty.replaceChildren(
+      const header = this.#env.header();
+      this.#empty.replaceChildren(
         icon('hubot', 'empty-icon'),
         el('p', {
           text: initial || header === undefined ? t('Connecting…') : t('Ask {0} anything. Type / for commands.', header.agentName),
@@ -226,7 +301,7 @@ export class Transcript {
     }
   }
 
-  private announce(frame: Frame, slots: readonly Slot[]): void {
+  #announce(frame: Frame, slots: readonly Slot[]): void {
     for (const slot of frame.inserted) {
       const index = slots.indexOf(slot);
       if (index < 0) {
@@ -234,57 +309,60 @@ export class Transcript {
       }
       // An agent message is complete once something follows it.
       const before = slots[index - 1];
-      if (before?.entry.kind === 'assistant') {
-        this.announceReply(before);
+      if (before?.entry?.kind === 'assistant') {
+        this.#announceReply(before.entry);
       }
       const entry = slot.entry;
-      if (entry.kind === 'turnEnd') {
+      if (entry?.kind === 'turnEnd') {
         if (entry.outcome !== 'end_turn') {
           const detail = entry.error !== undefined && entry.error !== '' ? `: ${excerpt(entry.error, 120)}` : '';
-          this.env.announce(t('Turn ended: {0}', outcomeText(entry.outcome)) + detail);
+          this.#env.announce(t('Turn ended: {0}', outcomeText(entry.outcome)) + detail);
         }
-      } else if (entry.kind === 'notice' && entry.level !== 'info') {
-        this.env.announce(`${entry.level === 'error' ? t('Error') : t('Warning')}: ${entry.title}`);
+      } else if (entry?.kind === 'notice' && entry.level !== 'info') {
+        this.#env.announce(`${entry.level === 'error' ? t('Error') : t('Warning')}: ${entry.title}`);
       }
     }
   }
 
-  private announceReply(slot: Slot): void {
-    const entry = slot.entry;
-    if (entry.kind !== 'assistant' || this.announced.has(entry.id)) {
+  #announceReply(entry: Extract<Slot['entry'], { kind: 'assistant' }>): void {
+    if (this.#announced.has(entry.id)) {
       return;
     }
-    this.announced.add(entry.id);
+    this.#announced.add(entry.id);
     const text = entry.parts.map((p) => (p.kind === 'text' ? p.text : '')).join(' ').trim();
     if (text !== '') {
-      this.env.announce(t('{0} replied: {1}', agentName(this.env), excerpt(text)));
+      this.#env.announce(t('{0} replied: {1}', agentName(this.#env), excerpt(text)));
     }
   }
 
-  /** Announces a new permission request and moves focus to it, unless the user is typing. */
-  private watchPermissions(frame: Frame): void {
+  /** Announces a new permission request and moves focus to it (brought into view), unless the user is typing. */
+  #watchPermissions(frame: Frame): void {
     let focused = false;
     for (const slot of frame.dirty) {
-      const c = slot.component;
-      if (!(c instanceof ToolCallView)) {
+      const entry = slot.entry;
+      const requestId = entry?.kind === 'tool' && entry.permission?.status === 'pending' ? entry.permission.requestId : undefined;
+      if (entry?.kind !== 'tool' || requestId === undefined || this.#seenPermissions.has(requestId)) {
         continue;
       }
-      const prompt = c.pendingPrompt;
-      const requestId = c.entryView?.permission?.requestId;
-      if (prompt === undefined || requestId === undefined || this.seenPermissions.has(requestId)) {
-        continue;
-      }
-      this.seenPermissions.add(requestId);
-      this.env.announce(t('Permission requested: {0}', visibleTitle(c.entryView?.title ?? '')));
-      if (!focused && !this.hooks.composerBusy()) {
+      this.#seenPermissions.add(requestId);
+      this.#env.announce(t('Permission requested: {0}', visibleTitle(entry.title)));
+      if (!focused && !this.#hooks.composerBusy()) {
         focused = true; // several at once: the first one
-        prompt.element.focus({ preventScroll: true });
-        prompt.element.scrollIntoView?.({ block: 'nearest' });
+        if (!this.rows.isMounted(slot)) {
+          void this.reveal(slot.id);
+        }
+        const c = slot.component;
+        const prompt = c instanceof ToolCallView ? c.pendingPrompt : undefined;
+        if (prompt === undefined) {
+          this.#focusOwed = slot; // its prompt comes with the cards chunk: `permissionShown`
+        }
+        prompt?.element.focus({ preventScroll: true });
+        prompt?.element.scrollIntoView?.({ block: 'nearest' });
       }
     }
   }
 
-  private onClick(e: MouseEvent): void {
+  #onClick(e: MouseEvent): void {
     const view = this.log.ownerDocument.defaultView;
     const target = e.target;
     if (view === null || !(target instanceof view.Element)) {
@@ -299,7 +377,7 @@ export class Transcript {
       const path = link.getAttribute('data-path');
       const line = Number(link.getAttribute('data-line') ?? '');
       if (path !== null && path !== '') {
-        this.env.actions.openLocation(path, Number.isInteger(line) && line > 0 ? line : undefined);
+        this.#env.actions.openLocation(path, Number.isInteger(line) && line > 0 ? line : undefined);
       }
       return;
     }
@@ -309,55 +387,75 @@ export class Transcript {
     }
   }
 
-  private onScroll(): void {
+  #onScroll(): void {
     const log = this.log;
     const distance = log.scrollHeight - log.scrollTop - log.clientHeight;
     if (distance <= bottomSlackPx) {
-      this.pinned = true;
-    } else if (log.scrollTop < this.lastScrollTop - 1) {
-      this.pinned = false; // the user scrolled up
+      this.#pinned = true;
+    } else if (log.scrollTop < this.#lastScrollTop - 1) {
+      this.#pinned = false; // the user scrolled up
     }
-    this.lastScrollTop = log.scrollTop;
-    this.updateJump();
-    this.scheduleSave();
+    this.#lastScrollTop = log.scrollTop;
+    this.#updateJump();
+    this.#updateWindow();
+    this.#scheduleSave();
   }
 
-  private updateJump(): void {
-    setHidden(this.jump, this.pinned);
+  #updateJump(): void {
+    setHidden(this.#jump, this.#pinned);
   }
 
-  private stick(): void {
-    if (this.pinned) {
-      this.scrollToBottom();
+  #stick(): void {
+    if (this.#pinned) {
+      this.#scrollToBottom();
     }
   }
 
-  private scrollToBottom(): void {
+  #scrollToBottom(): void {
     const log = this.log;
     const top = log.scrollHeight - log.clientHeight;
     if (top > 0 && Math.abs(log.scrollTop - top) > 1) {
       log.scrollTop = top;
     }
-    this.lastScrollTop = log.scrollTop;
+    this.#lastScrollTop = log.scrollTop;
   }
 
-  private restoreScroll(): void {
-    const saved = this.env.ui.scrollTop;
-    if (saved >= 0) {
-      this.pinned = false;
-      this.log.scrollTop = saved;
-      this.lastScrollTop = this.log.scrollTop;
-      this.updateJump();
-    }
+  #setScrollTop(top: number): void {
+    this.log.scrollTop = Math.max(0, top);
+    this.#lastScrollTop = this.log.scrollTop;
   }
 
-  private scheduleSave(): void {
-    if (this.saveTimer !== undefined) {
+  /** The place the user left (an entry and how far into it), or the old pixel offset. */
+  #restoreScroll(): void {
+    const saved = this.#env.ui.scrollTop;
+    if (saved < 0) {
       return;
     }
-    this.saveTimer = this.env.scheduler.setTimeout(() => {
-      this.saveTimer = undefined;
-      this.env.ui.scrollTop = this.pinned ? -1 : this.log.scrollTop;
+    this.#pinned = false;
+    const anchor = this.#env.ui.anchor;
+    const index = anchor !== undefined ? this.#slots.findIndex((s) => s.id === anchor.id) : -1;
+    const view = this.#viewHeight();
+    const y = index >= 0 && anchor !== undefined ? this.rows.offsets.offset(index) + anchor.offset : Math.max(0, saved - this.#listTop());
+    this.#mountAround(y, view);
+    this.#setScrollTop(this.#listTop() + y);
+    this.#updateJump();
+  }
+
+  #scheduleSave(): void {
+    if (this.#saveTimer !== undefined) {
+      return;
+    }
+    this.#saveTimer = this.#env.scheduler.setTimeout(() => {
+      this.#saveTimer = undefined;
+      if (this.#pinned) {
+        this.#env.ui.setScroll(-1, undefined);
+        return;
+      }
+      const y = Math.max(0, this.log.scrollTop - this.#listTop());
+      const offsets = this.rows.offsets;
+      const index = offsets.indexAt(y);
+      const slot = this.#slots[index];
+      this.#env.ui.setScroll(this.log.scrollTop, slot !== undefined ? { id: slot.id, offset: Math.round(y - offsets.offset(index)) } : undefined);
     }, 250);
   }
 }

@@ -57,7 +57,7 @@ export class UserMessageView implements EntryComponent {
         onClick: () =>
           withCards(
             (cards) => {
-              const editor = new cards.RewriteEditor(this.env, id, () => this.turnsFromHere(), () => editor.element.remove());
+              const editor = new cards.RewriteEditor(this.env, id, () => this.env.userTurnsFrom(id), () => editor.element.remove());
               this.element.appendChild(editor.element);
               editor.open(text);
             },
@@ -70,13 +70,5 @@ export class UserMessageView implements EntryComponent {
       chips.childElementCount > 0 && chips,
       entry.excluded && el('div', { class: 'excluded-note' }, [icon('eye-closed'), el('span', { text: t('not sent to the agent again') })]),
     ]);
-  }
-
-  /** This message and the user messages after it in the transcript. */
-  private turnsFromHere(): number {
-    const list = this.element.closest('[role="log"]') ?? this.element.parentElement;
-    const users = Array.from(list?.querySelectorAll('.entry-user') ?? []);
-    const i = users.indexOf(this.element);
-    return i < 0 ? 1 : users.length - i;
   }
 }

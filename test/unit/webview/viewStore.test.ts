@@ -12,7 +12,9 @@ function entryNode(h: Harness, id: string): HTMLElement {
 }
 
 function renderedIds(h: Harness): string[] {
-  return Array.from(h.doc.querySelectorAll<HTMLElement>('.transcript-list .entry-group > [data-entry-id]')).map((e) => e.dataset.entryId ?? '');
+  return Array.from(h.doc.querySelectorAll<HTMLElement>('.transcript-list > .entry-row > [data-entry-id], .transcript-list > .entry-row > .lazy-slot > [data-entry-id]')).map(
+    (e) => e.dataset.entryId ?? '',
+  );
 }
 
 suite('webview: view store and transcript', () => {
@@ -119,20 +121,26 @@ suite('webview: view store and transcript', () => {
     assert.equal(h.postedOfType('session/resync').length, 0);
   });
 
-  test('a long transcript sits in groups of entries that stay in order through inserts and removes', () => {
+  test('a long transcript has rows only for the entries near the view, in order through inserts and removes', () => {
     const ids = (from: number, to: number): string[] => Array.from({ length: to - from }, (_, i) => `u${from + i}`);
-    h.send(snapshot(1, ids(0, 70).map((id) => user(id, id))));
-    assert.deepEqual(renderedIds(h), ids(0, 70));
-    const groups = (): number[] => Array.from(h.doc.querySelectorAll('.transcript-list > .entry-group'), (g) => g.children.length);
-    assert.deepEqual(groups(), [32, 32, 6]);
-    // An insert in the first group shifts one entry of every group into the next.
+    h.send(snapshot(1, ids(0, 300).map((id) => user(id, id))));
+    // jsdom lays nothing out: the view counts as 1,000 px tall, every row as its estimate (56 px).
+    const shown = renderedIds(h);
+    assert.ok(shown.length > 10 && shown.length < 100, `${shown.length} rows`);
+    assert.deepEqual(shown, ids(300 - shown.length, 300), 'the last entries, in order (pinned to the bottom)');
+    assert.equal(h.doc.querySelectorAll('.entry-row').length, shown.length);
+    // An insert before the rows shifts nothing shown; one among them takes its place.
     h.send(patch(2, [{ op: 'insert', index: 1, entry: user('x', 'x') }]));
-    assert.deepEqual(renderedIds(h), ['u0', 'x', ...ids(1, 70)]);
-    assert.deepEqual(groups(), [32, 32, 7]);
-    // Removing from the middle pulls them back; the emptied last group goes away.
-    h.send(patch(3, [{ op: 'remove', index: 20, count: 40 }]));
-    assert.deepEqual(renderedIds(h), ['u0', 'x', ...ids(1, 19), ...ids(59, 70)]);
-    assert.deepEqual(groups(), [31]);
+    assert.deepEqual(renderedIds(h), shown);
+    h.send(patch(3, [{ op: 'insert', index: 300, entry: user('y', 'y') }]));
+    assert.deepEqual(renderedIds(h).slice(-3), ['u298', 'y', 'u299']);
+    // Removing rows shown brings earlier entries in, still in order.
+    h.send(patch(4, [{ op: 'remove', index: 250, count: 50 }]));
+    const after = renderedIds(h);
+    assert.deepEqual(after.slice(-2), ['y', 'u299']);
+    assert.deepEqual(after.slice(0, -2), ids(249 - (after.length - 2), 249));
+    const log = byRole(h.doc, 'log', 'Conversation')[0];
+    assert.match(h.doc.getElementById(log?.getAttribute('aria-describedby') ?? '')?.textContent ?? '', /^Entries \d+ to 252 of 252 are shown/);
   });
 
   test('1,000 patches delivered before a frame render once', () => {

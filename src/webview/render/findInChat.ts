@@ -1,0 +1,232 @@
+import type { FindResult } from '../../protocol/webviewProtocol';
+import { t } from '../strings';
+import { FindBar } from './findBar';
+
+/** Typing pauses this long before the host is asked. */
+const queryDelayMs = 150;
+const highlightName = 'hermes-find';
+
+interface CssHighlights {
+  readonly highlights?: { set(name: string, value: unknown): void; delete(name: string): void };
+}
+
+/** What find needs of the transcript (the cards chunk gets it from the bundle: only types here). */
+export interface FindTarget {
+  readonly log: HTMLElement;
+  readonly extentOf: { readonly start: number };
+  reveal(id: string): Promise<HTMLElement | undefined>;
+}
+
+/**
+ * Find in the chat (Ctrl+F). The virtualized transcript has only the entries near the view in its
+ * DOM, so the host searches the whole conversation (`transcript/find`, over the view model it
+ * last sent) and this walks its matches: each one brings its entry into view (fetched if need be),
+ * marks the match with a CSS highlight (no DOM change) and scrolls it to the middle. A match the
+ * card does not show (a collapsed section) opens it; one that is still not in the text marks its entry.
+ */
+export class FindInChat {
+  private readonly bar: FindBar;
+  private result: FindResult | undefined;
+  private query = '';
+  private current = -1;
+  private timer: ReturnType<typeof setTimeout> | undefined;
+  private asked = 0;
+  private marked: HTMLElement | undefined;
+
+  constructor(
+    private readonly doc: Document,
+    private readonly transcript: FindTarget,
+    private readonly search: (query: string) => Promise<FindResult>,
+    mount: HTMLElement,
+  ) {
+    this.bar = new FindBar({ query: (q) => this.typed(q), step: (d) => void this.step(d), close: () => this.close() });
+    mount.replaceChildren(this.bar.element);
+  }
+
+  open(): void {
+    this.bar.show();
+  }
+
+  close(): void {
+    this.bar.hide();
+    this.clearMark();
+    this.result = undefined;
+    this.current = -1;
+    this.transcript.log.focus({ preventScroll: true });
+  }
+
+  private typed(query: string): void {
+    this.query = query;
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => void this.ask(), queryDelayMs);
+  }
+
+  private async ask(): Promise<void> {
+    const query = this.query;
+    const ask = ++this.asked;
+    this.clearMark();
+    if (query.trim() === '') {
+      this.result = undefined;
+      this.bar.setStatus('');
+      return;
+    }
+    let result: FindResult;
+    try {
+      result = await this.search(query);
+    } catch (e) {
+      this.bar.setStatus(t('Find failed: {0}', e instanceof Error ? e.message : String(e)));
+      return;
+    }
+    if (ask !== this.asked) {
+      return; // a newer query is on its way
+    }
+    this.result = result;
+    if (result.total === 0) {
+      this.current = -1;
+      this.bar.setStatus(t('No results'));
+      return;
+    }
+    // The first match from the top of the view down (wrapping around).
+    const first = this.transcript.extentOf.start;
+    let n = 0;
+    let chosen = -1;
+    for (const m of result.matches) {
+      if (m.index >= first) {
+        chosen = n;
+        break;
+      }
+      n += m.count;
+    }
+    await this.go(chosen < 0 ? 0 : chosen);
+  }
+
+  private async step(direction: 1 | -1): Promise<void> {
+    const total = this.result?.total ?? 0;
+    if (total === 0) {
+      if (this.query.trim() !== '' && this.result === undefined) {
+        await this.ask();
+      }
+      return;
+    }
+    await this.go((this.current + direction + total) % total);
+  }
+
+  /** Match `n` (0-based, over the whole transcript): its entry in view, the match marked. */
+  private async go(n: number): Promise<void> {
+    const result = this.result;
+    if (result === undefined) {
+      return;
+    }
+    let k = n;
+    const match = result.matches.find((m) => {
+      if (k < m.count) {
+        return true;
+      }
+      k -= m.count;
+      return false;
+    });
+    this.current = n;
+    this.bar.setStatus(t('{0} of {1}', n + 1, result.total));
+    if (match === undefined) {
+      return;
+    }
+    const ask = this.asked;
+    const row = await this.transcript.reveal(match.id);
+    const stale = (): boolean => ask !== this.asked || this.current !== n;
+    if (row === undefined || stale()) {
+      return;
+    }
+    // A long message renders its text a piece per task: give it a few frames to show the match.
+    const win = this.doc.defaultView;
+    for (let frame = 0; frame < 30 && win !== null && this.findRange(row, k) === undefined; frame++) {
+      await new Promise((resolve) => win.requestAnimationFrame(resolve));
+      if (stale()) {
+        return;
+      }
+    }
+    this.mark(row, k);
+  }
+
+  private mark(row: HTMLElement, occurrence: number): void {
+    this.clearMark();
+    let range = this.findRange(row, occurrence);
+    if (range === undefined) {
+      // In a collapsed section: open thoughts, raw details and tool cards, then look again.
+      for (const d of Array.from(row.querySelectorAll('details:not([open])'))) {
+        (d as HTMLDetailsElement).open = true;
+      }
+      for (const toggle of Array.from(row.querySelectorAll<HTMLElement>('.tool-toggle[aria-expanded="false"]'))) {
+        toggle.click();
+      }
+      range = this.findRange(row, occurrence);
+    }
+    const css = (this.doc.defaultView as unknown as { CSS?: CssHighlights; Highlight?: new (r: Range) => unknown } | null) ?? undefined;
+    if (range !== undefined && css?.CSS?.highlights !== undefined && css.Highlight !== undefined) {
+      css.CSS.highlights.set(highlightName, new css.Highlight(range));
+      this.scrollTo(range.getBoundingClientRect());
+    } else {
+      row.classList.add('find-current');
+      this.marked = row;
+      this.scrollTo(row.getBoundingClientRect());
+    }
+  }
+
+  private scrollTo(rect: DOMRect): void {
+    const log = this.transcript.log;
+    const view = log.getBoundingClientRect();
+    if (rect.top < view.top || rect.bottom > view.bottom) {
+      log.scrollTop += rect.top - view.top - view.height / 3;
+    }
+  }
+
+  /** The `occurrence`-th match of the query in the row's text (the last one when it has fewer). */
+  private findRange(row: HTMLElement, occurrence: number): Range | undefined {
+    const needle = this.query.toLowerCase();
+    const win = this.doc.defaultView;
+    if (needle === '' || win === null) {
+      return undefined;
+    }
+    const nodes: { node: Text; start: number }[] = [];
+    let text = '';
+    const walker = this.doc.createTreeWalker(row, win.NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node !== null; node = walker.nextNode()) {
+      nodes.push({ node: node as Text, start: text.length });
+      text += (node.textContent ?? '').toLowerCase();
+    }
+    const found: number[] = [];
+    for (let i = text.indexOf(needle); i >= 0 && found.length <= occurrence; i = text.indexOf(needle, i + needle.length)) {
+      found.push(i);
+    }
+    const at = found[Math.min(occurrence, found.length - 1)];
+    if (at === undefined) {
+      return undefined;
+    }
+    const locate = (offset: number): { node: Text; offset: number } | undefined => {
+      let hit: { node: Text; start: number } | undefined;
+      for (const n of nodes) {
+        if (n.start <= offset) {
+          hit = n;
+        } else {
+          break;
+        }
+      }
+      return hit === undefined ? undefined : { node: hit.node, offset: offset - hit.start };
+    };
+    const start = locate(at);
+    const end = locate(at + needle.length - 1);
+    if (start === undefined || end === undefined) {
+      return undefined;
+    }
+    const range = this.doc.createRange();
+    range.setStart(start.node, start.offset);
+    range.setEnd(end.node, end.offset + 1);
+    return range;
+  }
+
+  private clearMark(): void {
+    const css = this.doc.defaultView as unknown as { CSS?: CssHighlights } | null;
+    css?.CSS?.highlights?.delete(highlightName);
+    this.marked?.classList.remove('find-current');
+    this.marked = undefined;
+  }
+}
