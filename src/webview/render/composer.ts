@@ -33,6 +33,8 @@ export class Composer {
   private attachments: AttachmentView[] = [];
   private header: SessionHeaderView | undefined;
   private commands: readonly CommandView[] = [];
+  /** A message sent before the first header: posted when it comes (or given back if it cannot be sent). */
+  private queued: { readonly text: string; readonly attachments: AttachmentView[] } | undefined;
 
   constructor(
     private readonly env: RenderEnv,
@@ -123,11 +125,13 @@ export class Composer {
 
   /**
    * While the agent starts, a message can be sent: the host holds it until the session is ready
-   * (and hands it back to the composer if it never is), so Enter is never silently ignored.
+   * (and hands it back to the composer if it never is), so Enter is never silently ignored. Before
+   * the page has heard from the host at all (a chat just shown again loads its page anew), the
+   * message waits here for the session's header ({@link updateHeader}).
    */
   get canSend(): boolean {
     const h = this.header;
-    return h !== undefined && !h.readOnly && (h.phase === 'idle' || h.phase === 'new' || h.phase === 'starting');
+    return h === undefined || (!h.readOnly && (h.phase === 'idle' || h.phase === 'new' || h.phase === 'starting'));
   }
 
   updateHeader(header: SessionHeaderView | undefined): void {
@@ -148,6 +152,19 @@ export class Composer {
     this.updateButtons();
     if (this.menu.isOpen) {
       this.menu.refresh();
+    }
+    const queued = this.queued;
+    if (header !== undefined && queued !== undefined) {
+      this.queued = undefined;
+      if (this.canSend) {
+        this.env.actions.submitPrompt(queued.text, queued.attachments);
+      } else {
+        // It cannot go now (a turn is running, the chat is read-only): back into the composer, not lost.
+        const rest = this.textarea.value;
+        this.setValue(rest === '' ? queued.text : `${queued.text}\n${rest}`);
+        this.attachments = [...queued.attachments, ...this.attachments];
+        this.renderChips();
+      }
     }
   }
 
@@ -252,7 +269,13 @@ export class Composer {
     if (text.trim() === '' || !this.canSend) {
       return;
     }
-    this.env.actions.submitPrompt(text, this.attachments);
+    if (this.header === undefined) {
+      this.queued = { text: this.queued === undefined ? text : `${this.queued.text}\n${text}`, attachments: [...(this.queued?.attachments ?? []), ...this.attachments] };
+      this.hint.textContent = t('Connecting… The message goes as soon as the chat is ready.');
+      setHidden(this.hint, false);
+    } else {
+      this.env.actions.submitPrompt(text, this.attachments);
+    }
     this.menu.close();
     this.setValue('');
     this.attachments = [];

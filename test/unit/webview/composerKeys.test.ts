@@ -138,3 +138,37 @@ suite('webview: Enter and Tab in the composer menus', () => {
     assert.equal(enterSendsMention({ path: '/ws/a.md', label: 'a.md' }, 'A.md'), true);
   });
 });
+
+/**
+ * A chat shown again loads its page anew; until the host's first snapshot the composer has no
+ * header. A message sent then waits for it (issue 43: typed and sent at once after a hidden tab came
+ * back, it stayed in the composer and never reached the agent).
+ */
+suite('webview: a message sent before the page has heard from the host', () => {
+  let h: Harness;
+  setup(() => {
+    h = createHarness();
+  });
+  teardown(() => h.close());
+
+  test('goes once the snapshot says the chat can take it', () => {
+    const t = type(h, 'sent at once');
+    assert.equal((byRole(h.doc, 'button', 'Send')[0] as HTMLButtonElement | undefined)?.disabled, false);
+    keydown(t, 'Enter');
+    assert.equal(t.value, '', 'the composer took it');
+    assert.deepEqual(sent(h), [], 'nothing is posted before the host has answered ready');
+    assert.match(h.doc.querySelector('.composer-hint')?.textContent ?? '', /goes as soon as the chat is ready/);
+    h.send(snapshot(1, [], { phase: 'idle' }));
+    assert.deepEqual(sent(h), ['sent at once']);
+    h.send(snapshot(2, [], { phase: 'idle' }));
+    assert.deepEqual(sent(h), ['sent at once'], 'sent once');
+  });
+
+  test('comes back into the composer when the chat cannot take it (a turn is running)', () => {
+    const t = type(h, 'too early');
+    keydown(t, 'Enter');
+    h.send(snapshot(1, [], { phase: 'running' }));
+    assert.deepEqual(sent(h), []);
+    assert.equal(t.value, 'too early');
+  });
+});
