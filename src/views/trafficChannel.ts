@@ -1,29 +1,40 @@
 import * as vscode from 'vscode';
-import { formatTrafficEntry, type TrafficEntry, type TrafficLog } from '../acp/trafficLog';
+import { formatTrafficEntry, type TrafficLog } from '../acp/trafficLog';
+import { TrafficLines } from '../acp/trafficLines';
 import type { Disposable } from '../util/disposable';
 import type { TraceLevel } from './configuration';
 
 /**
  * "Hermes Traffic": a LogOutputChannel fed by the agents' traffic logs at the `hermes.trace`
  * level (like vscode-languageclient's `*.trace.server`). Problems (bad lines, exits, stderr) are
- * always written; message lines depend on the level.
+ * always written; message lines depend on the level, and at `messages` streamed updates are summed
+ * up (`TrafficLines`).
  */
 export class TrafficChannel implements Disposable {
   readonly channel: vscode.LogOutputChannel;
   private readonly subscriptions: Disposable[] = [];
+  private readonly lines: TrafficLines;
 
   constructor(private readonly trace: () => TraceLevel) {
-    this.channel = vscode.window.createOutputChannel('Hermes Traffic', { log: true });
+    const channel = vscode.window.createOutputChannel('Hermes Traffic', { log: true });
+    this.channel = channel;
+    this.lines = new TrafficLines(trace, {
+      write: (level, line) => (level === 'warn' ? channel.warn(line) : level === 'error' ? channel.error(line) : channel.info(line)),
+      setTimeout: (callback, ms) => setTimeout(callback, ms),
+      clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout),
+      now: () => Date.now(),
+    });
   }
 
   attach(agentName: string, log: TrafficLog): Disposable {
-    const sub = log.onDidAppend((e) => this.write(agentName, e));
+    const sub = log.onDidAppend((e) => this.lines.append(agentName, e));
     this.subscriptions.push(sub);
     return sub;
   }
 
   /** Shows the channel; with tracing off, first replays the recent problems so there is something to see. */
   show(logs: readonly { readonly name: string; readonly log: TrafficLog }[]): void {
+    this.lines.flushAll();
     if (this.trace() === 'off') {
       for (const { name, log } of logs) {
         const recent = log.snapshot().slice(-200);
@@ -37,25 +48,10 @@ export class TrafficChannel implements Disposable {
   }
 
   dispose(): void {
+    this.lines.flushAll();
     for (const s of this.subscriptions) {
       s.dispose();
     }
     this.channel.dispose();
-  }
-
-  private write(agentName: string, e: TrafficEntry): void {
-    const level = this.trace();
-    const problem = e.kind === 'invalid' || e.kind === 'oversized' || e.kind === 'ignored' || e.kind === 'error';
-    if (level === 'off' && !problem && e.dir !== 'stderr' && e.dir !== 'note') {
-      return;
-    }
-    const line = `[${agentName}] ${formatTrafficEntry(e, level === 'verbose')}`;
-    if (e.kind === 'invalid' || e.kind === 'oversized') {
-      this.channel.warn(line);
-    } else if (e.kind === 'error') {
-      this.channel.error(line);
-    } else {
-      this.channel.info(line);
-    }
   }
 }
