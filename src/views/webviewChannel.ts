@@ -3,8 +3,8 @@ import type { EntryOp, HostMessage, WebviewCall, WebviewMessage } from '../proto
 import { PROTOCOL_VERSION } from '../protocol/webviewProtocol';
 import type { Entry, SessionState } from '../session/sessionState';
 import { ViewProjector, type ViewContext } from '../session/viewProjection';
-import { findInViews } from '../session/viewSearch';
-import { rangeLimits, snapshotLimits } from '../session/viewWindow';
+import { answerViewCall, snapshotLimits } from '../session/viewWindow';
+import { chatPostTicker } from '../util/sharedTicker';
 import type { Disposable } from '../util/disposable';
 import type { ChatSession } from '../app/chatSession';
 import { parseWebviewMessage } from './webviewMessages';
@@ -87,7 +87,10 @@ export class WebviewChannel implements Disposable {
   private seq = 0;
   private posted: SessionState | undefined;
   private projector = new ViewProjector();
-  private timer: NodeJS.Timeout | undefined;
+  /** A post is due (on the ticker every chat channel shares: `chatPostTicker`). */
+  private armed = false;
+  /** The chat the user looks at (its editor tab is active): its patches go first and its text is not held longer. */
+  private active = true;
   private snapshotOwed = true;
   /** A post was dropped: the webview is hidden or gone, so nothing is sent until it is live again. */
   private stalled = false;
@@ -222,10 +225,7 @@ export class WebviewChannel implements Disposable {
   }
 
   private send(now: boolean): void {
-    if (this.timer !== undefined) {
-      clearTimeout(this.timer);
-      this.timer = undefined;
-    }
+    this.disarm();
     const chat = this.chat;
     if (!this.ready || this.stalled || chat === undefined || this.disposed) {
       return;
@@ -275,10 +275,16 @@ export class WebviewChannel implements Disposable {
   private stall(): void {
     this.stalled = true;
     this.snapshotOwed = true;
-    if (this.timer !== undefined) {
-      clearTimeout(this.timer);
-      this.timer = undefined;
-    }
+    this.disarm();
+  }
+
+  /**
+   * Whether this chat is the one the user looks at (its tab active). Other chats on screen are
+   * posted after it within a window, and their streamed text is held up to four times as long
+   * (at most a second): eight chats streaming at once must not flood one renderer (issue 43).
+   */
+  setActive(active: boolean): void {
+    this.active = active;
   }
 
   /** The wait for text-only `ops`, from the rate their text arrived at since the last post. */
@@ -288,24 +294,22 @@ export class WebviewChannel implements Disposable {
       chars += op.op === 'appendText' ? op.text.length : 0;
     }
     const elapsed = Math.max(1, Date.now() - this.lastPostAt);
-    return textPatchInterval((chars * 1000) / elapsed, this.options.textIntervalMs ?? textPatchIntervalMs);
+    const wait = textPatchInterval((chars * 1000) / elapsed, this.options.textIntervalMs ?? textPatchIntervalMs);
+    return this.active || wait <= 0 ? wait : Math.min(1_000, wait * 4);
   }
 
   dispose(): void {
     this.disposed = true;
-    if (this.timer !== undefined) {
-      clearTimeout(this.timer);
-    }
+    this.disarm();
     this.chatSubscription?.dispose();
     this.receiveSubscription.dispose();
   }
 
   private schedule(): void {
-    if (this.holdingText && this.timer !== undefined) {
-      clearTimeout(this.timer); // the new change may be more than text: look within the usual window
-      this.timer = undefined;
+    if (this.holdingText && this.armed) {
+      this.disarm(); // the new change may be more than text: look within the usual window
     }
-    if (this.timer !== undefined || this.disposed || !this.ready || this.stalled) {
+    if (this.armed || this.disposed || !this.ready || this.stalled) {
       return;
     }
     this.arm(this.options.flushMs ?? patchWindowMs);
@@ -313,10 +317,18 @@ export class WebviewChannel implements Disposable {
 
   private arm(ms: number): void {
     this.holdingText = false;
-    this.timer = setTimeout(() => {
-      this.timer = undefined;
+    this.armed = true;
+    chatPostTicker.schedule(this, ms, this.active ? 0 : 1, () => {
+      this.armed = false;
       this.send(false);
-    }, ms);
+    });
+  }
+
+  private disarm(): void {
+    if (this.armed) {
+      chatPostTicker.cancel(this);
+      this.armed = false;
+    }
   }
 
   private receive(raw: unknown): void {
@@ -363,21 +375,11 @@ export class WebviewChannel implements Disposable {
   private answer(id: number, call: Exclude<WebviewCall, { method: 'mentions/search' }>): void {
     const chat = this.chat;
     const state = this.posted;
-    if (chat === undefined || state === undefined) {
-      this.post({ type: 'request/result', id, ok: false, error: 'no session shown yet' });
-      return;
-    }
-    const ctx = this.options.context(chat);
-    if (call.method === 'entries/get') {
-      const { from, views } = this.projector.range(state, ctx, call.params.from, call.params.to, rangeLimits);
-      this.post({ type: 'request/result', id, ok: true, value: { seq: this.seq, from, entries: views } });
-      return;
-    }
-    const value = findInViews(state.entries.length, (i) => {
-      const e = state.entries[i];
-      return e === undefined ? undefined : this.projector.entry(e, ctx);
-    }, call.params.query, this.seq);
-    this.post({ type: 'request/result', id, ok: true, value });
+    this.post(
+      chat === undefined || state === undefined
+        ? { type: 'request/result', id, ok: false, error: 'no session shown yet' }
+        : { type: 'request/result', id, ok: true, value: answerViewCall(call, state, this.projector, this.options.context(chat), this.seq) },
+    );
   }
 }
 

@@ -4,6 +4,7 @@ import { Clock } from './clock';
 import { el, setDomWindow } from './dom';
 import { createHostBridge } from './hostBridge';
 import { defaultScheduler, type MarkdownScheduler } from './markdown';
+import { setPageFocused } from './markdown/viewLimits';
 import { Composer } from './render/composer';
 import { isTurnRunning, type RenderEnv } from './render/env';
 import { SessionControls, TopBar } from './render/header';
@@ -185,6 +186,13 @@ export function startApp(win: Window & typeof globalThis, options: AppOptions = 
       }
     }
   });
+
+  // A chat without the keyboard refreshes streamed text less often (chats side by side share a thread).
+  win.addEventListener('focus', () => setPageFocused(true));
+  win.addEventListener('blur', () => setPageFocused(false));
+  if (document.visibilityState === 'visible') {
+    setPageFocused(document.hasFocus());
+  }
 
   actions.ready(options.clientId ?? newClientId(win));
   return { store, ui, actions, composer, transcript };

@@ -149,17 +149,23 @@ suite('the transcript follows the reply unless the user scrolled away (Chromium,
     let index = entries.length;
     const reply = index++;
     await send([{ op: 'insert', index: reply, entry: assistant('a-live', 'Here is how.\n\n') }]);
-    await shown('Here is how.');
+    // The reply is far below the view: the virtualized transcript gives it no row yet (issue 43).
+    await frames();
     const stays = async (): Promise<void> => {
       const now = await scrollTop();
       assert.ok(Math.abs(now - top) <= 1, `the view moved from ${top} to ${now} while the user read`);
       assert.ok(await jump.isVisible(), 'Jump to latest stays on offer');
     };
     await stays();
-    await stream(reply, stays);
+    for (const piece of pieces) {
+      await send([{ op: 'appendText', index: reply, part: 0, kind: 'text', text: piece.text }]);
+      await page.waitForTimeout(120); // a paced refresh's worth
+      await frames();
+      await stays();
+    }
 
     await jump.click();
-    await frames();
+    await shown('Run them with npm test before you commit.');
     assert.ok((await distance()) <= 1, 'Jump to latest went to the bottom');
     assert.equal(await jump.isVisible(), false);
     await send([{ op: 'appendText', index: reply, part: 0, kind: 'text', text: '\n\nOne more thing: keep the plan small.' }]);

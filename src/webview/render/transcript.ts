@@ -48,6 +48,10 @@ export class Transcript {
   readonly #announced = new Set<string>();
   readonly #waiting = new Map<Slot, (row: HTMLElement | undefined) => void>();
   #focusOwed: Slot | undefined;
+  /** What the view holds still while rows are measured: a row and its top against the log's top (not while pinned). */
+  #anchor: { readonly slot: Slot; readonly top: number } | undefined;
+  /** Until the next frame: the view is where we put it (a scroll event then does not choose a new anchor). */
+  #holding = false;
 
   readonly #env: RenderEnv;
   readonly #hooks: TranscriptHooks;
@@ -59,7 +63,7 @@ export class Transcript {
     this.#env = env;
     this.#hooks = hooks;
     this.log = el('div', { class: 'transcript', attrs: { role: 'log', 'aria-live': 'off', tabindex: '0', 'aria-describedby': 'transcript-extent' } });
-    this.rows = new TranscriptRows(env, { measured: (shift) => this.#measured(shift) }, this.log);
+    this.rows = new TranscriptRows(env, { measured: () => this.#measured() }, this.log);
     this.log.append(this.#extent, this.rows.list, this.#empty);
     this.log.setAttribute('aria-label', t('Conversation'));
     this.#jump = button(t('Jump to latest'), { icon: 'arrow-down', class: 'jump-latest', onClick: () => this.jumpToLatest() });
@@ -177,6 +181,8 @@ export class Transcript {
     const y = this.rows.offsets.offset(index);
     this.#mountAround(y, view);
     this.#setScrollTop(this.#listTop() + y - view / 3);
+    // Held a third of the way down while the rows around it load and are measured.
+    this.#anchor = { slot, top: view / 3 };
     this.#updateJump();
     this.#scheduleSave();
     const row = this.rows.rowOf(slot);
@@ -278,13 +284,48 @@ export class Transcript {
     }
   }
 
-  #measured(shift: number): void {
+  /**
+   * Rows were laid out after a change (mounted, loaded, grown): the view keeps what the user
+   * looked at where it was — the anchor row's top, against the log's — or stays at the bottom.
+   * Estimates made the rows above it taller or shorter than they turned out: this is the correction,
+   * made before the frame is painted, so nothing jumps.
+   */
+  #measured(): void {
     if (this.#pinned) {
       this.#stick();
-    } else if (Math.abs(shift) >= 0.5) {
-      this.#setScrollTop(this.log.scrollTop + shift);
+    } else {
+      this.#holdAnchor();
     }
     this.#updateWindow();
+  }
+
+  /** The first row that reaches into the view, and where its top is against the log's (a layout read). */
+  #captureAnchor(): void {
+    if (this.#pinned) {
+      this.#anchor = undefined;
+      return;
+    }
+    const view = this.log.getBoundingClientRect();
+    for (const slot of this.rows.mounted()) {
+      const box = this.rows.rowOf(slot)?.getBoundingClientRect();
+      if (box !== undefined && box.bottom > view.top) {
+        this.#anchor = { slot, top: box.top - view.top };
+        return;
+      }
+    }
+    this.#anchor = undefined;
+  }
+
+  #holdAnchor(): void {
+    const anchor = this.#anchor;
+    const row = anchor !== undefined ? this.rows.rowOf(anchor.slot) : undefined;
+    if (anchor === undefined || row === undefined) {
+      return;
+    }
+    const delta = row.getBoundingClientRect().top - this.log.getBoundingClientRect().top - anchor.top;
+    if (Math.abs(delta) >= 0.5) {
+      this.#setScrollTop(this.log.scrollTop + delta);
+    }
   }
 
   #renderEmpty(initial: boolean): void {
@@ -397,6 +438,9 @@ export class Transcript {
     }
     this.#lastScrollTop = log.scrollTop;
     this.#updateJump();
+    if (!this.#holding) {
+      this.#captureAnchor();
+    }
     this.#updateWindow();
     this.#scheduleSave();
   }
@@ -420,9 +464,17 @@ export class Transcript {
     this.#lastScrollTop = log.scrollTop;
   }
 
+  /** Our own scroll: the scroll event it fires keeps the anchor (it is where we put the view). */
   #setScrollTop(top: number): void {
+    const before = this.log.scrollTop;
     this.log.scrollTop = Math.max(0, top);
     this.#lastScrollTop = this.log.scrollTop;
+    if (this.log.scrollTop !== before) {
+      this.#holding = true;
+      this.log.ownerDocument.defaultView?.requestAnimationFrame(() => {
+        this.#holding = false;
+      });
+    }
   }
 
   /** The place the user left (an entry and how far into it), or the old pixel offset. */
@@ -438,6 +490,10 @@ export class Transcript {
     const y = index >= 0 && anchor !== undefined ? this.rows.offsets.offset(index) + anchor.offset : Math.max(0, saved - this.#listTop());
     this.#mountAround(y, view);
     this.#setScrollTop(this.#listTop() + y);
+    const slot = this.#slots[index];
+    if (slot !== undefined && anchor !== undefined) {
+      this.#anchor = { slot, top: -anchor.offset };
+    }
     this.#updateJump();
   }
 

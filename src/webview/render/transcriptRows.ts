@@ -5,7 +5,7 @@ import { t } from '../strings';
 import type { EntryComponent, Slot } from '../viewStore';
 import { AssistantMessageView } from './assistantMessage';
 import type { RenderEnv } from './env';
-import { RowOffsets, rowHeight } from './rowHeights';
+import { RowOffsets } from './rowHeights';
 import { ToolCallView } from './toolCall';
 import { UserMessageView } from './userMessage';
 
@@ -56,8 +56,8 @@ function spacerSizer(doc: Document, top: HTMLElement, bottom: HTMLElement): Spac
 }
 
 export interface RowsHost {
-  /** Rows were laid out: `shift` px of height changed above the view's top (the view must move by it to stay put). */
-  measured(shift: number): void;
+  /** Rows were laid out (their sizes are known now; called after layout, before paint). */
+  measured(): void;
 }
 
 /**
@@ -98,6 +98,9 @@ export class TranscriptRows {
     const win = this.list.ownerDocument.defaultView;
     if (win !== null && 'ResizeObserver' in win) {
       this.#observer = new win.ResizeObserver((entries) => this.#onResize(entries));
+      // A spacer that changes moves the rows after it: the transcript holds its view then too.
+      this.#observer.observe(this.#above);
+      this.#observer.observe(this.#below);
     }
   }
 
@@ -272,8 +275,7 @@ export class TranscriptRows {
   }
 
   #onResize(entries: readonly ResizeObserverEntry[]): void {
-    const viewTop = this.#scroller.scrollTop - this.list.offsetTop;
-    const changed: { slot: Slot; index: number; height: number }[] = [];
+    let first = Number.POSITIVE_INFINITY;
     for (const e of entries) {
       const slot = this.#slotOf.get(e.target);
       if (slot?.component === undefined || !this.#rows.has(slot)) {
@@ -282,28 +284,15 @@ export class TranscriptRows {
       const height = e.borderBoxSize?.[0]?.blockSize ?? e.contentRect.height;
       const index = this.indexOf(slot);
       if (index >= 0 && (height !== slot.height || slot.measured !== slot.entry)) {
-        changed.push({ slot, index, height });
+        slot.height = height;
+        slot.measured = slot.entry;
+        first = Math.min(first, index);
       }
     }
-    if (changed.length === 0) {
-      return;
+    if (first !== Number.POSITIVE_INFINITY) {
+      this.offsets.invalidate(first);
+      this.#sizeSpacers();
     }
-    // Rows wholly above the view's top move what is shown when they change: measured with the old offsets.
-    let shift = 0;
-    let first = Number.POSITIVE_INFINITY;
-    for (const c of changed) {
-      const before = rowHeight(c.slot);
-      if (this.offsets.offset(c.index) + before <= viewTop + 1) {
-        shift += c.height - before;
-      }
-      first = Math.min(first, c.index);
-    }
-    for (const c of changed) {
-      c.slot.height = c.height;
-      c.slot.measured = c.slot.entry;
-    }
-    this.offsets.invalidate(first);
-    this.#sizeSpacers();
-    this.#host.measured(shift);
+    this.#host.measured();
   }
 }
