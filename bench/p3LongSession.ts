@@ -2,6 +2,7 @@ import { reduceSession } from '../src/session/sessionReducer';
 import { feedWindowMs } from '../src/session/sessionFeed';
 import type { SessionState } from '../src/session/sessionState';
 import { ViewProjector } from '../src/session/viewProjection';
+import { snapshotLimits } from '../src/session/viewWindow';
 import { benchViewContext, entriesPerTurn, longSessionState } from './longSession';
 import { chunkSets } from './streamText';
 import { channelTextIntervalMs, mainThreadDelta, median, WebviewBrowser } from './webviewPage';
@@ -109,11 +110,12 @@ interface WebviewSide {
 }
 
 async function webviewPerChunk(browser: WebviewBrowser, state: SessionState, chunks: readonly string[], options: P3Options): Promise<WebviewSide> {
-  const view = new ViewProjector().snapshot(state, benchViewContext);
+  // What the channel sends: a long session's last entries whole, the earlier ones outlined.
+  const view = new ViewProjector().snapshot(state, benchViewContext, snapshotLimits);
   const page = await browser.open();
   try {
     await page.warmUp(true);
-    const { renderCpuMs, loaded } = await page.loadSession(view.entries);
+    const { renderCpuMs, loaded } = await page.loadSession(view.entries, view.earlier);
     const play = await page.prepareStream(chunks, {
       chunksPerSecond: options.chunksPerSecond,
       windowMs: options.windowMs,
@@ -147,7 +149,7 @@ export async function runP3(options: P3Options = defaultP3): Promise<P3Result> {
   const { hostChunks, webChunks } = chunkSets(options.hostChunks, options.webviewChunks);
   const sizes = [options.shortTurns, options.longTurns].map((turns) => {
     const state = longSessionState(turns);
-    return { turns, state, snapshotBytes: JSON.stringify(new ViewProjector().snapshot(state, benchViewContext)).length };
+    return { turns, state, snapshotBytes: JSON.stringify(new ViewProjector().snapshot(state, benchViewContext, snapshotLimits)).length };
   });
 
   // Host: alternate the sizes so drift in machine load hits both.

@@ -1,6 +1,7 @@
 import { feedWindowMs } from '../src/session/sessionFeed';
 import type { SessionState } from '../src/session/sessionState';
 import { ViewProjector } from '../src/session/viewProjection';
+import { snapshotLimits } from '../src/session/viewWindow';
 import { patchWindowMs } from '../src/views/webviewChannel';
 import { installProbes, interactionFigures, probeScrolling, probeTyping, summarize, type InteractionSummary } from './interaction';
 import { benchViewContext, longSessionState } from './longSession';
@@ -61,11 +62,12 @@ export interface P6Result extends InteractionSummary {
 type WebviewSide = Omit<P6Side, 'entries' | 'hostUs' | 'snapshotBytes' | 'snapshotProjectMs'>;
 
 async function webviewSide(browser: WebviewBrowser, state: SessionState, chunks: readonly string[], options: P6Options): Promise<WebviewSide> {
-  const view = new ViewProjector().snapshot(state, benchViewContext);
+  // What the channel sends: a long session's last entries whole, the earlier ones outlined.
+  const view = new ViewProjector().snapshot(state, benchViewContext, snapshotLimits);
   const page = await browser.open();
   try {
     await page.warmUp(true);
-    const { renderCpuMs, loaded } = await page.loadSession(view.entries);
+    const { renderCpuMs, loaded } = await page.loadSession(view.entries, view.earlier);
     await installProbes(page);
     /** Streams a reply as the entry at `index` (after the snapshot's); `probe` runs meanwhile. */
     const reply = async (entryId: string, index: number, probe: () => Promise<void>): Promise<number> => {
@@ -123,7 +125,7 @@ export async function runP6(options: P6Options = defaultP6): Promise<P6Result> {
   }
   const sides = states.map((state) => {
     const t0 = performance.now();
-    const snapshot = new ViewProjector().snapshot(state, benchViewContext);
+    const snapshot = new ViewProjector().snapshot(state, benchViewContext, snapshotLimits);
     const snapshotProjectMs = performance.now() - t0;
     return { state, entries: state.entries.length, snapshotBytes: JSON.stringify(snapshot).length, snapshotProjectMs, hostUs: Infinity };
   });

@@ -5,11 +5,13 @@ import { runP4 } from './p4Footprint';
 import { defaultP5, runP5 } from './p5LongReply';
 import { defaultP6, runP6 } from './p6BigSession';
 import { defaultP7, runP7 } from './p7Workbench';
+import { defaultP8, runP8 } from './p8OpenSession';
+import { defaultP9, runP9 } from './p9ManyChats';
 
 /**
  * One benchmark per process (so one cannot warm up or pollute another); prints its result as one
  * JSON line. `scripts/bench.mjs` runs them all and prints the table.
- *   node out/bench/runBench.js p1|p2|p3|p5|p6|p7
+ *   node out/bench/runBench.js p1|p2|p3|p5|p6|p7|p8|p9
  *   node out/bench/runBench.js p4 <production extension dir> <its dist/sizes.json>
  */
 async function main(): Promise<void> {
@@ -37,6 +39,12 @@ async function main(): Promise<void> {
       break;
     case 'p6':
       result = await runP6({ ...defaultP6, turns: num('BENCH_P6_TURNS', defaultP6.turns) });
+      break;
+    case 'p9':
+      result = await runP9({ ...defaultP9, chats: num('BENCH_P9_CHATS', defaultP9.chats), settleAfterCloseMs: num('BENCH_P9_SETTLE_MS', defaultP9.settleAfterCloseMs) });
+      break;
+    case 'p8':
+      result = await runP8(defaultP8);
       break;
     case 'p7':
       result = await runP7({ ...defaultP7, chunks: num('BENCH_P7_CHUNKS', defaultP7.chunks) });

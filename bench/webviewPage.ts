@@ -3,7 +3,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { chromium, type Browser, type CDPSession, type Page } from 'playwright-core';
-import type { EntryView, SessionHeaderView } from '../src/protocol/sessionView';
+import type { EntryOutline, EntryView, SessionHeaderView } from '../src/protocol/sessionView';
 import type { EntryOp, HostMessage } from '../src/protocol/webviewProtocol';
 import { textPatchInterval } from '../src/views/webviewChannel';
 import { repoRoot } from '../test/support/paths';
@@ -193,9 +193,9 @@ export class WebviewPage {
     await this.cdp.send('HeapProfiler.collectGarbage');
   }
 
-  /** Posts a snapshot as its own task (as the real host's postMessage arrives). */
-  async snapshot(header: SessionHeaderView, entries: readonly EntryView[]): Promise<void> {
-    const message: HostMessage = { type: 'session/snapshot', seq: this.nextSeq(), view: { header, entries } };
+  /** Posts a snapshot as its own task (as the real host's postMessage arrives); `earlier`: the entries it only outlines. */
+  async snapshot(header: SessionHeaderView, entries: readonly EntryView[], earlier?: readonly EntryOutline[]): Promise<void> {
+    const message: HostMessage = { type: 'session/snapshot', seq: this.nextSeq(), view: { header, entries, ...(earlier !== undefined ? { earlier } : {}) } };
     await this.page.evaluate((m) => (globalThis as unknown as BenchWindow).__deliverAsync(m), message);
   }
 
@@ -244,9 +244,9 @@ export class WebviewPage {
    * Renders a session from its snapshot (the turn running) and collects garbage: the render's
    * main-thread CPU time, then the page as loaded (heap, nodes, the CPU clock to measure from).
    */
-  async loadSession(entries: readonly EntryView[]): Promise<{ readonly renderCpuMs: number; readonly loaded: MainThread & { readonly heapBytes: number; readonly nodes: number } }> {
+  async loadSession(entries: readonly EntryView[], earlier?: readonly EntryOutline[]): Promise<{ readonly renderCpuMs: number; readonly loaded: MainThread & { readonly heapBytes: number; readonly nodes: number } }> {
     const before = await this.metrics();
-    await this.snapshot(benchHeader('running', Date.now()), entries);
+    await this.snapshot(benchHeader('running', Date.now()), entries, earlier);
     await this.settle();
     const rendered = await this.metrics();
     await this.collectGarbage();

@@ -21,7 +21,7 @@ const { values } = parseArgs({
     'no-build': { type: 'boolean', default: false },
   },
 });
-const selected = new Set((values.only ?? 'p1,p2,p3,p4,p5,p6,p7').split(',').map((s) => s.trim().toLowerCase()));
+const selected = new Set((values.only ?? 'p1,p2,p3,p4,p5,p6,p7,p8,p9').split(',').map((s) => s.trim().toLowerCase()));
 const maxLoad = values['wait-load'] !== undefined ? Number(values['wait-load']) : undefined;
 
 /** Runs a command; resolves with its stdout (stderr goes through). */
@@ -111,10 +111,17 @@ try {
     );
   }
   if (selected.has('p2')) {
-    const r = (results.p2 = await bench('p2'));
+    // Three runs (each a process of its own), gated on the median: one run cannot tell 2× from the
+    // noise on a 2-core VM (issue 43: 1.84–2.88× for the same code). The median run's figures are shown.
+    const runs = [];
+    for (let i = 0; i < 3; i++) {
+      runs.push(await bench('p2'));
+    }
+    const byRatio = [...runs].sort((a, b) => a.ratio - b.ratio);
+    const r = (results.p2 = { ...byRatio[1], runs });
     row(
-      'P2 streaming render (webview, one message)',
-      `${x(r.ratio)} of rendering it once: ${n(r.chunks)} chunks (${n(r.chars)} chars) at ${n(r.chunksPerSecond)}/s in ${n(r.patches)} patches, main-thread CPU ${ms(r.stream.cpuMs)} vs ${ms(r.once.cpuMs)} (wall-clock TaskDuration ${x(r.ratioWall)})`,
+      'P2 streaming render (webview, one message), median of 3 runs',
+      `${x(r.ratio)} of rendering it once (runs: ${runs.map((run) => x(run.ratio)).join(', ')}; spread ${x(byRatio[0].ratio)}–${x(byRatio[2].ratio)}): ${n(r.chunks)} chunks (${n(r.chars)} chars) at ${n(r.chunksPerSecond)}/s in ${n(r.patches)} patches, main-thread CPU ${ms(r.stream.cpuMs)} vs ${ms(r.once.cpuMs)} (wall-clock TaskDuration ${x(r.ratioWall)})`,
       '≤ 2×',
       r.ratio <= 2,
     );
@@ -124,12 +131,13 @@ try {
       '≤ 1.2×',
       r.growth <= 1.2,
     );
+    const worstLong = Math.max(...runs.map((run) => run.longTasksCpu ?? 0));
     if (r.longTasksCpu !== undefined) {
       row(
-        'P2 webview long tasks while streaming (renderer main thread, CDP trace)',
+        'P2 webview long tasks while streaming (renderer main thread, CDP trace; the median run, gated on all three)',
         `${n(r.longTasksCpu)} of ${n(r.tasks)} tasks over 50 ms of CPU (longest ${ms(r.longestTaskCpuMs)} CPU, ${ms(r.longestTaskWallMs)} wall; ${n(r.longTasksWall)} over 50 ms wall-clock, which a busy machine inflates)${(r.longestTasks ?? []).length > 0 ? `; longest by CPU: ${r.longestTasks.map((t) => `${ms(t.cpuMs)} (${t.parts.slice(0, 3).join(', ')})`).join('; ')}` : ''}`,
         '0 over 50 ms',
-        r.longTasksCpu === 0,
+        worstLong === 0,
       );
     }
     if (r.frameP95Ms !== undefined) {
@@ -199,6 +207,47 @@ try {
       'no gap over 50 ms',
       r.timerGapsOver50 === 0,
       false,
+    );
+  }
+  if (selected.has('p8')) {
+    const r = (results.p8 = await bench('p8'));
+    for (const side of r.sides) {
+      row(
+        `P8 open a session of ${n(side.entries)} entries (${n((side.turns * 50_000) / 1e6)} MB of tool output)`,
+        `${ms(side.openCpuMs)} of webview main-thread CPU from the snapshot to its frames (wall ${ms(side.openWallMs)}); ${n(side.transcriptNodes)} DOM nodes in the transcript (${n(side.rows)} rows); heap ${side.heapMB.toFixed(1)} MB; snapshot ${(side.snapshotBytes / 1048576).toFixed(2)} MB (${n(side.sentEntries)} entries whole, the rest outlined; projected in ${ms(side.projectMs)})`,
+        '≤ 300 ms, ≤ 5,000 nodes, heap ≤ 20 MB',
+        side.openCpuMs <= 300 && side.transcriptNodes <= 5_000 && side.heapMB <= 20,
+      );
+      row(
+        `P8 long tasks while opening ${n(side.entries)} entries (CDP trace)`,
+        `${n(side.longTasksCpu)} of ${n(side.tasks)} tasks over 50 ms of CPU (longest ${ms(side.longestTaskCpuMs)})${side.longestTasks.length > 0 ? `: ${side.longestTasks.map((t) => `${ms(t.cpuMs)} (${t.parts.slice(0, 3).join(', ')})`).join('; ')}` : ''}`,
+        '0 over 50 ms',
+        side.longTasksCpu === 0,
+      );
+    }
+    row('P8 opening 20,001 entries vs 5,001 (CPU)', `${x(r.growth)}`, 'report (what is shown is the same)', undefined);
+  }
+  if (selected.has('p9')) {
+    const r = (results.p9 = await bench('p9'));
+    for (const round of r.rounds) {
+      row(
+        `P9 ${n(r.chats)} chats side by side in code-server, each streaming (${round.mode === 'paced' ? '10 chunks/s for 20 s' : 'a burst of 20,000 chunks'}): the last chat's end`,
+        `${ms(round.lastEndLagMs)} after the agent's last chunk (each chat: ${round.endLagsMs.map((v) => ms(v)).join(', ')}); the agents took ${ms(round.agentMs)}; Enter in ${n(r.chats)} composers ${ms(round.sendAllMs)}`,
+        '≤ 500 ms',
+        round.lastEndLagMs <= 500,
+      );
+      row(
+        `P9 typing in the focused chat while ${n(r.chats)} chats stream (${round.mode})`,
+        `key → frame ${p95max(round.typingP95Ms, round.typingMaxMs)} (${n(round.typingMs.length)} keys)`,
+        'p95 < 50 ms, max < 100 ms',
+        round.typingP95Ms < 50 && round.typingMaxMs < 100,
+      );
+    }
+    row(
+      `P9 extension host memory 60 s after closing ${n(r.chats)} chats`,
+      `${r.memoryAfterMB.toFixed(0)} MB resident vs ${r.memoryBeforeMB.toFixed(0)} MB before they opened (${x(r.memoryRatio)}; ${r.memoryOpenMB.toFixed(0)} MB with them open)`,
+      'within 20%',
+      r.memoryRatio <= 1.2,
     );
   }
   if (selected.has('p4')) {

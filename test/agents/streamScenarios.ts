@@ -3,7 +3,7 @@
  * lines, crashes and benchmark replays.
  */
 import type { SessionUpdate } from '@agentclientprotocol/sdk';
-import { readFileSync } from 'node:fs';
+import { appendFileSync, readFileSync } from 'node:fs';
 import { log } from './agentLog';
 import { intArg, strArg, type Marker } from './markers';
 import { exitAfterFlush } from './runtime';
@@ -180,4 +180,9 @@ export async function replayFile(turn: Turn, marker: Marker): Promise<void> {
     sent += 1;
   }
   log(`replay-file ${path}: ${sent} updates sent, ${skipped} lines skipped, ${Date.now() - started} ms`);
+  // Benchmarks time the client against the moment the last update went out (bench/p9ManyChats.ts).
+  const events = process.env.SCRIPTED_AGENT_EVENTS_FILE;
+  if (events !== undefined && events !== '') {
+    appendFileSync(events, `${JSON.stringify({ event: 'replay-file-done', path, sent, sessionId: turn.sessionId, at: Date.now() })}\n`);
+  }
 }

@@ -8,6 +8,8 @@ import { repoRoot, scriptedAgentPath } from '../support/paths';
 /** The harness modules are plain ESM (test/harness); these are the parts the UI tests use. */
 interface CodeServer {
   readonly url: string;
+  /** code-server's pid, also its process group's id (the extension host is in the group). */
+  readonly pid: number;
   readonly runDir: string;
   baseUrl(folder?: string): string;
   stop(): Promise<void>;
@@ -21,7 +23,7 @@ interface CodeServerModule {
     machineSettings?: Record<string, unknown>; env?: Record<string, string>; logName?: string; workspaceTrust?: boolean }): Promise<CodeServer>;
 }
 interface BrowserModule {
-  launchBrowser(o?: { artifactsDir?: string }): Promise<{ context: BrowserContext; page: Page; artifactsDir: string; close(): Promise<void> }>;
+  launchBrowser(o?: { artifactsDir?: string; viewport?: { width: number; height: number } }): Promise<{ context: BrowserContext; page: Page; artifactsDir: string; close(): Promise<void> }>;
   openWorkbench(page: Page, url: string): Promise<void>;
   runCommand(page: Page, title: string): Promise<void>;
   webviewFrame(page: Page, o?: { title?: string; index?: number; timeoutMs?: number }): Promise<FrameLocator>;
@@ -67,6 +69,8 @@ export interface UiOptions {
   readonly machineSettings?: Record<string, unknown>;
   readonly workspaceTrust?: boolean;
   readonly files?: Record<string, string>;
+  /** The browser window (default 1440 × 900). */
+  readonly viewport?: { readonly width: number; readonly height: number };
 }
 
 /** code-server with the packaged extension, configured for the scripted agent; Chromium on its workbench. */
@@ -92,7 +96,7 @@ export async function openVsCode(options: UiOptions = {}): Promise<UiSession> {
     },
     userSettings: { 'workbench.colorTheme': 'Default Dark Modern', ...options.settings },
   });
-  const browser = await br.launchBrowser();
+  const browser = await br.launchBrowser(options.viewport !== undefined ? { viewport: { ...options.viewport } } : {});
   const page = browser.page;
   const nonLoopback = br.collectNonLoopbackRequests(page);
   await br.openWorkbench(page, server.baseUrl(workspace));
