@@ -46,7 +46,10 @@ export class ChatPanel implements vscode.Disposable {
     };
     update();
     const titleSub = chat.onDidChange(update);
+    this.channel.setActive(panel.active);
     panel.onDidChangeViewState(() => {
+      // The tab the user looks at goes first; chats beside it wait a little longer for their text.
+      this.channel.setActive(panel.active);
       if (panel.visible) {
         this.channel.resync();
       } else {
