@@ -1,6 +1,6 @@
 import type { CDPSession, Page } from 'playwright-core';
 import { openVsCode } from '../test/ui/support';
-import { send, waitUntil, footers } from '../test/ui/uiHelpers';
+import { footerIds, footers, newFooter, send, waitUntil } from '../test/ui/uiHelpers';
 import { agentAnswer, chunked } from './streamText';
 import { longTasksOf, type LongTaskInfo, type TraceEvent } from './traceFrames';
 
@@ -106,10 +106,10 @@ export async function runP7(options: P7Options = defaultP7): Promise<P7Result> {
     const cdp = await session.page.context().newCDPSession(session.page);
     await startTrace(cdp);
     await startTimer(session.page);
-    const before = await footers(chat).count();
+    const before = await footerIds(chat);
     const started = Date.now();
     await send(chat, `[replay-file path=stream.ndjson rate=${options.rate}]`);
-    await waitUntil('the streamed reply', async () => (await footers(chat).count()) > before, 180_000, 200);
+    await newFooter(chat, before, 'the streamed reply', 180_000);
     const streamWallMs = Date.now() - started;
     const gaps = await stopTimer(session.page);
     const events = await stopTrace(cdp);

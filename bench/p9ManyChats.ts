@@ -3,7 +3,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import type { FrameLocator } from 'playwright-core';
 import { openVsCode, type UiSession } from '../test/ui/support';
-import { chatWebviews, composerBox, send, waitUntil } from '../test/ui/uiHelpers';
+import { chatWebviews, composerBox, footerIds, newFooter, send, waitUntil } from '../test/ui/uiHelpers';
 import { HostInspector } from './hostInspector';
 import { agentAnswer, chunked } from './streamText';
 import { percentile } from './webviewPage';
@@ -199,7 +199,6 @@ async function round(session: UiSession, chats: readonly FrameLocator[], mode: '
     30_000,
     100,
   );
-  // Every turn ends before the next round (the footers are in).
   const agentDone = Math.max(...done);
   return {
     mode,
@@ -249,8 +248,12 @@ export async function runP9(options: P9Options = defaultP9): Promise<P9Result> {
     await waitUntil('the warm-up replies', async () => ((await Promise.all(chats.map((c) => c.getByRole('note').count()))).every((n) => n > 0) ? true : undefined), 120_000, 250);
     const rounds: P9Round[] = [];
     for (const mode of ['paced', 'burst'] as const) {
+      const before = await Promise.all(chats.map((c) => footerIds(c)));
       rounds.push(await round(session, chats, mode, options, eventsFile));
-      await waitUntil('every turn ended', async () => ((await Promise.all(chats.map((c) => c.getByRole('note').count()))).every((n) => n >= rounds.length + 1) ? true : undefined), 120_000, 250);
+      // Every turn ends before the next round (a footer each chat did not have).
+      for (const [i, chat] of chats.entries()) {
+        await newFooter(chat, before[i] ?? new Set(), `the ${mode} turn's end in chat ${i + 1}`, 120_000);
+      }
     }
     const memoryOpenMB = rssMB(host);
     const heapOpenMB = inspector !== undefined ? await inspector.heapAfterGcMB() : Number.NaN;

@@ -5,7 +5,7 @@
  * (so a command that ran — a new editor, a terminal, a hidden side bar — is seen).
  */
 import type { Frame, FrameLocator, Locator, Page } from 'playwright-core';
-import { conversation, footers, pinnedWebview, send, sendAndWaitForFooter } from './uiHelpers';
+import { conversation, footers, pinnedWebview, send, sendAndWaitForFooter, transcriptEntries } from './uiHelpers';
 
 /** Sends a prompt once the composer accepts it (a big payload may keep the previous turn busy). */
 export function sendPrompt(chat: FrameLocator, text: string): Promise<void> {
@@ -349,24 +349,17 @@ export async function patientChat(page: Page, timeoutMs = 120_000): Promise<Fram
   }
 }
 
-/**
- * The transcript's entry elements, whether the list holds them directly or in `.entry-group`
- * wrappers (the webview groups entries for `content-visibility`).
- */
-export const entrySelector = '.transcript-list > .entry, .transcript-list > .entry-group > .entry';
+/** The transcript's entry elements: the cards in its rows (only the entries near the view have rows). */
+export const entrySelector = '.transcript-list > .entry-row > .entry, .transcript-list > .entry-row > .lazy-slot > .entry';
 
-/** Tool cards of the whole transcript, in order. */
+/** Tool cards with a row (near the view), in order. */
 export function toolCards(chat: FrameLocator): Locator {
-  return conversation(chat).locator('.transcript-list > .entry.tool-card, .transcript-list > .entry-group > .entry.tool-card');
+  return conversation(chat).locator('.transcript-list > .entry-row > .entry.tool-card');
 }
 
-/** The entries after the last user message (class list and text), in either layout. */
+/** The entries after the last user message (class list and text); the transcript scrolled through (it is virtualized). */
 export async function lastTurn(chat: FrameLocator): Promise<{ cls: string; text: string }[]> {
-  const all = await conversation(chat).evaluate(
-    (log: { querySelectorAll(s: string): ArrayLike<{ className: string; textContent: string | null }> }, sel: string) =>
-      Array.from(log.querySelectorAll(sel)).map((e) => ({ cls: e.className, text: e.textContent ?? '' })),
-    entrySelector,
-  );
+  const all = await transcriptEntries(chat);
   let last = -1;
   all.forEach((e, i) => {
     if (e.cls.split(/\s+/).includes('entry-user')) {

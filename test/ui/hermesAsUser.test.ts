@@ -199,7 +199,7 @@ suite('issue 22: a session opened from Show Sessions shows its prompts as the us
 
     // Layout: the text keeps the card's width; a turn's last entry and the next prompt are as close as any two entries.
     const layout = await conversation(chat).evaluate((log: PageElement) => {
-      const entries = Array.from(log.querySelectorAll('.transcript-list .entry-group > .entry'));
+      const entries = Array.from(log.querySelectorAll('.transcript-list > .entry-row > .entry'));
       const out: { width: number; body: number; gap: number | undefined }[] = [];
       entries.forEach((e, i) => {
         if (!e.className.split(' ').includes('entry-user')) {

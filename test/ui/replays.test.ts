@@ -8,6 +8,7 @@ import { replayAgentCommand, startStack, tempWorkspace, type AgentStack } from '
 import { driveFixture, readFixture, segments, type Frame } from '../support/fixtureDriver';
 import { fixturesDir } from '../support/paths';
 import type { PageElement } from './pageTypes';
+import { collectEntries, rowEntrySelector, type EntrySummary } from './uiHelpers';
 import { importEsm, openFakeHostPage, ReplayView, twoFrames, type BrowserModule, type FakeHostModule, type SeenPermission } from './replayView';
 
 /**
@@ -53,19 +54,19 @@ async function assertEveryEntryShown(view: ReplayView): Promise<void> {
   const page = view.page;
   // What a user looks at is in front (a chat renders in animation frames).
   await page.bringToFront();
-  const items = page.locator('[role="log"] .transcript-list .entry-group > .entry');
+  const log = page.getByRole('log', { name: 'Conversation' });
+  // The transcript is virtualized: read it scrolling from top to bottom.
+  const read = async (): Promise<EntrySummary[]> => log.evaluate(collectEntries, rowEntrySelector);
   // The controller may add an entry after the last frame was logged (a frame read but not yet
   // dispatched, a notice at the turn's end): the page gets it in the channel's next patch.
   const deadline = Date.now() + 5_000;
-  while ((await items.count()) !== view.controller.state.entries.length && Date.now() < deadline) {
+  let shown = await read();
+  while (shown.length !== view.controller.state.entries.length && Date.now() < deadline) {
     await new Promise((res) => setTimeout(res, 50));
     await view.settle();
+    shown = await read();
   }
   const entries = view.controller.state.entries;
-  const shown = await items.evaluateAll((els: PageElement[]) =>
-    // textContent: innerText skips off-screen `content-visibility: auto` groups.
-    els.map((e) => ({ id: e.getAttribute('data-entry-id'), text: e.textContent ?? '', html: e.outerHTML.slice(0, 300), visible: e.getClientRects().length > 0 })),
-  );
   assert.deepEqual(
     shown.map((s) => s.id),
     entries.map((e) => e.id),

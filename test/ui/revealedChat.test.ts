@@ -4,7 +4,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import type { FrameLocator } from 'playwright-core';
 import { openVsCode, type UiSession } from './support';
-import { chatWebviews, composerBox, conversation, describeWebviews, footers, readAgentState, send, shotName, storedUserTexts, waitUntil } from './uiHelpers';
+import { chatWebviews, composerBox, conversation, describeWebviews, footerIds, newFooter, readAgentState, send, shotName, storedUserTexts, waitUntil } from './uiHelpers';
 
 /**
  * Issue 43: a prompt typed into a chat just brought back from a hidden tab and sent at once never
@@ -71,6 +71,8 @@ suite('a prompt sent the moment a revealed chat appears reaches the agent (code-
     await streaming();
     const page = ui().page;
     const sent: string[] = [];
+    /** The turn footers the chat has shown: each probe must add one. */
+    const known = await footerIds(first);
     for (let round = 0; round < rounds; round++) {
       await streaming();
       // Hide the chat: open a file in its group (its tab stays, its page goes).
@@ -91,7 +93,8 @@ suite('a prompt sent the moment a revealed chat appears reaches the agent (code-
       sent.push(text);
       // Answered in the chat (the scripted agent replies to every prompt)…
       await conversation(revealed).getByRole('article', { name: 'You' }).filter({ hasText: text }).waitFor({ timeout: 30_000 });
-      await waitUntil(`probe ${round} answered`, async () => ((await footers(revealed).count()) >= round + 1 ? true : undefined), 60_000, 100);
+      const footer = await newFooter(revealed, known, `probe ${round} answered`, 60_000);
+      known.add((await footer.getAttribute('data-entry-id')) ?? '');
       assert.equal(await box.inputValue(), '', `probe ${round} did not stay in the composer`);
     }
     // …and in the agent's own store, each once, in order.

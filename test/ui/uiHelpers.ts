@@ -131,11 +131,21 @@ export function footers(chat: FrameLocator): Locator {
 
 /** Sends a prompt and waits for its turn footer; returns the footer. */
 export async function sendAndWaitForFooter(chat: FrameLocator, text: string, timeoutMs = 30_000, acceptTimeoutMs = 30_000): Promise<Locator> {
-  const notes = footers(chat);
-  const before = await notes.count();
+  const before = await footerIds(chat);
   await send(chat, text, acceptTimeoutMs);
-  await waitUntil(`the footer of "${text.slice(0, 80)}"`, async () => (await notes.count()) > before, timeoutMs, 200);
-  return notes.nth(before);
+  return newFooter(chat, before, `the footer of "${text.slice(0, 80)}"`, timeoutMs);
+}
+
+/** The ids of the turn footers the transcript has rows for (older ones may have none: it is virtualized). */
+export async function footerIds(chat: FrameLocator): Promise<Set<string>> {
+  const ids = await footers(chat).evaluateAll((notes: PageElement[]) => notes.map((n) => n.getAttribute('data-entry-id') ?? ''));
+  return new Set(ids.filter((id) => id !== ''));
+}
+
+/** Waits for a turn footer that is not one of `before` (the newest turn's, at the bottom); returns it. */
+export async function newFooter(chat: FrameLocator, before: ReadonlySet<string>, what: string, timeoutMs = 30_000): Promise<Locator> {
+  const id = await waitUntil(what, async () => [...(await footerIds(chat))].find((i) => !before.has(i)), timeoutMs, 200);
+  return conversation(chat).locator(`[role="note"][data-entry-id="${id}"]`);
 }
 
 /** What the transcript shows, entry by entry (class list, entry id, visible text). */
@@ -143,16 +153,62 @@ export interface EntrySummary {
   readonly cls: string;
   readonly id: string | null;
   readonly text: string;
+  /** Laid out (has boxes) when it was read. */
+  readonly visible: boolean;
+  /** The start of its HTML (for failure messages). */
+  readonly html: string;
+}
+
+/** An entry's card in the transcript's rows (a lazily loaded card sits in a `display: contents` slot). */
+export const rowEntrySelector = '.transcript-list > .entry-row > .entry, .transcript-list > .entry-row > .lazy-slot > .entry';
+
+/**
+ * Every entry of the transcript, in order. The transcript is virtualized (issue 43): only the
+ * entries near the view have DOM, so this scrolls it from the top to the bottom a view at a time,
+ * waiting each time until the rows have their entries (the host sends the ones it had only
+ * outlined), and reads each entry once; then it goes back to the bottom, as a user would.
+ * Runs in the page (`log` is the transcript's `role="log"` element).
+ */
+export function collectEntries(log: PageElement, selector: string): Promise<EntrySummary[]> {
+  const w = globalThis as unknown as { requestAnimationFrame(cb: () => void): void; setTimeout(cb: () => void, ms: number): void };
+  const frame = (): Promise<void> => new Promise((r) => w.requestAnimationFrame(() => r()));
+  const settled = async (): Promise<void> => {
+    for (let i = 0; i < 400 && log.querySelectorAll('.entry-row.pending').length > 0; i++) {
+      await new Promise((r) => w.setTimeout(() => r(undefined), 10));
+    }
+    await frame();
+    await frame();
+  };
+  const seen = new Set<string>();
+  const out: EntrySummary[] = [];
+  const read = (): void => {
+    for (const e of Array.from(log.querySelectorAll(selector))) {
+      const id = e.getAttribute('data-entry-id');
+      const key = id ?? `#${out.length}`;
+      if (id === null || !seen.has(key)) {
+        seen.add(key);
+        // textContent: innerText skips off-screen `content-visibility: auto` groups.
+        out.push({ cls: e.className, id, text: e.textContent ?? '', visible: e.getClientRects().length > 0, html: e.outerHTML.slice(0, 300) });
+      }
+    }
+  };
+  return (async () => {
+    log.scrollTop = 0;
+    await settled();
+    read();
+    for (let step = 0; step < 10_000 && log.scrollTop + log.clientHeight < log.scrollHeight - 1; step++) {
+      log.scrollTop += Math.max(50, log.clientHeight * 0.8);
+      await settled();
+      read();
+    }
+    log.scrollTop = log.scrollHeight;
+    await settled();
+    return out;
+  })();
 }
 
 export async function transcriptEntries(chat: FrameLocator): Promise<EntrySummary[]> {
-  return conversation(chat).evaluate((log: PageElement) =>
-    Array.from(log.querySelectorAll('.transcript-list .entry-group > .entry')).map((e) => ({
-      cls: e.className,
-      id: e.getAttribute('data-entry-id'),
-      text: e.textContent ?? '', // innerText skips off-screen `content-visibility: auto` groups
-    })),
-  );
+  return conversation(chat).evaluate(collectEntries, rowEntrySelector);
 }
 
 /** The entries after the last user message (the last turn's output, footer included). */

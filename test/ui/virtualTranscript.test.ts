@@ -266,7 +266,7 @@ suite('the virtualized transcript: a 5,000-entry session (Chromium, fake host, t
     const field = page.getByRole('searchbox', { name: 'Find in chat' });
     await field.waitFor({ timeout: 10_000 });
     await field.fill('marker-3:');
-    const status = page.getByRole('status').filter({ hasText: /of/ });
+    const status = page.getByRole('search', { name: 'Find in chat' }).getByRole('status');
     await status.filter({ hasText: '1 of 1' }).waitFor({ timeout: 10_000 });
     await settled();
     const mark = async (): Promise<{ text: string; inView: boolean; entry: string }> =>
