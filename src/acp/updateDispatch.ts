@@ -2,7 +2,7 @@ import type * as acp from '@agentclientprotocol/sdk';
 import type { Disposable } from '../util/disposable';
 import { Emitter } from '../util/emitter';
 import { SessionRoutes } from '../util/sessionRoutes';
-import type { TrafficLog } from './trafficLog';
+import type { TrafficLog } from '../wire/trafficLog';
 import { parseSessionNotification } from './updateValidation';
 
 /**

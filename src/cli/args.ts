@@ -4,7 +4,7 @@ import { parseArgs } from 'node:util';
 import { readMcpSources } from '../mcp/mcpServers';
 import { parseRules } from '../permissions/rules';
 import { invalidSensitivePatterns } from '../permissions/sensitive';
-import type { TransportSettings } from '../transports/transportSettings';
+import type { TransportSettings } from '../host/transportSettings';
 import { isObject } from '../util/json';
 import type { PermissionMode } from './permissions';
 import { parseTransportFlags, transportOptionSpecs } from './transportArgs';

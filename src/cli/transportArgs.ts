@@ -1,6 +1,6 @@
 import { statSync } from 'node:fs';
 import * as path from 'node:path';
-import type { TransportSettings } from '../transports/transportSettings';
+import type { TransportSettings } from '../host/transportSettings';
 
 /** The `parseArgs` options of `--transport` and its settings (merged into args.ts' table). */
 export const transportOptionSpecs = {
