@@ -8,7 +8,7 @@ import type { TransportSettings } from '../host/transportSettings';
 import { Deferred } from '../util/deferred';
 import type { Disposable } from '../util/disposable';
 import { runMarkerVariable } from './processSweep';
-import type { AgentGone, RunnerConnection, RunnerConnectionDeps } from './runnerConnection';
+import type { AgentGone, RunnerConnection, RunnerConnectionDeps } from './runnerPort';
 
 /** How long stopping waits for a handshake still under way; the run marker sweep stops what remains. */
 const pendingConnectWaitMs = 2000;

@@ -6,7 +6,7 @@ import type { HostMessage, WebviewMessage } from '../../protocol/webviewProtocol
 import { toMarkdown } from '../../session/transcript';
 import type { DeepCutQuestion } from '../../agentPort/transport';
 import { openAgentSettings } from '../setup/agentSetup';
-import type { ChatManager } from './chatManager';
+import type { AgentDefinition, AgentHost } from '../../host/agentHost';
 import { CommandId } from '../commandIds';
 import type { Configuration } from '../configuration';
 import { promptBlocks } from './promptAttachments';
@@ -28,10 +28,22 @@ async function confirmDeepCut(q: DeepCutQuestion, confirmedTurns: number): Promi
   return (await vscode.window.showWarningMessage(vscode.l10n.t('Rewrite the conversation?'), { modal: true, detail }, cut)) === cut;
 }
 
+/**
+ * What the messages ask of the chats' owner (`ChatManager` is it): declared here, so the manager
+ * and its messages do not import each other.
+ */
+export interface ChatActions {
+  openDiff(chat: ChatSession, entryId: string, contentIndex: number, preserveFocus: boolean): Promise<void>;
+  forkAndOpen(source: ChatSession, fromEntryId?: string): Promise<ChatSession | undefined>;
+  restartAgent(host: AgentHost): Promise<void>;
+  reconnectAgent(chat: ChatSession): Promise<void>;
+  newSidebarSession(def?: AgentDefinition): Promise<ChatSession>;
+}
+
 /** What a chat's webview asks for (prompt, cancel, permission answers, notice buttons, …), answered in VS Code. */
 export class ChatMessages {
   constructor(
-    private readonly manager: ChatManager,
+    private readonly manager: ChatActions,
     private readonly config: Configuration,
     /** The workspace check of the agent's own reads (an attachment is a read too): the real path, or an error. */
     private readonly checkRead: (path: string) => Promise<string>,
