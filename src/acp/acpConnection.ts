@@ -4,6 +4,7 @@ import type { Disposable } from '../util/disposable';
 import { Emitter } from '../util/emitter';
 import { AgentWire } from './agentWire';
 import { buildClientApp } from './clientHandlers';
+import type { AgentConnection } from '../agentPort/agentConnection';
 import type { ClientPorts } from '../agentPort/clientPorts';
 import { AgentProtocolError, type AgentExitedError } from '../agentPort/agentErrors';
 import { decodeLine, LineReader } from '../wire/lineReader';
@@ -60,7 +61,7 @@ export interface ForkSessionResponse {
  *   order); requests, responses and other notifications go through the SDK.
  * - Every outgoing request races the agent's exit and a timeout, so nothing waits forever.
  */
-export class AcpClient implements Disposable {
+export class AcpClient implements AgentConnection, Disposable {
   private readonly conn: acp.ClientConnection;
   private readonly log: TrafficLog;
   private readonly timeouts: RequestTimeouts;

@@ -2,8 +2,9 @@ import type * as acp from '@agentclientprotocol/sdk';
 import type { Disposable } from '../util/disposable';
 
 /**
- * The port the session layer calls. `src/acp`'s AcpClient satisfies it structurally (the core
- * never imports the other's runtime); tests may provide their own.
+ * The port the session layer calls, whatever the protocol: `src/acp`'s AcpClient implements it, and
+ * so do the TUI Gateway and API Server adapters (`src/transports`, as a `Transport`: transport.ts); tests
+ * may provide their own. ARCHITECTURE.md "The agent port".
  */
 export interface AgentConnection {
   /** The agent's `initialize` answer (capabilities, info), once connected. */
@@ -33,9 +34,16 @@ export interface AgentConnection {
   subscribeSession(sessionId: string, listener: (n: acp.SessionNotification) => void, onProblem?: (p: UpdateProblem) => void): Disposable;
 }
 
-/** A `session/update` the connection could not use as sent (`src/acp/updateDispatch.ts` reports them). */
+/**
+ * A `session/update` the connection could not use as sent (`src/acp/updateDispatch.ts` reports them):
+ * `rejected` (not valid ACP: dropped whole) or `salvaged` (the SDK's schema left items out, e.g. a
+ * config option with `options: null`). The session layer shows it as a notice; the message itself
+ * is in the traffic log.
+ */
 export interface UpdateProblem {
   readonly kind: 'rejected' | 'salvaged';
+  /** The `sessionUpdate` variant, when the message named one. */
   readonly updateKind: string | undefined;
+  /** What was wrong, for people (paths and the schema's words). */
   readonly reason: string;
 }

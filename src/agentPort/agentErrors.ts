@@ -1,5 +1,6 @@
 /**
- * Typed errors raised by the ACP client. Each carries what the user needs to hear (message) and
+ * Typed errors an agent connection raises (the ACP client, and the agent process and request
+ * deadlines every transport shares), and the codes the client's ports answer with. Each carries what the user needs to hear (message) and
  * what an engineer needs to see (details); the surface layer decides how to show it.
  */
 

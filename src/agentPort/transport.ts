@@ -2,7 +2,7 @@ import type * as acp from '@agentclientprotocol/sdk';
 import type { AgentConnection } from './agentConnection';
 
 /**
- * The transport-neutral agent port (ARCHITECTURE.md "Transports"). Everything above it — the chat,
+ * The transport-neutral agent port (ARCHITECTURE.md "The agent port", "Transports"). Everything above it — the chat,
  * the permission layer, changes, the runner — talks to an {@link AgentConnection} and receives ACP
  * `session/update`s; a non-ACP adapter translates its own protocol into those calls. What ACP cannot
  * express is declared in {@link TransportCapabilities} and offered through the small extra ports

@@ -1,5 +1,5 @@
 /**
- * Errors the non-ACP transports raise. Like `src/acp/errors.ts` each is recognised by name (the
+ * Errors the non-ACP transports raise. Like `agentErrors.ts` each is recognised by name (the
  * extension and its tests load separate bundles) and says what happened and what to do.
  */
 

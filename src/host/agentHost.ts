@@ -49,7 +49,7 @@ export interface AgentHostOptions {
   readonly killGraceMs?: number;
   /** Where a non-ACP transport's clarify / secret questions go. */
   readonly questions?: QuestionPort;
-  /** Connects a definition's non-ACP transport (injected: `src/transports/connectTransport`). */
+  /** Connects a definition's non-ACP transport (injected: `src/host/connectTransport`). */
   readonly connectTransport?: (settings: TransportSettings, options: ConnectTransportOptions) => Promise<ConnectedTransport>;
   /** The token or key a transport needs (SecretStorage, prompted when missing; the runner's environment). */
   readonly transportSecret?: (def: AgentDefinition) => Promise<string | undefined>;
