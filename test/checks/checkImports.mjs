@@ -9,6 +9,8 @@
 // - a file in a room the table does not know fails too (a new room needs a row).
 //   node test/checks/checkImports.mjs          check src/
 //   node test/checks/checkImports.mjs --graph  also print who imports whom, room by room
+//   node test/checks/checkImports.mjs --mermaid  also print it as a mermaid flowchart (src/util left
+//                                                 out: every room may use it), as in ARCHITECTURE.md
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -204,6 +206,21 @@ for (const component of cycles()) {
 if (process.argv.includes('--graph')) {
   for (const room of Object.keys(layers)) {
     console.log(`${room.padEnd(22)} → ${[...(roomEdges.get(room) ?? [])].sort().join(', ')}`);
+  }
+}
+
+if (process.argv.includes('--mermaid')) {
+  const id = (room) => room.replace(/[/.]/g, '_');
+  console.log('flowchart TD');
+  for (const room of Object.keys(layers).filter((r) => r !== 'util')) {
+    console.log(`  ${id(room)}["${room}"]`);
+  }
+  for (const room of Object.keys(layers)) {
+    for (const to of [...(roomEdges.get(room) ?? [])].sort()) {
+      if (to !== 'util') {
+        console.log(`  ${id(room)} --> ${id(to)}`);
+      }
+    }
   }
 }
 
