@@ -255,13 +255,14 @@ try {
       throw new Error('P4 needs the production build: run without --no-build');
     }
     const r = (results.p4 = await bench('p4', [productionDir, join(productionDir, 'dist', 'sizes.json')]));
+    // Issue 43: what a user waits for is loading the bundle (require: parse + top-level code) plus activate().
     row(
-      'P4 activate() in the extension host',
-      `${ms(r.activationMs)}; before it, loading the bundle (require: parse + top-level code) ${ms(r.loadMs)}; VS Code's activate() call in all ${ms(r.activateCallMs)}`,
-      '< 50 ms',
-      r.activationMs < 50,
+      'P4 loading the extension bundle + activate() in the extension host',
+      `${ms(r.loadMs + r.activationMs)} (loading the bundle ${ms(r.loadMs)}, activate() ${ms(r.activationMs)}); VS Code's activate() call in all ${ms(r.activateCallMs)}`,
+      '≤ 30 ms',
+      r.loadMs + r.activationMs <= 30,
     );
-    row('P4 extension bundle (production)', kb(r.extensionBytes), '≤ 500 KB', r.extensionBytes <= 500 * 1024);
+    row('P4 initial extension bundle (production)', kb(r.extensionBytes), '≤ 350 KB', r.extensionBytes <= 350 * 1024);
     row(
       'P4 webview bundle (production, minified)',
       `${kb(r.webviewJsBytes)} JS initially (+ ${kb(r.webviewCssBytes)} CSS); the cards chunk ${kb(r.cardsBytes)} when idle; highlight.js loaded on demand: ${n(r.lazyScripts)} scripts, ${kb(r.lazyBytes)} in all, engine ${kb(r.lazyCoreBytes)}`,

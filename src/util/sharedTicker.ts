@@ -1,7 +1,7 @@
 /**
  * One timer for many callers that each want to run "in about N ms": what comes due within
  * `slackMs` of each other runs in the same task, in order of priority (0 first). The chat
- * channels post through it (src/views/webviewChannel.ts), so eight chats streaming at once reach
+ * channels post through it (src/views/chat/webviewChannel.ts), so eight chats streaming at once reach
  * their webviews in one burst per frame, the chat the user looks at first, rather than in eight
  * timers' worth of tasks spread over each frame (issue 43).
  */

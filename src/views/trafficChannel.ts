@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
-import { formatTrafficEntry, type TrafficLog } from '../acp/trafficLog';
-import { TrafficLines } from '../acp/trafficLines';
+import { formatTrafficEntry, type TrafficLog } from '../wire/trafficLog';
+import { TrafficLines } from '../wire/trafficLines';
 import type { Disposable } from '../util/disposable';
 import type { TraceLevel } from './configuration';
 

@@ -3,7 +3,7 @@ import type { BrowserContext, Page } from 'playwright-core';
 import type { ChatSession } from '../../src/app/chatSession';
 import type { ViewContext } from '../../src/session/viewProjection';
 import { toMarkdown } from '../../src/session/transcript';
-import { WebviewChannel } from '../../src/views/webviewChannel';
+import { WebviewChannel } from '../../src/views/chat/webviewChannel';
 import { SessionHarness, textChunk, toolCall, toolUpdate } from '../builders/sessionBuilders';
 import type { PageElement } from './pageTypes';
 import { type BrowserModule, type FakeHostModule, importEsm, openFakeHostPage, PageWebview, twoFrames } from './replayView';

@@ -49,13 +49,9 @@ export class MarkdownView {
   #lastTailAt = -Infinity;
   #timer: number | undefined;
   #refreshMs = minRefreshMs;
-
   readonly #scheduler: MarkdownScheduler;
 
-  constructor(
-    scheduler: MarkdownScheduler,
-    className = 'markdown',
-  ) {
+  constructor(scheduler: MarkdownScheduler, className = 'markdown') {
     this.#scheduler = scheduler;
     this.element = doc().createElement('div');
     this.element.className = className;

@@ -21,100 +21,100 @@ const maxImageBytes = 5 * 1024 * 1024;
 export class Composer {
   readonly element = el('div', { class: 'composer' });
   readonly textarea: HTMLTextAreaElement;
-  private readonly send: HTMLButtonElement;
-  private readonly stop: HTMLButtonElement;
-  private readonly hint = el('div', { class: 'composer-hint', attrs: { id: uniqueId('composer-hint') } });
-  private readonly status = el('div', { class: 'composer-status', attrs: { role: 'status' } });
-  private readonly menu: LazyMenu<SlashMenu>;
-  private readonly mentions: LazyMenu<MentionMenu>;
-  private readonly chips = el('div', { class: 'attachments' });
-  private readonly notes = el('div', { class: 'attachments context-notes' });
-  private notesKey = '';
-  private attachments: AttachmentView[] = [];
-  private header: SessionHeaderView | undefined;
-  private commands: readonly CommandView[] = [];
+  readonly #send: HTMLButtonElement;
+  readonly #stop: HTMLButtonElement;
+  readonly #hint = el('div', { class: 'composer-hint', attrs: { id: uniqueId('composer-hint') } });
+  readonly #status = el('div', { class: 'composer-status', attrs: { role: 'status' } });
+  readonly #menu: LazyMenu<SlashMenu>;
+  readonly #mentions: LazyMenu<MentionMenu>;
+  readonly #chips = el('div', { class: 'attachments' });
+  readonly #notes = el('div', { class: 'attachments context-notes' });
+  #notesKey = '';
+  #attachments: AttachmentView[] = [];
+  #header: SessionHeaderView | undefined;
+  #commands: readonly CommandView[] = [];
   /** A message sent before the first header: posted when it comes (or given back if it cannot be sent). */
-  private queued: { readonly text: string; readonly attachments: AttachmentView[] } | undefined;
+  #queued: { readonly text: string; readonly attachments: AttachmentView[] } | undefined;
 
-  constructor(
-    private readonly env: RenderEnv,
-    controls: HTMLElement,
-  ) {
+  readonly #env: RenderEnv;
+
+  constructor(env: RenderEnv, controls: HTMLElement) {
+    this.#env = env;
     const inputId = uniqueId('composer-input');
     this.textarea = el('textarea', {
       class: 'composer-input',
-      attrs: { id: inputId, rows: '2', 'aria-describedby': this.hint.id, spellcheck: 'true' },
+      attrs: { id: inputId, rows: '2', 'aria-describedby': this.#hint.id, spellcheck: 'true' },
     });
     this.textarea.value = env.ui.draft;
-    this.menu = new LazyMenu(
+    this.#menu = new LazyMenu(
       (cards) =>
         new cards.SlashMenu(this.textarea, (command, send) => {
-          this.insertCommand(command, send);
+          this.#insertCommand(command, send);
           if (send) {
-            this.submit();
+            this.#submit();
           }
         }),
-      (menu) => menu.refresh(this.commands),
+      (menu) => menu.refresh(this.#commands),
     );
-    this.mentions = new LazyMenu(
+    this.#mentions = new LazyMenu(
       (cards) =>
         new cards.MentionMenu(
           this.textarea,
-          (query) => this.env.actions.searchMentions(query),
+          (query) => this.#env.actions.searchMentions(query),
           (mention, range, send) => {
             // The `@query` text becomes a chip: the file is sent as context, not as typed text.
             const v = this.textarea.value;
-            this.setValue(v.slice(0, range.start) + v.slice(range.end));
+            this.#setValue(v.slice(0, range.start) + v.slice(range.end));
             this.textarea.setSelectionRange(range.start, range.start);
             this.attach({ path: mention.path, label: mention.label });
             if (send) {
-              this.submit();
+              this.#submit();
             }
           },
         ),
       (menu) => menu.refresh(),
     );
-    this.send = button(t('Send'), { icon: 'send', class: 'primary send', onClick: () => this.submit() });
-    this.send.setAttribute('aria-describedby', this.hint.id);
-    this.send.setAttribute('aria-keyshortcuts', 'Enter');
-    this.stop = button(t('Stop'), { icon: 'debug-stop', class: 'secondary stop', onClick: () => this.env.actions.cancelTurn() });
-    this.stop.setAttribute('aria-keyshortcuts', 'Escape');
-    setHidden(this.stop, true);
+    this.#send = button(t('Send'), { icon: 'send', class: 'primary send', onClick: () => this.#submit() });
+    this.#send.setAttribute('aria-describedby', this.#hint.id);
+    this.#send.setAttribute('aria-keyshortcuts', 'Enter');
+    this.#stop = button(t('Stop'), { icon: 'debug-stop', class: 'secondary stop', onClick: () => this.#env.actions.cancelTurn() });
+    this.#stop.setAttribute('aria-keyshortcuts', 'Escape');
+    setHidden(this.#stop, true);
 
     this.element.append(
-      this.status,
-      this.notes,
-      this.chips,
-      el('div', { class: 'composer-box' }, [el('label', { class: 'visually-hidden', attrs: { for: inputId }, text: t('Message') }), this.menu.element, this.mentions.element, this.textarea]),
-      el('div', { class: 'composer-toolbar' }, [controls, el('span', { class: 'spacer' }), this.stop, this.send]),
-      this.hint,
+      this.#status,
+      this.#notes,
+      this.#chips,
+      el('div', { class: 'composer-box' }, [el('label', { class: 'visually-hidden', attrs: { for: inputId }, text: t('Message') }), this.#menu.element, this.#mentions.element, this.textarea]),
+      el('div', { class: 'composer-toolbar' }, [controls, el('span', { class: 'spacer' }), this.#stop, this.#send]),
+      this.#hint,
     );
-    setHidden(this.status, true);
-    setHidden(this.chips, true);
-    setHidden(this.notes, true);
-    this.notes.setAttribute('role', 'group');
-    this.notes.setAttribute('aria-label', t('Notes sent with the next message'));
-    this.chips.setAttribute('aria-label', t('Context for the next message'));
-    this.chips.setAttribute('role', 'group');
+    setHidden(this.#status, true);
+    setHidden(this.#chips, true);
+    setHidden(this.#notes, true);
+    this.#notes.setAttribute('role', 'group');
+    this.#notes.setAttribute('aria-label', t('Notes sent with the next message'));
+    this.#chips.setAttribute('aria-label', t('Context for the next message'));
+    this.#chips.setAttribute('role', 'group');
 
     this.textarea.addEventListener('input', () => {
-      this.env.ui.draft = this.textarea.value;
-      this.menu.refresh();
-      this.mentions.refresh();
-      this.updateButtons();
+      this.#env.ui.draft = this.textarea.value;
+      this.#menu.refresh();
+      this.#mentions.refresh();
+      this.#updateButtons();
     });
-    this.textarea.addEventListener('click', () => this.menu.refresh());
+    this.textarea.addEventListener('click', () => this.#menu.refresh());
     this.textarea.addEventListener('keyup', (e) => {
       if (e.key === 'ArrowLeft' || e.key === 'ArrowRight' || e.key === 'Home' || e.key === 'End') {
-        this.menu.refresh();
+        this.#menu.refresh();
       }
     });
     this.textarea.addEventListener('blur', () => {
-      this.menu.close();
-      this.mentions.close();
+      this.#menu.close();
+      this.#mentions.close();
     });
-    this.textarea.addEventListener('keydown', (e) => this.onKeyDown(e));
-    this.textarea.addEventListener('paste', (e) => this.onPaste(e));
+    this.textarea.addEventListener('keydown', (e) => this.#onKeyDown(e));
+    this.textarea.addEventListener('paste', (e) => this.#onPaste(e));
     this.updateHeader(undefined);
   }
 
@@ -130,40 +130,40 @@ export class Composer {
    * message waits here for the session's header ({@link updateHeader}).
    */
   get canSend(): boolean {
-    const h = this.header;
+    const h = this.#header;
     return h === undefined || (!h.readOnly && (h.phase === 'idle' || h.phase === 'new' || h.phase === 'starting'));
   }
 
   updateHeader(header: SessionHeaderView | undefined): void {
-    this.header = header;
-    this.commands = header?.commands ?? [];
+    this.#header = header;
+    this.#commands = header?.commands ?? [];
     const running = header?.phase === 'running' || header?.phase === 'cancelling';
-    setHidden(this.stop, !running);
-    this.stop.disabled = header?.phase === 'cancelling';
+    setHidden(this.#stop, !running);
+    this.#stop.disabled = header?.phase === 'cancelling';
     this.textarea.disabled = header?.readOnly === true;
     const agent = header?.agentName ?? t('the agent');
     this.textarea.placeholder = header?.readOnly === true ? '' : t('Message {0} — Enter to send, / for commands, @ for files', agent);
     const status = header?.status;
-    this.status.textContent = status ?? '';
-    setHidden(this.status, status === undefined || status === '');
-    this.renderNotes(header?.contextNotes ?? []);
-    this.hint.textContent = this.reason(header) ?? '';
-    setHidden(this.hint, this.hint.textContent === '');
-    this.updateButtons();
-    if (this.menu.isOpen) {
-      this.menu.refresh();
+    this.#status.textContent = status ?? '';
+    setHidden(this.#status, status === undefined || status === '');
+    this.#renderNotes(header?.contextNotes ?? []);
+    this.#hint.textContent = this.#reason(header) ?? '';
+    setHidden(this.#hint, this.#hint.textContent === '');
+    this.#updateButtons();
+    if (this.#menu.isOpen) {
+      this.#menu.refresh();
     }
-    const queued = this.queued;
+    const queued = this.#queued;
     if (header !== undefined && queued !== undefined) {
-      this.queued = undefined;
+      this.#queued = undefined;
       if (this.canSend) {
-        this.env.actions.submitPrompt(queued.text, queued.attachments);
+        this.#env.actions.submitPrompt(queued.text, queued.attachments);
       } else {
         // It cannot go now (a turn is running, the chat is read-only): back into the composer, not lost.
         const rest = this.textarea.value;
-        this.setValue(rest === '' ? queued.text : `${queued.text}\n${rest}`);
-        this.attachments = [...queued.attachments, ...this.attachments];
-        this.renderChips();
+        this.#setValue(rest === '' ? queued.text : `${queued.text}\n${rest}`);
+        this.#attachments = [...queued.attachments, ...this.#attachments];
+        this.#renderChips();
       }
     }
   }
@@ -172,7 +172,7 @@ export class Composer {
   insert(text: string): void {
     const current = this.textarea.value;
     const separator = current === '' || /\s$/.test(current) || /^\s/.test(text) ? '' : text.includes('\n') ? '\n' : ' ';
-    this.setValue(current + separator + text);
+    this.#setValue(current + separator + text);
     this.focus();
   }
 
@@ -180,9 +180,9 @@ export class Composer {
   attach(attachment: AttachmentView): void {
     const same = (a: AttachmentView): boolean =>
       a.image === undefined && attachment.image === undefined && a.path === attachment.path && a.startLine === attachment.startLine && a.endLine === attachment.endLine;
-    if (!this.attachments.some(same)) {
-      this.attachments.push(attachment);
-      this.renderChips();
+    if (!this.#attachments.some(same)) {
+      this.#attachments.push(attachment);
+      this.#renderChips();
     }
     this.focus();
   }
@@ -193,7 +193,7 @@ export class Composer {
     this.textarea.setSelectionRange(end, end);
   }
 
-  private reason(header: SessionHeaderView | undefined): string | undefined {
+  #reason(header: SessionHeaderView | undefined): string | undefined {
     if (header === undefined) {
       return t('Connecting…');
     }
@@ -216,15 +216,15 @@ export class Composer {
   }
 
   /** Pasted images become chips — only for agents that accept images (ACP promptCapabilities.image). */
-  private onPaste(e: ClipboardEvent): void {
+  #onPaste(e: ClipboardEvent): void {
     const items = Array.from(e.clipboardData?.items ?? []).filter((i) => i.kind === 'file' && /^image\/(png|jpeg|gif|webp)$/.test(i.type));
     if (items.length === 0) {
       return;
     }
     e.preventDefault();
-    if (this.header?.acceptsImages !== true) {
-      this.hint.textContent = t('{0} does not accept images.', this.header?.agentName ?? t('the agent'));
-      setHidden(this.hint, false);
+    if (this.#header?.acceptsImages !== true) {
+      this.#hint.textContent = t('{0} does not accept images.', this.#header?.agentName ?? t('the agent'));
+      setHidden(this.#hint, false);
       return;
     }
     const view = this.textarea.ownerDocument.defaultView;
@@ -246,12 +246,12 @@ export class Composer {
     }
   }
 
-  private updateButtons(): void {
-    this.send.disabled = !this.canSend || this.textarea.value.trim() === '';
+  #updateButtons(): void {
+    this.#send.disabled = !this.canSend || this.textarea.value.trim() === '';
   }
 
-  private onKeyDown(e: KeyboardEvent): void {
-    if (this.menu.handleKey(e) || this.mentions.handleKey(e)) {
+  #onKeyDown(e: KeyboardEvent): void {
+    if (this.#menu.handleKey(e) || this.#mentions.handleKey(e)) {
       e.preventDefault();
       e.stopPropagation();
       return;
@@ -261,53 +261,53 @@ export class Composer {
       return;
     }
     e.preventDefault();
-    this.submit();
+    this.#submit();
   }
 
-  private submit(): void {
+  #submit(): void {
     const text = this.textarea.value;
     if (text.trim() === '' || !this.canSend) {
       return;
     }
-    if (this.header === undefined) {
-      this.queued = { text: this.queued === undefined ? text : `${this.queued.text}\n${text}`, attachments: [...(this.queued?.attachments ?? []), ...this.attachments] };
-      this.hint.textContent = t('Connecting… The message goes as soon as the chat is ready.');
-      setHidden(this.hint, false);
+    if (this.#header === undefined) {
+      this.#queued = { text: this.#queued === undefined ? text : `${this.#queued.text}\n${text}`, attachments: [...(this.#queued?.attachments ?? []), ...this.#attachments] };
+      this.#hint.textContent = t('Connecting… The message goes as soon as the chat is ready.');
+      setHidden(this.#hint, false);
     } else {
-      this.env.actions.submitPrompt(text, this.attachments);
+      this.#env.actions.submitPrompt(text, this.#attachments);
     }
-    this.menu.close();
-    this.setValue('');
-    this.attachments = [];
-    this.renderChips();
+    this.#menu.close();
+    this.#setValue('');
+    this.#attachments = [];
+    this.#renderChips();
   }
 
   /** Host-owned context (a fork's transcript, "you reverted these hunks"): visible, removable. */
-  private renderNotes(notes: readonly { readonly key: string; readonly label: string; readonly text: string }[]): void {
+  #renderNotes(notes: readonly { readonly key: string; readonly label: string; readonly text: string }[]): void {
     const key = JSON.stringify(notes.map((n) => [n.key, n.label, n.text.length]));
-    if (key === this.notesKey) {
+    if (key === this.#notesKey) {
       return;
     }
-    this.notesKey = key;
-    clear(this.notes);
-    setHidden(this.notes, notes.length === 0);
+    this.#notesKey = key;
+    clear(this.#notes);
+    setHidden(this.#notes, notes.length === 0);
     for (const note of notes) {
       const remove = button('', {
         icon: 'close',
         class: 'icon-button chip-remove',
         ariaLabel: t('Remove {0}', note.label),
         title: t('Remove {0}', note.label),
-        onClick: () => this.env.actions.removeNote(note.key),
+        onClick: () => this.#env.actions.removeNote(note.key),
       });
       const preview = note.text.length > 400 ? `${note.text.slice(0, 400)}…` : note.text;
-      this.notes.appendChild(el('span', { class: 'chip note', attrs: { title: preview } }, [icon('note'), el('span', { class: 'chip-label', text: note.label }), remove]));
+      this.#notes.appendChild(el('span', { class: 'chip note', attrs: { title: preview } }, [icon('note'), el('span', { class: 'chip-label', text: note.label }), remove]));
     }
   }
 
-  private renderChips(): void {
-    clear(this.chips);
-    setHidden(this.chips, this.attachments.length === 0);
-    for (const attachment of this.attachments) {
+  #renderChips(): void {
+    clear(this.#chips);
+    setHidden(this.#chips, this.#attachments.length === 0);
+    for (const attachment of this.#attachments) {
       const label = visibleLabel(attachment.label);
       const remove = button('', {
         icon: 'close',
@@ -315,29 +315,29 @@ export class Composer {
         ariaLabel: t('Remove {0}', label),
         title: t('Remove {0}', label),
         onClick: () => {
-          this.attachments = this.attachments.filter((a) => a !== attachment);
-          this.renderChips();
+          this.#attachments = this.#attachments.filter((a) => a !== attachment);
+          this.#renderChips();
           this.textarea.focus();
         },
       });
-      this.chips.appendChild(
+      this.#chips.appendChild(
         el('span', { class: 'chip attachment', attrs: { title: visibleLabel(attachment.path) } }, [icon(attachment.image !== undefined ? 'file-media' : 'file'), el('span', { class: 'chip-label', text: label }), remove]),
       );
     }
   }
 
   /** Puts `/name ` in place of the typed token (without the space when it is sent as it is). */
-  private insertCommand(command: CommandView, send: boolean): void {
+  #insertCommand(command: CommandView, send: boolean): void {
     const value = this.textarea.value;
     const rest = value.replace(/^\/\S*/, '').replace(/^[ \t]+/, '');
     const head = send && rest === '' ? `/${command.name}` : `/${command.name} `;
-    this.setValue(head + rest);
+    this.#setValue(head + rest);
     this.textarea.setSelectionRange(head.length, head.length);
   }
 
-  private setValue(value: string): void {
+  #setValue(value: string): void {
     this.textarea.value = value;
-    this.env.ui.draft = value;
-    this.updateButtons();
+    this.#env.ui.draft = value;
+    this.#updateButtons();
   }
 }

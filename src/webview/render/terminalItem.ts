@@ -3,7 +3,7 @@ import { appendAnsi, type AnsiState } from '../ansi';
 import { button, clear, el, icon, setHidden } from '../dom';
 import { t } from '../strings';
 import type { RenderEnv } from './env';
-import type { ContentItem } from './toolContent';
+import type { ContentItem } from './contentItem';
 
 /** Terminal output with ANSI colours, showing the tail; grows in place while the command runs. */
 export class TerminalItem implements ContentItem {

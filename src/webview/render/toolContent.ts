@@ -6,14 +6,10 @@ import { renderMarkdown } from '../markdown';
 import { t } from '../strings';
 import { visibleLabel } from '../text';
 import { renderBlock } from './blocks';
+import type { ContentItem } from './contentItem';
 import type { RenderEnv } from './env';
 
-/** One item of a tool call's content, re-rendered in place when it changes. */
-export interface ContentItem {
-  readonly element: HTMLElement;
-  /** Takes the new content; false when the item cannot show it and must be rebuilt. */
-  update(content: ToolContentView): boolean;
-}
+export type { ContentItem } from './contentItem';
 
 export function createContentItem(content: ToolContentView, index: number, entryId: string, env: RenderEnv): ContentItem {
   switch (content.type) {

@@ -1,12 +1,12 @@
 import { button, el, icon, setHidden } from '../dom';
 import { t } from '../strings';
-import { excerpt, visibleTitle } from '../text';
 import type { Frame, Slot } from '../viewStore';
-import { agentName, type RenderEnv } from './env';
+import type { RenderEnv } from './env';
 import type { PermissionPrompt } from './permission';
 import { ToolCallView } from './toolCall';
+import { followLink, TranscriptNews } from './transcriptNews';
 import { TranscriptRows } from './transcriptRows';
-import { outcomeText } from './turnEnd';
+import { anchorAt, savedPlace } from './scrollPlace';
 
 /** Closer than this to the bottom counts as "at the bottom". */
 const bottomSlackPx = 24;
@@ -36,18 +36,14 @@ export class Transcript {
   readonly rows: TranscriptRows;
   readonly #empty = el('div', { class: 'empty-state' });
   readonly #jump: HTMLButtonElement;
-  /** What is outside the rows, in words (the log's description, for screen readers). */
-  readonly #extent = el('p', { class: 'visually-hidden', attrs: { id: 'transcript-extent' } });
   #slots: readonly Slot[] = [];
   #pinned = true;
   #lastScrollTop = 0;
   #restored = false;
   #saveTimer: number | undefined;
   #loading = false;
-  readonly #seenPermissions = new Set<string>();
-  readonly #announced = new Set<string>();
   readonly #waiting = new Map<Slot, (row: HTMLElement | undefined) => void>();
-  #focusOwed: Slot | undefined;
+  readonly #news: TranscriptNews;
   /** What the view holds still while rows are measured: a row and its top against the log's top (not while pinned). */
   #anchor: { readonly slot: Slot; readonly top: number } | undefined;
   /** Until the next frame: the view is where we put it (a scroll event then does not choose a new anchor). */
@@ -62,15 +58,20 @@ export class Transcript {
   ) {
     this.#env = env;
     this.#hooks = hooks;
+    this.#news = new TranscriptNews(env, {
+      composerBusy: () => hooks.composerBusy(),
+      isMounted: (slot) => this.rows.isMounted(slot),
+      reveal: (id) => void this.reveal(id),
+    });
     this.log = el('div', { class: 'transcript', attrs: { role: 'log', 'aria-live': 'off', tabindex: '0', 'aria-describedby': 'transcript-extent' } });
     this.rows = new TranscriptRows(env, { measured: () => this.#measured() }, this.log);
-    this.log.append(this.#extent, this.rows.list, this.#empty);
+    this.log.append(this.#news.extent, this.rows.list, this.#empty);
     this.log.setAttribute('aria-label', t('Conversation'));
     this.#jump = button(t('Jump to latest'), { icon: 'arrow-down', class: 'jump-latest', onClick: () => this.jumpToLatest() });
     setHidden(this.#jump, true);
     this.element = el('div', { class: 'transcript-wrap' }, [this.log, this.#jump]);
     this.log.addEventListener('scroll', () => this.#onScroll());
-    this.log.addEventListener('click', (e) => this.#onClick(e));
+    this.log.addEventListener('click', (e) => followLink(e, this.log, env));
     const win = this.log.ownerDocument.defaultView;
     if (win !== null && 'ResizeObserver' in win) {
       // The view's own size changes (a resized panel, the composer growing): stay at the bottom.
@@ -111,17 +112,7 @@ export class Transcript {
       this.#restoreScroll();
     }
     this.#updateWindow(frame.structure);
-    if (!frame.snapshot) {
-      this.#announce(frame, slots);
-    } else {
-      // Entries already on screen when the view (re)loads are not news.
-      for (const slot of slots) {
-        if (slot.kind === 'assistant') {
-          this.#announced.add(slot.id);
-        }
-      }
-    }
-    this.#watchPermissions(frame);
+    this.#news.render(frame, slots);
     this.#settleWaiting();
     // Growth is the rows' ResizeObserver's (after layout, so reading the scroll height costs nothing).
     if (frame.snapshot || !this.rows.measuring) {
@@ -195,15 +186,7 @@ export class Transcript {
 
   /** A permission prompt that waited for the cards chunk is there: it gets the focus it was owed. */
   permissionShown(): void {
-    const c = this.#focusOwed?.component;
-    const prompt = c instanceof ToolCallView ? c.pendingPrompt : undefined;
-    if (prompt !== undefined) {
-      this.#focusOwed = undefined;
-      if (!this.#hooks.composerBusy()) {
-        prompt.element.focus({ preventScroll: true });
-        prompt.element.scrollIntoView?.({ block: 'nearest' });
-      }
-    }
+    this.#news.permissionShown();
   }
 
   /** The entries shown: the first and last index with a row, and how many there are. */
@@ -248,7 +231,7 @@ export class Transcript {
     const offsets = this.rows.offsets;
     const over = Math.max(minOverscanPx, view);
     this.rows.setWindow(offsets.indexAt(top - over), offsets.indexAt(top + view + over) + 1);
-    this.#describeExtent();
+    this.#news.describeExtent(this.extentOf);
     this.#loadMissing();
   }
 
@@ -273,15 +256,6 @@ export class Transcript {
     void this.#hooks.loadEntries(first, last + 1).finally(() => {
       this.#loading = false;
     });
-  }
-
-  #describeExtent(): void {
-    const { start, end, count } = this.extentOf;
-    const text =
-      start > 0 || end < count ? t('Entries {0} to {1} of {2} are shown; scroll or press Ctrl+F to find the others.', start + 1, end, count) : '';
-    if (this.#extent.textContent !== text) {
-      this.#extent.textContent = text;
-    }
   }
 
   /**
@@ -342,92 +316,6 @@ export class Transcript {
     }
   }
 
-  #announce(frame: Frame, slots: readonly Slot[]): void {
-    for (const slot of frame.inserted) {
-      const index = slots.indexOf(slot);
-      if (index < 0) {
-        continue;
-      }
-      // An agent message is complete once something follows it.
-      const before = slots[index - 1];
-      if (before?.entry?.kind === 'assistant') {
-        this.#announceReply(before.entry);
-      }
-      const entry = slot.entry;
-      if (entry?.kind === 'turnEnd') {
-        if (entry.outcome !== 'end_turn') {
-          const detail = entry.error !== undefined && entry.error !== '' ? `: ${excerpt(entry.error, 120)}` : '';
-          this.#env.announce(t('Turn ended: {0}', outcomeText(entry.outcome)) + detail);
-        }
-      } else if (entry?.kind === 'notice' && entry.level !== 'info') {
-        this.#env.announce(`${entry.level === 'error' ? t('Error') : t('Warning')}: ${entry.title}`);
-      }
-    }
-  }
-
-  #announceReply(entry: Extract<Slot['entry'], { kind: 'assistant' }>): void {
-    if (this.#announced.has(entry.id)) {
-      return;
-    }
-    this.#announced.add(entry.id);
-    const text = entry.parts.map((p) => (p.kind === 'text' ? p.text : '')).join(' ').trim();
-    if (text !== '') {
-      this.#env.announce(t('{0} replied: {1}', agentName(this.#env), excerpt(text)));
-    }
-  }
-
-  /** Announces a new permission request and moves focus to it (brought into view), unless the user is typing. */
-  #watchPermissions(frame: Frame): void {
-    let focused = false;
-    for (const slot of frame.dirty) {
-      const entry = slot.entry;
-      const requestId = entry?.kind === 'tool' && entry.permission?.status === 'pending' ? entry.permission.requestId : undefined;
-      if (entry?.kind !== 'tool' || requestId === undefined || this.#seenPermissions.has(requestId)) {
-        continue;
-      }
-      this.#seenPermissions.add(requestId);
-      this.#env.announce(t('Permission requested: {0}', visibleTitle(entry.title)));
-      if (!focused && !this.#hooks.composerBusy()) {
-        focused = true; // several at once: the first one
-        if (!this.rows.isMounted(slot)) {
-          void this.reveal(slot.id);
-        }
-        const c = slot.component;
-        const prompt = c instanceof ToolCallView ? c.pendingPrompt : undefined;
-        if (prompt === undefined) {
-          this.#focusOwed = slot; // its prompt comes with the cards chunk: `permissionShown`
-        }
-        prompt?.element.focus({ preventScroll: true });
-        prompt?.element.scrollIntoView?.({ block: 'nearest' });
-      }
-    }
-  }
-
-  #onClick(e: MouseEvent): void {
-    const view = this.log.ownerDocument.defaultView;
-    const target = e.target;
-    if (view === null || !(target instanceof view.Element)) {
-      return;
-    }
-    const link = target.closest('a');
-    if (link === null || !this.log.contains(link)) {
-      return;
-    }
-    if (link.classList.contains('file-link')) {
-      e.preventDefault();
-      const path = link.getAttribute('data-path');
-      const line = Number(link.getAttribute('data-line') ?? '');
-      if (path !== null && path !== '') {
-        this.#env.actions.openLocation(path, Number.isInteger(line) && line > 0 ? line : undefined);
-      }
-      return;
-    }
-    const href = link.getAttribute('href') ?? '';
-    if (!/^(?:https?:|mailto:)/i.test(href)) {
-      e.preventDefault(); // nothing else may navigate the webview
-    }
-  }
-
   #onScroll(): void {
     const log = this.log;
     const distance = log.scrollHeight - log.scrollTop - log.clientHeight;
@@ -479,21 +367,14 @@ export class Transcript {
 
   /** The place the user left (an entry and how far into it), or the old pixel offset. */
   #restoreScroll(): void {
-    const saved = this.#env.ui.scrollTop;
-    if (saved < 0) {
+    const place = savedPlace(this.#env.ui, this.#slots, this.rows.offsets, this.#listTop());
+    if (place === undefined) {
       return;
     }
     this.#pinned = false;
-    const anchor = this.#env.ui.anchor;
-    const index = anchor !== undefined ? this.#slots.findIndex((s) => s.id === anchor.id) : -1;
-    const view = this.#viewHeight();
-    const y = index >= 0 && anchor !== undefined ? this.rows.offsets.offset(index) + anchor.offset : Math.max(0, saved - this.#listTop());
-    this.#mountAround(y, view);
-    this.#setScrollTop(this.#listTop() + y);
-    const slot = this.#slots[index];
-    if (slot !== undefined && anchor !== undefined) {
-      this.#anchor = { slot, top: -anchor.offset };
-    }
+    this.#mountAround(place.y, this.#viewHeight());
+    this.#setScrollTop(this.#listTop() + place.y);
+    this.#anchor = place.anchor;
     this.#updateJump();
   }
 
@@ -507,11 +388,7 @@ export class Transcript {
         this.#env.ui.setScroll(-1, undefined);
         return;
       }
-      const y = Math.max(0, this.log.scrollTop - this.#listTop());
-      const offsets = this.rows.offsets;
-      const index = offsets.indexAt(y);
-      const slot = this.#slots[index];
-      this.#env.ui.setScroll(this.log.scrollTop, slot !== undefined ? { id: slot.id, offset: Math.round(y - offsets.offset(index)) } : undefined);
+      this.#env.ui.setScroll(this.log.scrollTop, anchorAt(this.log.scrollTop - this.#listTop(), this.#slots, this.rows.offsets));
     }, 250);
   }
 }

@@ -1,0 +1,8 @@
+import type { ToolContentView } from '../../protocol/sessionView';
+
+/** One item of a tool call's content, re-rendered in place when it changes. */
+export interface ContentItem {
+  readonly element: HTMLElement;
+  /** Takes the new content; false when the item cannot show it and must be rebuilt. */
+  update(content: ToolContentView): boolean;
+}
