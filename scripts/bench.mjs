@@ -186,9 +186,8 @@ try {
     row(
       'P6 one chunk in a session of 5,000 entries with 50 MB of tool output',
       `${x(r.ratio)}: ${n(r.big.entries)} entries ${(r.big.hostUs + r.big.webviewUs).toFixed(0)} µs vs ${n(r.small.entries)} entries ${(r.small.hostUs + r.small.webviewUs).toFixed(0)} µs per chunk (host ${x(r.hostRatio)}, webview ${x(r.webviewRatio)}; a reply streamed while the user types and scrolls: ${x(r.probedRatio)}, ${r.big.webviewProbedUs.toFixed(0)} vs ${r.small.webviewProbedUs.toFixed(0)} µs in the webview); ${(r.toolOutputBytes / 1048576).toFixed(1)} MB of tool output; snapshot ${(r.big.snapshotBytes / 1048576).toFixed(1)} MB projected in ${ms(r.big.snapshotProjectMs)}, rendered in ${ms(r.big.snapshotRenderCpuMs)} CPU; ${r.big.heapMB.toFixed(1)} MB heap, ${n(r.big.nodes)} DOM nodes`,
-      'linear (≤ 1.2×)',
-      r.ratio <= 1.2,
-      false,
+      '≤ 1.2×, also while the user types and scrolls',
+      r.ratio <= 1.2 && r.probedRatio <= 1.2,
     );
     row(
       'P6 interactive at 5,000 entries while a reply streams (wall clock)',
