@@ -9,6 +9,7 @@ export const transportOptionSpecs = {
   python: { type: 'string' },
   'hermes-root': { type: 'string' },
   'base-url': { type: 'string' },
+  'api-mode': { type: 'string' },
 } as const;
 
 export interface TransportFlags {
@@ -17,7 +18,9 @@ export interface TransportFlags {
   readonly python?: string;
   readonly 'hermes-root'?: string;
   readonly 'base-url'?: string;
+  readonly 'api-mode'?: string;
   readonly mode?: string;
+  readonly permissions?: string;
   readonly auth?: string;
   readonly 'mcp-config'?: string;
 }
@@ -38,7 +41,7 @@ export interface TransportChoice {
 export function parseTransportFlags(values: TransportFlags, agentCommandGiven: boolean, cwd: string): TransportChoice | string {
   const kind = values.transport ?? 'acp';
   const gatewayFlags = (['gateway-url', 'python', 'hermes-root'] as const).filter((f) => values[f] !== undefined);
-  const apiFlags = (['base-url'] as const).filter((f) => values[f] !== undefined);
+  const apiFlags = (['base-url', 'api-mode'] as const).filter((f) => values[f] !== undefined);
   const foreign = (flags: readonly string[], needs: string): string | undefined =>
     flags.length > 0 ? `--${flags[0] ?? ''} needs --transport ${needs}` : undefined;
   switch (kind) {
@@ -111,10 +114,22 @@ function apiServerSettings(values: TransportFlags): TransportChoice | string {
   if (!/^https?:\/\/[^/]/.test(baseUrl)) {
     return `--base-url must be an http:// or https:// URL, not "${baseUrl}"`;
   }
-  // The API Server has no session modes: under it, --mode picks the API (ApiServerConnection's modes).
-  const mode = values.mode ?? 'chat';
+  // The API Server has no session modes: --api-mode picks the API (ApiServerConnection's modes);
+  // --mode is its older spelling, still read here.
+  const given = values['api-mode'];
+  if (given !== undefined && values.mode !== undefined && given !== values.mode) {
+    return `--api-mode ${given} and --mode ${values.mode} disagree: use --api-mode`;
+  }
+  const mode = given ?? values.mode ?? 'chat';
   if (mode !== 'chat' && mode !== 'runs') {
-    return `--mode with --transport api-server is "chat" (streamed chat completions) or "runs" (the runs API, with approvals), not "${mode}"`;
+    return `--api-mode is "chat" (streamed chat completions) or "runs" (the runs API, with approvals), not "${mode}"`;
+  }
+  const permissions = values.permissions ?? 'deny';
+  if (mode === 'chat' && permissions !== 'deny') {
+    return (
+      `--permissions ${permissions} cannot be held over the API Server's chat completions: Hermes has no approval channel there ` +
+      '(a dangerous command is parked and never run, edits run without asking). Use --api-mode runs to answer approvals, or leave --permissions at deny'
+    );
   }
   return { transport: { kind: 'api-server', baseUrl, mode } };
 }

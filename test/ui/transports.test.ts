@@ -125,7 +125,7 @@ suite('issue 19: TUI Gateway and API Server in the real chat (code-server + Chro
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hermes-ui19-'));
   const gatewayRecord = path.join(dir, 'gateway.jsonl');
   const apiRecord = path.join(dir, 'api.jsonl');
-  const gateway = new FakeProcess(fakeTuiGatewayJs, ['--ws', '--token', token], { FAKE_GATEWAY_RECORD: gatewayRecord, FAKE_GATEWAY_EXPECT_SECRET: secretValue });
+  const gateway = new FakeProcess(fakeTuiGatewayJs, ['--ws', '--token', token, '--generation', 'next'], { FAKE_GATEWAY_RECORD: gatewayRecord, FAKE_GATEWAY_EXPECT_SECRET: secretValue });
   const api = new FakeProcess(fakeApiServerJs, ['--key', apiKey], { FAKE_API_RECORD: apiRecord });
   // Filled in before vsCodeForSuite's own suiteSetup (mocha runs hooks in order) starts code-server:
   // the fakes' ports are known only once they listen.
