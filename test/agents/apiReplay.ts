@@ -325,12 +325,14 @@ export class ApiReplay {
   private storeChat(session: string, ex: Exchange, prompt: string, pairs: readonly (readonly [string, string])[]): void {
     const recordedSession = ex.headers['X-Hermes-Session-Id'] ?? '';
     const rows = this.recordedRows(recordedSession);
-    this.append(session, prompt, substitute(rows.slice(1), [...pairs, [recordedSession, session]]), rows[0]);
+    // The rows' own prompt may be another recording's (the stream's call ids stay those of `pairs`).
+    const own = promptPairs(str(rows[0]?.content), prompt, new Map(), []);
+    this.append(session, prompt, substitute(rows.slice(1), [...own, ...pairs, [recordedSession, session]]), rows[0]);
   }
 
   private storeRun(run: Run): void {
     const rows = this.recordedRows(str(isJson(run.recorded.requestBody) ? run.recorded.requestBody.session_id : '') || 'lab-run-session-1');
-    this.append(run.sessionId, run.input, substitute(rows.slice(1), promptPairs(promptOf(run.recorded.requestBody), run.input, run.calls, rows)), rows[0]);
+    this.append(run.sessionId, run.input, substitute(rows.slice(1), promptPairs(str(rows[0]?.content), run.input, run.calls, rows)), rows[0]);
   }
 
   /** The recorded rows of one turn of a session: its user row first. */

@@ -42,12 +42,24 @@ suite('hermes-acp-run --transport arguments', () => {
     assert.deepEqual(attached.kind === 'run' && attached.options.transport, { kind: 'tui-gateway', url: 'wss://host:9119/api/ws' });
   });
 
-  test('api-server: --base-url, --mode chat (default) or runs is the API mode, not a session mode', () => {
+  test('api-server: --base-url, --api-mode chat (default) or runs is the API mode, not a session mode; --mode is its old spelling', () => {
     const chat = parse(['--transport', 'api-server', '--base-url', 'http://127.0.0.1:8642'], cwd);
     assert.deepEqual(chat.kind === 'run' && chat.options.transport, { kind: 'api-server', baseUrl: 'http://127.0.0.1:8642', mode: 'chat' });
-    const runs = parse(['--transport', 'api-server', '--base-url', 'https://hermes.example', '--mode', 'runs'], cwd);
-    assert.deepEqual(runs.kind === 'run' && runs.options.transport, { kind: 'api-server', baseUrl: 'https://hermes.example', mode: 'runs' });
-    assert.equal(runs.kind === 'run' && runs.options.mode, undefined);
+    for (const flag of ['--api-mode', '--mode']) {
+      const runs = parse(['--transport', 'api-server', '--base-url', 'https://hermes.example', flag, 'runs', '--permissions', 'allow'], cwd);
+      assert.deepEqual(runs.kind === 'run' && runs.options.transport, { kind: 'api-server', baseUrl: 'https://hermes.example', mode: 'runs' }, flag);
+      assert.equal(runs.kind === 'run' && runs.options.mode, undefined);
+    }
+  });
+
+  test('api-server chat mode holds only --permissions deny: anything else is a usage error naming --api-mode runs', () => {
+    const api = ['--transport', 'api-server', '--base-url', 'http://h:1'];
+    assert.equal(parse([...api, '--permissions', 'deny'], cwd).kind, 'run');
+    for (const permissions of ['allow', path.join(root, 'rules.json')]) {
+      const parsed = parse([...api, '--permissions', permissions], cwd);
+      assert.equal(parsed.kind, 'error');
+      assert.match(parsed.kind === 'error' ? parsed.message : '', /cannot be held over the API Server's chat completions.*--api-mode runs/s);
+    }
   });
 
   test('bad combinations are usage errors that say what to do', () => {
@@ -74,6 +86,9 @@ suite('hermes-acp-run --transport arguments', () => {
       [['--transport', 'api-server'], /needs --base-url/],
       [['--transport', 'api-server', '--base-url', 'ftp://h'], /http:\/\/ or https:\/\//],
       [[...api, '--mode', 'agent'], /"chat" .* or "runs"/],
+      [[...api, '--api-mode', 'batch'], /--api-mode is "chat" .* or "runs"/],
+      [[...api, '--api-mode', 'runs', '--mode', 'chat'], /disagree: use --api-mode/],
+      [['--api-mode', 'runs'], /--api-mode needs --transport api-server/],
     ];
     for (const [argv, message] of cases) {
       const parsed = parse(argv, cwd);
@@ -83,7 +98,7 @@ suite('hermes-acp-run --transport arguments', () => {
   });
 
   test('--help documents the transports and where their secrets come from', () => {
-    for (const needle of ['--transport KIND', '--gateway-url URL', 'HERMES_GATEWAY_TOKEN', '--hermes-root DIR', '--python PYTHON', '--base-url URL', 'HERMES_API_KEY', 'runs']) {
+    for (const needle of ['--transport KIND', '--gateway-url URL', 'HERMES_GATEWAY_TOKEN', '--hermes-root DIR', '--python PYTHON', '--base-url URL', 'HERMES_API_KEY', '--api-mode MODE', 'runs']) {
       assert.ok(usage.includes(needle), needle);
     }
   });

@@ -9,11 +9,12 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { TransportRpcError } from '../../../src/transports/errors';
-import { connectTuiGateway } from '../../../src/transports/tuiGateway/connectTuiGateway';
+import { connectTuiGateway, gatewayCommand } from '../../../src/transports/tuiGateway/connectTuiGateway';
 import type { TuiGatewayConnection } from '../../../src/transports/tuiGateway/tuiGatewayConnection';
 import { describeTransport } from '../../../src/transports/transport';
 import { until } from '../../support/wait';
-import { assistantText, clientPorts, fakeTuiGatewayJs, makeClient, newLog, tools, type Client } from './transportRig';
+import WebSocket from 'ws';
+import { assistantText, clientPorts, FakeProcess, fakeTuiGatewayJs, makeClient, newLog, tools, type Client } from './transportRig';
 
 type Json = Record<string, unknown>;
 
@@ -192,5 +193,102 @@ suite('transports / TUI Gateway, Hermes v0.19.0 (replayed recordings)', function
     const turn = await client.controller.prompt([{ type: 'text', text: '[slow] [die] count' }]);
     assert.equal(turn.kind, 'interrupted');
     assert.match(String(turn.kind === 'interrupted' ? turn.error : ''), /exited with code 3/);
+  });
+});
+
+suite('transports / TUI Gateway: the command that starts it', () => {
+  test('the Hermes root goes in front of the inherited PYTHONPATH (once), with the platform’s separator', () => {
+    const posix = gatewayCommand('/opt/hermes/bin/python', '/opt/hermes/src', '/ws', {}, { pythonPath: '/opt/deps:/opt/hermes/src', delimiter: ':' });
+    assert.equal(posix.env?.PYTHONPATH, '/opt/hermes/src:/opt/deps');
+    const windows = gatewayCommand('C:\\Hermes\\python.exe', 'C:\\Hermes\\src', 'C:\\ws', {}, { pythonPath: 'D:\\deps;E:\\more', delimiter: ';' });
+    assert.equal(windows.env?.PYTHONPATH, 'C:\\Hermes\\src;D:\\deps;E:\\more');
+    assert.equal(gatewayCommand('python3', '/r', '/ws', {}, { pythonPath: undefined, delimiter: ':' }).env?.PYTHONPATH, '/r');
+  });
+});
+
+/** A second client of the gateway over WebSocket, speaking the wire (the user's own Hermes TUI). */
+class RawClient {
+  readonly frames: Json[] = [];
+  private next = 1;
+
+  private constructor(private readonly ws: WebSocket) {
+    ws.on('message', (data: Buffer) => this.frames.push(JSON.parse(data.toString('utf8')) as Json));
+  }
+
+  static async connect(url: string): Promise<RawClient> {
+    const ws = new WebSocket(url);
+    await new Promise<void>((resolve, reject) => {
+      ws.once('open', () => resolve());
+      ws.once('error', reject);
+    });
+    return new RawClient(ws);
+  }
+
+  async call(method: string, p: Json): Promise<Json> {
+    const id = `raw-${this.next++}`;
+    this.ws.send(JSON.stringify({ jsonrpc: '2.0', id, method, params: p }));
+    return until(`the answer to ${method}`, () => this.frames.find((f) => f.id === id));
+  }
+
+  events(type: string): Json[] {
+    return this.frames.filter((f) => f.method === 'event' && params(f).type === type);
+  }
+
+  close(): void {
+    this.ws.close();
+  }
+}
+
+suite('transports / TUI Gateway, Hermes v0.19.0 over WebSocket: another client of the session', function () {
+  this.timeout(30_000);
+  const token = 'tok-v019-attach';
+  let gateway: FakeProcess;
+  let url: string;
+  let dir: string;
+
+  suiteSetup(async () => {
+    gateway = new FakeProcess(fakeTuiGatewayJs, ['--ws', '--token', token]);
+    url = `ws://127.0.0.1:${(await gateway.ready).port}/api/ws`;
+  });
+
+  setup(() => {
+    dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'gw-v019-ws-')));
+  });
+
+  teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  suiteTeardown(async () => {
+    await gateway.stop();
+  });
+
+  test('an approval the other client answers clears here (withdrawn when its call completes), and this client never answers it', async () => {
+    const log = newLog();
+    const wiring = clientPorts();
+    const connection = await connectTuiGateway({ kind: 'websocket', url, token }, { log, ports: wiring.ports });
+    const client = makeClient(connection, log, wiring);
+    const other = await RawClient.connect(`${url}?token=${token}`);
+    try {
+      await client.controller.start();
+      const activated = await other.call('session.activate', { session_id: client.controller.sessionId });
+      assert.equal((activated.result as Json | undefined)?.session_id, client.controller.sessionId);
+      const victim = path.join(dir, 'victim');
+      fs.mkdirSync(victim);
+      const turn = client.controller.prompt([{ type: 'text', text: `[terminal cmd=rm -r ${victim}] Clean up.` }]);
+      await until('the permission card', () => client.permissions.length > 0 || undefined);
+      const answer = await other.call('approval.respond', { session_id: client.controller.sessionId, choice: 'once' });
+      assert.deepEqual(answer.result, { resolved: 1 });
+      const ended = await turn;
+      assert.equal(ended.kind, 'ended');
+      const [tool] = tools(client.controller.state.entries);
+      assert.deepEqual([tool?.permission?.status, tool?.permission?.answeredBy], ['expired', 'the agent withdrew the request'], 'the card cleared without an answer from here');
+      assert.equal(log.snapshot().filter((e) => e.dir === 'out' && e.method === 'approval.respond').length, 0);
+      assert.equal(fs.existsSync(victim), false, 'the other client allowed it');
+      // As recorded (ws-main.jsonl): a turn's events go only to the connection that submitted it.
+      assert.equal(other.events('approval.request').length, 0);
+    } finally {
+      other.close();
+      client.controller.dispose();
+      await connection.dispose();
+    }
   });
 });
