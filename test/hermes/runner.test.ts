@@ -141,7 +141,7 @@ for (const protocol of protocols) {
       assert.ok(killed, run.stdout);
       assert.equal(run.code, 1, run.stderr);
       const error = String(resultOf(events(run)).error);
-      assert.match(error, protocol.name.startsWith('api') ? /Lost the connection to the API server at http:\/\/127\.0\.0\.1:\d+/ : /exited|closed|connection/i);
+      assert.match(error, protocol.name.startsWith('api') ? /Lost the connection to the API server at http:\/\/127\.0\.0\.1:\d+/ : /killed|exited|closed|connection/i);
     });
   });
 }

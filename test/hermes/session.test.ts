@@ -58,16 +58,15 @@ async function closeChat(chat: Chat | undefined): Promise<void> {
 for (const protocol of protocols) {
   suite(`lab tier: the session layer over ${protocol.label}`, function () {
     this.timeout(240_000);
-    const scope = labScope(`session-${protocol.name}`);
-    let reached: Reached;
     let chat: Chat | undefined;
+    const scope = labScope(`session-${protocol.name}`, async () => {
+      await closeChat(chat);
+      chat = undefined;
+    });
+    let reached: Reached;
     suiteSetup(async function () {
       this.timeout(180_000);
       reached = await protocol.reach(scope.run, scope.run.home());
-    });
-    teardown(async () => {
-      await closeChat(chat);
-      chat = undefined;
     });
 
     test('a plain turn: the text and this turn’s tokens in its footer', async () => {

@@ -26,8 +26,11 @@ export interface TestScope {
   readonly marker: Record<string, string>;
 }
 
-/** One LabRun for the calling suite; a workspace and marker per test; no leftover process after each. */
-export function labScope(name: string): TestScope {
+/**
+ * One LabRun for the calling suite; a workspace and marker per test; no leftover process after
+ * each — checked after `closeTest` (what the test opened) has run.
+ */
+export function labScope(name: string, closeTest?: () => Promise<void>): TestScope {
   const scope: { run?: LabRun; ws: string; marker: Record<string, string>; id: string } = { ws: '', marker: {}, id: '' };
   suiteSetup(async function () {
     this.timeout(120_000);
@@ -42,6 +45,7 @@ export function labScope(name: string): TestScope {
   });
   teardown(async function () {
     this.timeout(30_000);
+    await closeTest?.();
     const deadline = Date.now() + 15_000;
     let left = markedProcesses(scope.id);
     while (left.length > 0 && Date.now() < deadline) {
