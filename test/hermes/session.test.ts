@@ -9,6 +9,7 @@
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { AgentHost } from '../../src/acp/agentHost';
+import { describeError } from '../../src/acp/errors';
 import { quirksFor } from '../../src/session/agentQuirks';
 import { SessionController, type PendingPermission } from '../../src/session/sessionController';
 import type { ToolEntry } from '../../src/session/sessionState';
@@ -152,7 +153,8 @@ for (const protocol of protocols) {
         const home = scope.run.home({ provider: false });
         const broken = protocol.name === 'gateway-ws' ? await protocol.reach(scope.run, home) : { ...reached, hostEnv: { ...reached.hostEnv, HERMES_HOME: home } };
         chat = await openChat(broken, scope.ws, scope.marker);
-        await assert.rejects(chat.controller.start(), (e: unknown) => e instanceof Error && /provider/i.test(e.message));
+        // ACP: -32603 "Internal error" with Hermes' words in `data.details`; the gateway: its `error` event.
+        await assert.rejects(chat.controller.start(), (e: unknown) => e instanceof Error && /provider/i.test(describeError(e)));
         if (broken.server !== undefined) {
           scope.run.kill(broken.server);
         }
