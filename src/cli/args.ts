@@ -4,7 +4,7 @@ import { parseArgs } from 'node:util';
 import { readMcpSources } from '../mcp/mcpServers';
 import { parseRules } from '../permissions/rules';
 import { invalidSensitivePatterns } from '../permissions/sensitive';
-import type { TransportSettings } from '../transports/transportSettings';
+import type { TransportSettings } from '../host/transportSettings';
 import { isObject } from '../util/json';
 import type { PermissionMode } from './permissions';
 import { parseTransportFlags, transportOptionSpecs } from './transportArgs';
@@ -72,7 +72,7 @@ Options:
       --python PYTHON      tui-gateway: the Hermes install's interpreter (default: python3)
       --base-url URL       api-server: the server (http(s)://HOST:PORT); its key comes from
                            HERMES_API_KEY
-      --api-mode MODE      api-server: chat (default: chat completions, no approvals: only
+      --api-mode API       api-server: chat (default: chat completions, no approvals: only
                            --permissions deny) or runs (the runs API: approvals, stop)
   -h, --help               show this help
   -V, --version            show the version

@@ -1,6 +1,6 @@
 import { statSync } from 'node:fs';
 import * as path from 'node:path';
-import type { TransportSettings } from '../transports/transportSettings';
+import type { TransportSettings } from '../host/transportSettings';
 
 /** The `parseArgs` options of `--transport` and its settings (merged into args.ts' table). */
 export const transportOptionSpecs = {
@@ -114,13 +114,11 @@ function apiServerSettings(values: TransportFlags): TransportChoice | string {
   if (!/^https?:\/\/[^/]/.test(baseUrl)) {
     return `--base-url must be an http:// or https:// URL, not "${baseUrl}"`;
   }
-  // The API Server has no session modes: --api-mode picks the API (ApiServerConnection's modes);
-  // --mode is its older spelling, still read here.
-  const given = values['api-mode'];
-  if (given !== undefined && values.mode !== undefined && given !== values.mode) {
-    return `--api-mode ${given} and --mode ${values.mode} disagree: use --api-mode`;
+  // The API Server has no session modes; which of its APIs to use is --api-mode (ApiServerConnection's modes).
+  if (values.mode !== undefined) {
+    return `--mode is a session mode, and the API Server has none: pick its API with --api-mode chat|runs${values.mode === 'chat' || values.mode === 'runs' ? ` (--api-mode ${values.mode})` : ''}`;
   }
-  const mode = given ?? values.mode ?? 'chat';
+  const mode = values['api-mode'] ?? 'chat';
   if (mode !== 'chat' && mode !== 'runs') {
     return `--api-mode is "chat" (streamed chat completions) or "runs" (the runs API, with approvals), not "${mode}"`;
   }

@@ -7,7 +7,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import * as path from 'node:path';
-import type { AgentDefinition } from '../../src/acp/agentHost';
+import type { AgentDefinition } from '../../src/host/agentHost';
 import { labMarkerVariable, type LabRun, type LabServer } from './lab';
 
 export type ProtocolName = 'acp' | 'gateway-stdio' | 'gateway-ws' | 'api-chat' | 'api-runs';

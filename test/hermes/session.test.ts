@@ -8,13 +8,13 @@
  */
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
-import { AgentHost } from '../../src/acp/agentHost';
-import { describeError } from '../../src/acp/errors';
+import { AgentHost } from '../../src/host/agentHost';
+import { describeError } from '../../src/agentPort/agentErrors';
 import { quirksFor } from '../../src/session/agentQuirks';
 import { SessionController, type PendingPermission } from '../../src/session/sessionController';
 import type { ToolEntry } from '../../src/session/sessionState';
-import { connectTransport } from '../../src/transports/connectTransport';
-import type { QuestionPort } from '../../src/transports/questionPort';
+import { connectTransport } from '../../src/host/connectTransport';
+import type { QuestionPort } from '../../src/agentPort/questionPort';
 import { until } from '../support/wait';
 import { assistantText, tools } from '../unit/transports/transportRig';
 import { protocols, type Reached } from './protocols';

@@ -1,8 +1,8 @@
 import type * as acp from '@agentclientprotocol/sdk';
-import type { TrafficLog } from '../../acp/trafficLog';
+import type { TrafficLog } from '../../wire/trafficLog';
 import type { JsonObject } from '../../util/json';
 import { approvalChoice, approvalPermission } from '../approval';
-import type { TransportPorts } from '../questionPort';
+import type { TransportPorts } from '../../agentPort/questionPort';
 import type { GatewayEvent } from './wire';
 
 /**

@@ -1,5 +1,5 @@
 import type * as acp from '@agentclientprotocol/sdk';
-import type { TransportDescriptor } from '../transport';
+import type { TransportDescriptor } from '../../agentPort/transport';
 
 /**
  * The two generations of the TUI Gateway (ARCHITECTURE.md "Transports"), told apart at connect by

@@ -1,6 +1,6 @@
 import type * as acp from '@agentclientprotocol/sdk';
 import { Deferred } from '../../util/deferred';
-import { TransportClosedError, TransportRpcError } from '../errors';
+import { TransportClosedError, TransportRpcError } from '../../agentPort/transportErrors';
 import { isObject, type JsonObject } from '../../util/json';
 import { GatewayEventMapper } from './eventMapper';
 import { RowIdBook } from './rowIds';

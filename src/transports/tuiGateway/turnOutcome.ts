@@ -1,5 +1,5 @@
 import type * as acp from '@agentclientprotocol/sdk';
-import { TransportClosedError, TransportRpcError } from '../errors';
+import { TransportClosedError, TransportRpcError } from '../../agentPort/transportErrors';
 import type { GatewaySession } from './gatewaySession';
 
 /**

@@ -42,14 +42,14 @@ suite('hermes-acp-run --transport arguments', () => {
     assert.deepEqual(attached.kind === 'run' && attached.options.transport, { kind: 'tui-gateway', url: 'wss://host:9119/api/ws' });
   });
 
-  test('api-server: --base-url, --api-mode chat (default) or runs is the API mode, not a session mode; --mode is its old spelling', () => {
+  test('api-server: --base-url, --api-mode chat (default) or runs picks the API; no session mode', () => {
     const chat = parse(['--transport', 'api-server', '--base-url', 'http://127.0.0.1:8642'], cwd);
     assert.deepEqual(chat.kind === 'run' && chat.options.transport, { kind: 'api-server', baseUrl: 'http://127.0.0.1:8642', mode: 'chat' });
-    for (const flag of ['--api-mode', '--mode']) {
-      const runs = parse(['--transport', 'api-server', '--base-url', 'https://hermes.example', flag, 'runs', '--permissions', 'allow'], cwd);
-      assert.deepEqual(runs.kind === 'run' && runs.options.transport, { kind: 'api-server', baseUrl: 'https://hermes.example', mode: 'runs' }, flag);
-      assert.equal(runs.kind === 'run' && runs.options.mode, undefined);
-    }
+    const chatSpelled = parse(['--transport', 'api-server', '--base-url', 'http://127.0.0.1:8642', '--api-mode', 'chat'], cwd);
+    assert.deepEqual(chatSpelled.kind === 'run' && chatSpelled.options.transport, { kind: 'api-server', baseUrl: 'http://127.0.0.1:8642', mode: 'chat' });
+    const runs = parse(['--transport', 'api-server', '--base-url', 'https://hermes.example', '--api-mode', 'runs'], cwd);
+    assert.deepEqual(runs.kind === 'run' && runs.options.transport, { kind: 'api-server', baseUrl: 'https://hermes.example', mode: 'runs' });
+    assert.equal(runs.kind === 'run' && runs.options.mode, undefined);
   });
 
   test('api-server chat mode holds only --permissions deny: anything else is a usage error naming --api-mode runs', () => {
@@ -60,6 +60,17 @@ suite('hermes-acp-run --transport arguments', () => {
       assert.equal(parsed.kind, 'error');
       assert.match(parsed.kind === 'error' ? parsed.message : '', /cannot be held over the API Server's chat completions.*--api-mode runs/s);
     }
+  });
+
+  test('--mode keeps meaning a session mode: the old spelling --mode chat|runs with the API Server names --api-mode', () => {
+    const api = ['--transport', 'api-server', '--base-url', 'http://h:1'];
+    for (const old of ['chat', 'runs']) {
+      const parsed = parse([...api, '--mode', old], cwd);
+      assert.equal(parsed.kind, 'error');
+      assert.match(parsed.kind === 'error' ? parsed.message : '', new RegExp(`--mode is a session mode, and the API Server has none: pick its API with --api-mode chat\\|runs \\(--api-mode ${old}\\)`));
+    }
+    const other = parse([...api, '--mode', 'ask'], cwd);
+    assert.match(other.kind === 'error' ? other.message : '', /--mode is a session mode, .* --api-mode chat\|runs$/);
   });
 
   test('bad combinations are usage errors that say what to do', () => {
@@ -85,10 +96,9 @@ suite('hermes-acp-run --transport arguments', () => {
       [[...gw, '--hermes-root', root, '--', 'hermes', 'acp'], /an agent command after "--" is for --transport acp/],
       [['--transport', 'api-server'], /needs --base-url/],
       [['--transport', 'api-server', '--base-url', 'ftp://h'], /http:\/\/ or https:\/\//],
-      [[...api, '--mode', 'agent'], /"chat" .* or "runs"/],
-      [[...api, '--api-mode', 'batch'], /--api-mode is "chat" .* or "runs"/],
-      [[...api, '--api-mode', 'runs', '--mode', 'chat'], /disagree: use --api-mode/],
+      [[...api, '--api-mode', 'agent'], /--api-mode is "chat" .* or "runs" .*, not "agent"/],
       [['--api-mode', 'runs'], /--api-mode needs --transport api-server/],
+      [[...gw, '--hermes-root', root, '--api-mode', 'runs'], /--api-mode needs --transport api-server/],
     ];
     for (const [argv, message] of cases) {
       const parsed = parse(argv, cwd);
@@ -98,7 +108,7 @@ suite('hermes-acp-run --transport arguments', () => {
   });
 
   test('--help documents the transports and where their secrets come from', () => {
-    for (const needle of ['--transport KIND', '--gateway-url URL', 'HERMES_GATEWAY_TOKEN', '--hermes-root DIR', '--python PYTHON', '--base-url URL', 'HERMES_API_KEY', '--api-mode MODE', 'runs']) {
+    for (const needle of ['--transport KIND', '--gateway-url URL', 'HERMES_GATEWAY_TOKEN', '--hermes-root DIR', '--python PYTHON', '--base-url URL', 'HERMES_API_KEY', '--api-mode API', 'runs']) {
       assert.ok(usage.includes(needle), needle);
     }
   });
@@ -113,6 +123,13 @@ suite('hermes-acp-run --transport: usage errors from the command line', function
     assert.equal(run.code, 2);
     assert.equal(run.stdout, '');
     assert.match(run.stderr, /hermes-acp-run: --gateway-url needs --transport tui-gateway/);
+  });
+
+  test('the old spelling --mode runs with --transport api-server: exit 2, the reason names --api-mode', async () => {
+    const run = await runCli(['-q', 'x', '--transport', 'api-server', '--base-url', 'http://127.0.0.1:1', '--mode', 'runs'], { cwd: work.path });
+    assert.equal(run.code, 2);
+    assert.equal(run.stdout, '');
+    assert.match(run.stderr, /hermes-acp-run: --mode is a session mode, and the API Server has none: pick its API with --api-mode chat\|runs \(--api-mode runs\)/);
   });
 });
 

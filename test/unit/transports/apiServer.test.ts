@@ -11,8 +11,8 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync 
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { ApiServerConnection, type ApiServerOptions } from '../../../src/transports/apiServer/apiServerConnection';
-import { HttpStatusError, NotSupportedError, TransportClosedError } from '../../../src/transports/errors';
-import { canRecoverRuns, describeTransport } from '../../../src/transports/transport';
+import { HttpStatusError, NotSupportedError, TransportClosedError } from '../../../src/agentPort/transportErrors';
+import { canRecoverRuns, describeTransport } from '../../../src/agentPort/transport';
 import { until } from '../../support/wait';
 import { assistantText, clientPorts, FakeProcess, fakeApiServerJs, makeClient, newLog, tools, type Client } from './transportRig';
 
