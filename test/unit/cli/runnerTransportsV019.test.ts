@@ -118,7 +118,9 @@ for (const gateway of gateways) {
 
     test('--timeout mid-turn: session.interrupt, exit 1 "timeout"', async () => {
       target = await gateway.open(work.path);
-      const run = await runOver(target, work.path, '[slow] count', ['--timeout', '1.5']);
+      // The replayed [slow] turn waits at its recorded interrupt until we send one, so the budget can be
+      // generous: it must outlast the gateway's start on a loaded machine, or no turn is under way.
+      const run = await runOver(target, work.path, '[slow] count', ['--timeout', '6']);
       assert.equal(run.code, 1, run.stderr);
       assert.equal(resultOf(events(run)).error, 'timeout');
       assert.equal(sentFrames(target, 'session.interrupt').length, 1);
