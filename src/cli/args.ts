@@ -72,8 +72,8 @@ Options:
       --python PYTHON      tui-gateway: the Hermes install's interpreter (default: python3)
       --base-url URL       api-server: the server (http(s)://HOST:PORT); its key comes from
                            HERMES_API_KEY
-      --api-mode API       api-server: chat (default: streamed chat completions) or runs (the
-                           runs API: approvals, stop)
+      --api-mode API       api-server: chat (default: chat completions, no approvals: only
+                           --permissions deny) or runs (the runs API: approvals, stop)
   -h, --help               show this help
   -V, --version            show the version
 

@@ -288,9 +288,21 @@ export class Runner {
       session_id: sessionId,
       model: state !== undefined ? (currentModel(state) ?? '') : '',
       mode: state !== undefined ? (sessionModes(state)?.current ?? '') : '',
-      agent: agentIdentity(this.init?.agentInfo, this.options.agent.command, this.options.agent.args),
+      agent: agentIdentity(this.agentInfo(), this.options.agent.command, this.options.agent.args),
       cwd: this.options.cwd,
     });
+  }
+
+  /** The agent's identity as it stands now: a transport learns Hermes' version after the handshake (`session.info`). */
+  private agentInfo(): acp.Implementation | null | undefined {
+    if (this.init === undefined) {
+      return undefined;
+    }
+    try {
+      return (this.link?.connection.agent ?? this.init).agentInfo;
+    } catch {
+      return this.init.agentInfo;
+    }
   }
 
   private finish(outcome: Outcome, left: readonly LeftProcess[]): number {

@@ -39,6 +39,8 @@ interface TrackedTool {
   denial?: string;
   /** Of a kind that changes something (edit, delete, move, execute). */
   guarded: boolean;
+  /** The agent says the call never ran (`_meta.hermes.notRun`: the API Server parked it for an approval). */
+  notRun: boolean;
   done: boolean;
 }
 
@@ -86,7 +88,7 @@ export class TurnEvents {
   get turnFacts(): TurnFacts {
     let guardedCalls = 0;
     for (const t of this.tools.values()) {
-      guardedCalls += t.guarded ? 1 : 0;
+      guardedCalls += t.guarded && !t.notRun ? 1 : 0;
     }
     return { ...this.facts, tools: this.tools.size, guardedCalls };
   }
@@ -227,7 +229,7 @@ export class TurnEvents {
   private track(e: ToolEntry): TrackedTool {
     let t = this.tools.get(e.id);
     if (t === undefined) {
-      t = { firstSeen: this.factsOf(e).firstSeen ?? this.deps.now(), guarded: false, done: false };
+      t = { firstSeen: this.factsOf(e).firstSeen ?? this.deps.now(), guarded: false, notRun: false, done: false };
       this.tools.set(e.id, t);
     }
     return t;
@@ -244,11 +246,15 @@ export class TurnEvents {
     const t = this.track(e);
     const facts = this.factsOf(e);
     t.guarded ||= guardedKinds.has(e.toolKind);
+    t.notRun ||= isObject(facts.meta.hermes) && typeof facts.meta.hermes.notRun === 'string';
     const inputKnown = toolInput(this.deps.profile, e.rawInput, facts.lastMeta) !== undefined;
-    if (inputKnown || e.status !== 'pending' || e.permission !== undefined) {
+    // A call whose arguments come with its result waits for them (or for the turn's end: finish()).
+    const started = e.status !== 'pending' && this.deps.profile.inputWithResult !== true;
+    if (inputKnown || started || e.permission !== undefined) {
       this.writeToolUse(e);
     }
     if (facts.agentFinished && (e.status === 'completed' || e.status === 'failed')) {
+      this.writeToolUse(e);
       this.writeResult(e);
     }
   }

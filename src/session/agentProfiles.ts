@@ -61,6 +61,11 @@ export interface AgentProfile {
   readonly modes?: ModeProfile;
   /** The agent never sends a permission request, whatever its settings (pi). */
   readonly neverAsks?: boolean;
+  /**
+   * A call's arguments arrive only with its end (or after it), never while it runs: its `tool_use`
+   * waits for them rather than going out without an input (the TUI Gateway and the API Server).
+   */
+  readonly inputWithResult?: boolean;
 }
 
 /** Hermes 0.19 titles (hermes-acp.md §6 "Titles"); newer Hermes writes `<tool_name>: <preview>` (titleWord). */
@@ -176,6 +181,26 @@ export const agentProfiles: readonly AgentProfile[] = [
     toolName: [{ from: 'titleWord' }],
     usage: [],
     modes: { asking: ['act', 'plan'], autoApproving: [] },
+  },
+  {
+    // Hermes over its TUI Gateway (src/transports/tuiGateway; test/fixtures/hermes-gateway): calls
+    // carry ACP `name`; the arguments come only in `tool.complete.args`; usage per turn in the response.
+    id: 'hermes-tui-gateway',
+    label: 'Hermes (TUI Gateway)',
+    names: ['hermes-tui-gateway'],
+    toolName: [{ from: 'acpName' }],
+    usage: ['promptUsage'],
+    inputWithResult: true,
+  },
+  {
+    // Hermes' API Server (src/transports/apiServer; test/fixtures/hermes-api-server): `hermes.tool.progress`
+    // and run events carry no arguments; they are read from the stored session once the stream ended.
+    id: 'hermes-api-server',
+    label: 'Hermes (API Server)',
+    names: ['hermes-api-server'],
+    toolName: [{ from: 'acpName' }],
+    usage: ['promptUsage'],
+    inputWithResult: true,
   },
   {
     // test/agents: the scripted agent imitates Hermes (titles, approvals) and sends ACP `name`.
