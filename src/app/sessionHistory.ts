@@ -8,6 +8,12 @@ export interface KnownSession {
   readonly title: string;
   /** ISO 8601. */
   readonly updatedAt: string;
+  /**
+   * The title is the chat's own (a fork's "Fork of …") and the agent has named the session nothing
+   * better: it wins over the agent's list, which titles an unnamed session by its first message
+   * (Hermes `_build_session_title`), the fork's source's.
+   */
+  readonly ownTitle?: boolean;
 }
 
 /** Where the workspace's sessions are kept (the extension's workspace state). */
@@ -42,13 +48,15 @@ export class SessionHistory {
     const state = chat.controller.state;
     const list = this.known();
     const existing = list.find((k) => k.sessionId === sessionId);
+    const own = chat.localTitle;
     const record: KnownSession = {
       sessionId,
       agentId: chat.host.definition.id,
       title: state.title ?? existing?.title ?? firstUserText(chat) ?? sessionId,
       updatedAt: new Date().toISOString(),
+      ...(own !== undefined ? { ownTitle: true } : {}),
     };
-    if (existing?.title === record.title) {
+    if (existing?.title === record.title && existing.ownTitle === record.ownTitle) {
       return;
     }
     void this.store.update(knownSessionsKey, [record, ...list.filter((k) => k.sessionId !== sessionId)].slice(0, 200));
@@ -104,7 +112,8 @@ export class SessionHistory {
     const merged = new Map<string, KnownSession>();
     for (const k of [...known, ...fromAgent]) {
       const prev = merged.get(k.sessionId);
-      merged.set(k.sessionId, prev === undefined || k.updatedAt > prev.updatedAt ? { ...prev, ...k } : prev);
+      const next = prev === undefined || k.updatedAt > prev.updatedAt ? { ...prev, ...k } : prev;
+      merged.set(k.sessionId, prev?.ownTitle === true ? { ...next, title: prev.title, ownTitle: true } : next);
     }
     const sessions = [...merged.values()].sort((a, b) => (a.updatedAt < b.updatedAt ? 1 : -1));
     return error !== undefined ? { sessions, listed, error } : { sessions, listed };

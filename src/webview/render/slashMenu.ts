@@ -1,4 +1,5 @@
 import type { CommandView } from '../../protocol/sessionView';
+import type { ClientCommandName } from '../../protocol/webviewProtocol';
 import { el } from '../dom';
 import { t } from '../strings';
 import { ListboxMenu, type PickKey } from './listboxMenu';
@@ -15,20 +16,28 @@ export function enterSendsCommand(command: CommandView, typed: string): boolean 
   return query === name || (command.hint === undefined && query !== '' && name.startsWith(query));
 }
 
-/** Slash-command autocomplete: typing `/` at the start lists the agent's commands filtered by prefix. */
-export class SlashMenu extends ListboxMenu<CommandView> {
+/** A command the menu offers: the agent's, or one of the chat's own (`client`: run by the host, never sent). */
+export type SlashItem = CommandView & { readonly client?: ClientCommandName };
+
+/**
+ * Slash-command autocomplete: typing `/` at the start lists the agent's commands and the chat's own,
+ * filtered by prefix; `note` (the agent's commands are not there yet) is said under them.
+ */
+export class SlashMenu extends ListboxMenu<SlashItem> {
   private dismissedFor: string | undefined;
+  private note: string | undefined;
 
   constructor(
     textarea: HTMLTextAreaElement,
     /** `send`: complete and send the message (Enter on what was typed); else complete only. */
-    private readonly choose: (command: CommandView, send: boolean) => void,
+    private readonly choose: (command: SlashItem, send: boolean) => void,
   ) {
     super(textarea, t('Commands'));
   }
 
   /** Re-evaluates the menu for the textarea's text and caret. */
-  refresh(commands: readonly CommandView[]): void {
+  refresh(commands: readonly SlashItem[], note?: string): void {
+    this.note = note;
     const value = this.textarea.value;
     const caret = this.textarea.selectionStart;
     const m = /^\/(\S*)$/.exec(value.slice(0, caret));
@@ -51,7 +60,11 @@ export class SlashMenu extends ListboxMenu<CommandView> {
     this.show(matches, (c) => c.name === previous);
   }
 
-  protected override pick(command: CommandView, key: PickKey): void {
+  protected override footer(): HTMLElement | undefined {
+    return this.note !== undefined ? el('li', { class: 'slash-note', text: this.note, attrs: { role: 'presentation' } }) : undefined;
+  }
+
+  protected override pick(command: SlashItem, key: PickKey): void {
     const typed = /^\/(\S*)/.exec(this.textarea.value)?.[1] ?? '';
     this.close();
     this.choose(command, key === 'enter' && enterSendsCommand(command, typed));
@@ -62,10 +75,11 @@ export class SlashMenu extends ListboxMenu<CommandView> {
     this.close();
   }
 
-  protected override renderItem(command: CommandView): (HTMLElement | false)[] {
+  protected override renderItem(command: SlashItem): (HTMLElement | false)[] {
     return [
       el('span', { class: 'slash-name', text: `/${command.name}` }),
       command.hint !== undefined && command.hint !== '' ? el('span', { class: 'slash-hint', text: command.hint }) : false,
+      command.client !== undefined && el('span', { class: 'slash-origin', text: t('chat'), attrs: { title: t('A command of this chat, not of the agent') } }),
       el('span', { class: 'slash-description', text: command.description }),
     ];
   }

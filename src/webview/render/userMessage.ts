@@ -69,6 +69,19 @@ export class UserMessageView implements EntryComponent {
       body,
       chips.childElementCount > 0 && chips,
       entry.excluded && el('div', { class: 'excluded-note' }, [icon('eye-closed'), el('span', { text: t('not sent to the agent again') })]),
+      entry.mergedWith !== undefined && this.mergedNote(entry.mergedWith),
+    ]);
+  }
+
+  /**
+   * The agent sent this message together with a prompt it held (Hermes: the cancelled or failed one
+   * in front): said under the text, with the held prompt on demand — never shown as the user's words.
+   */
+  private mergedNote(merged: NonNullable<UserEntry['mergedWith']>): HTMLElement {
+    const label = merged.reason === 'cancelled' ? t('sent together with the cancelled message') : t('sent together with the failed message');
+    return el('details', { class: 'merged-note' }, [
+      el('summary', {}, [icon('combine'), el('span', { text: label })]),
+      el('div', { class: 'merged-text', text: merged.text }),
     ]);
   }
 

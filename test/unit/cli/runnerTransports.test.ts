@@ -79,7 +79,7 @@ for (const gateway of gateways) {
         ofType(d, 'permission').map((p) => [p.tool_call_id, p.outcome, p.optionId, p.option_kind, p.rule]),
         [['tool-rm', 'selected', 'deny', 'reject_once', '--permissions deny']],
       );
-      assert.deepEqual(ofType(d, 'tool_result').map((r) => [r.tool_call_id, r.status, r.is_error]), [['tool-rm', 'failed', true]]);
+      assert.deepEqual(ofType(d, 'tool_result').map((r) => [r.tool_call_id, r.status, r.is_error]), [['tool-rm', 'denied', false]]);
       assert.equal(resultOf(d).text, 'approval: deny');
     });
 
@@ -227,7 +227,7 @@ suite('hermes-acp-run --transport api-server', function () {
     const denied = await runOver(target, work.path, '[approval] clean');
     const d = events(denied);
     assert.deepEqual(ofType(d, 'permission').map((p) => [p.name, p.optionId, p.rule]), [['terminal', 'deny', '--permissions deny']]);
-    assert.deepEqual(ofType(d, 'tool_result').map((t) => [t.status, t.is_error]), [['failed', true]]);
+    assert.deepEqual(ofType(d, 'tool_result').map((t) => [t.status, t.is_error]), [['denied', false]]);
     assert.equal(resultOf(d).text, 'approval: deny');
     const answers = records(target).filter((r) => String(r.path).endsWith('/approval')).map((r) => (r.body as { choice?: unknown }).choice);
     assert.deepEqual(answers, ['once', 'deny']);
