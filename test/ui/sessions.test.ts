@@ -234,7 +234,7 @@ suite('sessions in code-server + Chromium', function () {
     const log = conversation(chat);
     const notice = log.getByRole('article').filter({ hasText: 'about to crash' });
     await notice.waitFor({ timeout: 30_000 });
-    assert.match(await notice.locator('.notice-detail').innerText(), /about to crash/);
+    assert.match(await notice.locator('.notice-log').innerText(), /about to crash/);
     await log.getByRole('note').filter({ hasText: 'Interrupted' }).waitFor({ timeout: 10_000 });
     await ui().shot('ui-sessions-crash-notice');
 

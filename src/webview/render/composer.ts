@@ -52,7 +52,7 @@ export class Composer {
     this.menu = new LazyMenu(
       (cards) =>
         new cards.SlashMenu(this.textarea, (command, send) => {
-          if (command.client !== undefined) {
+          if (command.client !== undefined && send) {
             this.runClientCommand(command.client);
             return;
           }

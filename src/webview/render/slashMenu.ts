@@ -67,7 +67,8 @@ export class SlashMenu extends ListboxMenu<SlashItem> {
   protected override pick(command: SlashItem, key: PickKey): void {
     const typed = /^\/(\S*)/.exec(this.textarea.value)?.[1] ?? '';
     this.close();
-    this.choose(command, key === 'enter' && enterSendsCommand(command, typed));
+    // The chat's own commands run on Enter or a click; Tab completes them like any other.
+    this.choose(command, command.client !== undefined ? key !== 'tab' : key === 'enter' && enterSendsCommand(command, typed));
   }
 
   protected override dismiss(): void {
