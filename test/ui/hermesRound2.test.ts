@@ -259,7 +259,7 @@ suite('issue 38: a failure, Retry, forks, a cancel and edit cards with the recor
     for (const file of ['hello.txt', 'notes.txt', 'auto.txt']) {
       const c = card(file);
       assert.equal(await c.locator('.tool-status.status-ended').count(), 0, `${file}: not "Ended without a result"`);
-      assert.match((await c.locator('.tool-status').getAttribute('title')) ?? '', /the file now holds the proposed change/);
+      assert.match((await c.locator('.tool-status').getAttribute('title')) ?? '', /the file holds the proposed change/);
       assert.equal(await c.locator('.diff-summary').count(), 1, `${file}: its diff is shown`);
     }
     const denied = card('denied.txt');

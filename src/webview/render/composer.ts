@@ -1,14 +1,14 @@
 import type { CommandView, SessionHeaderView } from '../../protocol/sessionView';
 import type { AttachmentView } from '../../protocol/webviewProtocol';
-import { append, button, clear, el, icon, setHidden, uniqueId } from '../dom';
+import { button, clear, el, icon, setHidden, uniqueId } from '../dom';
 import { LazyMenu } from '../lazy/lazyMenu';
 import { t } from '../strings';
 import { visibleLabel } from '../text';
 import type { RenderEnv } from './env';
 import type { MentionMenu } from './mentionMenu';
-import type { SlashItem, SlashMenu } from './slashMenu';
-import { clientCommandNames, type ClientCommandName } from '../../protocol/webviewProtocol';
-import { withClientCommands } from './clientCommands';
+import type { SlashMenu } from './slashMenu';
+import type { ClientCommandName } from '../../protocol/webviewProtocol';
+import { LazyHeaderCard } from '../lazy/lazyCard';
 
 /**
  * The composer: a multi-line textarea ("Message"), Send and Stop, the reason Send is unavailable,
@@ -27,9 +27,8 @@ export class Composer {
   private readonly stop: HTMLButtonElement;
   private readonly hint = el('div', { class: 'composer-hint', attrs: { id: uniqueId('composer-hint') } });
   private readonly status = el('div', { class: 'composer-status', attrs: { role: 'status' } });
-  /** The prompt the agent holds: said before the next message is sent, with "Start fresh". */
-  private readonly held = el('div', { class: 'composer-held', attrs: { role: 'status' } });
-  private heldKey = '';
+  /** The prompt the agent holds: said before the next message is sent, with "Start fresh" (issue 38). */
+  private readonly held = new LazyHeaderCard(t('note about the held message'), (h) => h.held !== undefined, (cards) => new cards.HeldPromptLine(this.env));
   private readonly menu: LazyMenu<SlashMenu>;
   private readonly mentions: LazyMenu<MentionMenu>;
   private readonly chips = el('div', { class: 'attachments' });
@@ -61,7 +60,7 @@ export class Composer {
             this.submit();
           }
         }),
-      (menu) => menu.refresh(this.slashItems(), this.slashNote()),
+      (menu) => menu.refresh(this.commands, this.waitingForCommands()),
     );
     this.mentions = new LazyMenu(
       (cards) =>
@@ -90,7 +89,7 @@ export class Composer {
 
     this.element.append(
       this.status,
-      this.held,
+      this.held.element,
       this.notes,
       this.chips,
       el('div', { class: 'composer-box' }, [el('label', { class: 'visually-hidden', attrs: { for: inputId }, text: t('Message') }), this.menu.element, this.mentions.element, this.textarea]),
@@ -98,7 +97,6 @@ export class Composer {
       this.hint,
     );
     setHidden(this.status, true);
-    setHidden(this.held, true);
     setHidden(this.chips, true);
     setHidden(this.notes, true);
     this.notes.setAttribute('role', 'group');
@@ -154,7 +152,9 @@ export class Composer {
     this.status.textContent = status ?? '';
     setHidden(this.status, status === undefined || status === '');
     this.renderNotes(header?.contextNotes ?? []);
-    this.renderHeld(header);
+    if (header !== undefined) {
+      this.held.update(header);
+    }
     this.hint.textContent = this.reason(header) ?? '';
     setHidden(this.hint, this.hint.textContent === '');
     this.updateButtons();
@@ -262,19 +262,11 @@ export class Composer {
     this.submit();
   }
 
-  /**
-   * The `/` menu: the agent's commands, then the chat's own that no agent command shadows — also
-   * while the agent starts and has sent none (issue 38: "Type / for commands" showed nothing).
-   */
-  private slashItems(): readonly SlashItem[] {
-    return withClientCommands(this.commands);
-  }
-
-  /** Under the menu while the agent's commands have not arrived yet. */
-  private slashNote(): string | undefined {
+  /** The agent whose commands have not arrived yet (it is starting), for a line under the menu. */
+  private waitingForCommands(): string | undefined {
     const h = this.header;
     const waiting = h === undefined || h.phase === 'new' || h.phase === 'starting' || h.restarting === true;
-    return waiting && this.commands.length === 0 ? t("{0}'s own commands appear here once it is ready.", h?.agentName ?? t('The agent')) : undefined;
+    return waiting && this.commands.length === 0 ? (h?.agentName ?? '') : undefined;
   }
 
   private runClientCommand(name: ClientCommandName): void {
@@ -285,12 +277,6 @@ export class Composer {
 
   private submit(): void {
     const text = this.textarea.value;
-    // `/new` typed in full (the menu closed): the chat's own command, unless the agent has one by that name.
-    const own = clientCommandNames.find((n) => text.trim() === `/${n}` && !this.commands.some((c) => c.name.toLowerCase() === n));
-    if (own !== undefined && this.attachments.length === 0) {
-      this.runClientCommand(own);
-      return;
-    }
     if (text.trim() === '' || !this.canSend) {
       return;
     }
@@ -299,36 +285,6 @@ export class Composer {
     this.setValue('');
     this.attachments = [];
     this.renderChips();
-  }
-
-  /**
-   * Hermes puts a cancelled or failed prompt in front of the next message: the user hears it before
-   * sending, not after, and can start fresh from before it instead.
-   */
-  private renderHeld(header: SessionHeaderView | undefined): void {
-    const held = header?.held;
-    const key = held === undefined ? '' : JSON.stringify([held, header?.agentName]);
-    if (key === this.heldKey) {
-      return;
-    }
-    this.heldKey = key;
-    clear(this.held);
-    setHidden(this.held, held === undefined);
-    if (held === undefined) {
-      return;
-    }
-    const agent = header?.agentName ?? t('the agent');
-    const text =
-      held.reason === 'cancelled'
-        ? t('{0} will send your next message together with the cancelled one: “{1}”.', agent, held.preview)
-        : t('{0} will send your next message together with the failed one: “{1}”.', agent, held.preview);
-    const startFresh = held.startFresh;
-    append(this.held, [
-      icon('combine'),
-      el('span', { class: 'composer-held-text', text }),
-      startFresh !== undefined &&
-        button(t('Start fresh'), { icon: 'repo-forked', class: 'secondary', title: t('A new session from before that message'), onClick: () => this.env.actions.forkFromHere(startFresh) }),
-    ]);
   }
 
   /** Host-owned context (a fork's transcript, "you reverted these hunks"): visible, removable. */

@@ -97,7 +97,7 @@ export class TopBar {
       this.usageText.textContent = t('context {0} / {1}', compactNumber(usage.used), compactNumber(usage.size));
       // Not a turn's tokens (the footers count those): how full the model's context window is now.
       this.usage.title = t(
-        "Context window: {0} of {1} tokens in use after the last model call. A turn's footer counts the tokens that turn sent and received.",
+        'Context window: {0} of {1} tokens in use. Turn footers count each turn’s own tokens.',
         usage.used.toLocaleString(),
         usage.size.toLocaleString(),
       );

@@ -19,9 +19,23 @@ export function enterSendsCommand(command: CommandView, typed: string): boolean 
 /** A command the menu offers: the agent's, or one of the chat's own (`client`: run by the host, never sent). */
 export type SlashItem = CommandView & { readonly client?: ClientCommandName };
 
+/** The chat's own slash commands, in the menu's words (run by the host: chatMessages.ts). */
+function clientCommands(): readonly SlashItem[] {
+  const descriptions: Readonly<Record<ClientCommandName, string>> = {
+    new: t('Start a new session'),
+    sessions: t('Show the sessions of this workspace'),
+    restart: t('Restart the agent'),
+    traffic: t('Show the traffic log'),
+    copy: t('Copy the transcript as Markdown'),
+  };
+  // Every name of the protocol's list, in its order (the Record makes a missing one a compile error).
+  return (Object.keys(descriptions) as ClientCommandName[]).map((name) => ({ name, description: descriptions[name], client: name }));
+}
+
 /**
- * Slash-command autocomplete: typing `/` at the start lists the agent's commands and the chat's own,
- * filtered by prefix; `note` (the agent's commands are not there yet) is said under them.
+ * Slash-command autocomplete: typing `/` at the start lists the agent's commands, then the chat's
+ * own that none of them shadows — also while the agent starts and has sent none (issue 38) —
+ * filtered by prefix; while `waitingFor` an agent, a line says its commands come when it is ready.
  */
 export class SlashMenu extends ListboxMenu<SlashItem> {
   private dismissedFor: string | undefined;
@@ -36,8 +50,10 @@ export class SlashMenu extends ListboxMenu<SlashItem> {
   }
 
   /** Re-evaluates the menu for the textarea's text and caret. */
-  refresh(commands: readonly SlashItem[], note?: string): void {
-    this.note = note;
+  refresh(agentCommands: readonly CommandView[], waitingFor?: string): void {
+    this.note = waitingFor === undefined ? undefined : t('{0}’s own commands appear here once it is ready.', waitingFor === '' ? t('The agent') : waitingFor);
+    const taken = new Set(agentCommands.map((c) => c.name.toLowerCase()));
+    const commands: readonly SlashItem[] = [...agentCommands, ...clientCommands().filter((c) => !taken.has(c.name))];
     const value = this.textarea.value;
     const caret = this.textarea.selectionStart;
     const m = /^\/(\S*)$/.exec(value.slice(0, caret));

@@ -192,7 +192,7 @@ export class ToolCallView implements EntryComponent {
     const spin = entry.status === 'in_progress' ? 'codicon-modifier-spin' : '';
     this.status.append(icon(statusIcons[entry.status], spin), el('span', { class: 'status-text', text: statusText(entry.status) }));
     // The agent sent no result: say how the client knows it was applied.
-    this.status.title = entry.confirmed === 'disk' ? t('Completed: the file now holds the proposed change ({0} sent no result)', agentName(this.env)) : statusText(entry.status);
+    this.status.title = entry.confirmed === 'disk' ? t('Completed: the file holds the proposed change ({0} sent no result)', agentName(this.env)) : statusText(entry.status);
     this.duration.textContent = entry.endedAt !== undefined ? formatDuration(entry.endedAt - entry.startedAt) : '';
   }
 

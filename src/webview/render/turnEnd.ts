@@ -84,7 +84,7 @@ export class TurnEndView implements EntryComponent {
         el('span', {
           class: 'muted turn-facts',
           text: facts.join(' · '),
-          attrs: { title: entry.usage !== undefined ? t("Tokens this turn sent and received; the header's figure is how full the context window is now.") : undefined },
+          attrs: { title: entry.usage !== undefined ? t('Tokens this turn sent and received; the header’s figure is how full the context window is now.') : undefined },
         }),
       ]),
       failed ? this.failureBlock(entry) : entry.error !== undefined && entry.error !== '' ? el('pre', { class: 'turn-error', text: entry.error }) : false,
@@ -97,7 +97,7 @@ export class TurnEndView implements EntryComponent {
     const p = entry.provider;
     const agent = this.env.header()?.agentName ?? t('The agent');
     const hint = [
-      p === undefined ? t('The traffic log shows what the agent answered.') : p.transient ? t('This is usually temporary: try again in a moment.') : t("Check the model provider's configuration."),
+      p === undefined ? t('The traffic log shows what the agent answered.') : p.transient ? t('This is usually temporary: try again in a moment.') : t('Check the model provider’s configuration.'),
       entry.retryIn === 'newSession' ? t('{0} keeps this message and would send it again in front of your next one, so Retry sends it once, in a new session that starts from before it.', agent) : '',
     ].filter((x) => x !== '');
     const turnId = entry.turnId;

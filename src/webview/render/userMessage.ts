@@ -78,11 +78,12 @@ export class UserMessageView implements EntryComponent {
    * in front): said under the text, with the held prompt on demand — never shown as the user's words.
    */
   private mergedNote(merged: NonNullable<UserEntry['mergedWith']>): HTMLElement {
-    const label = merged.reason === 'cancelled' ? t('sent together with the cancelled message') : t('sent together with the failed message');
-    return el('details', { class: 'merged-note' }, [
-      el('summary', {}, [icon('combine'), el('span', { text: label })]),
-      el('div', { class: 'merged-text', text: merged.text }),
-    ]);
+    const slot = el('div', { class: 'merged-slot' });
+    withCards(
+      (cards) => slot.replaceChildren(cards.mergedNote(merged)),
+      (error) => slot.replaceChildren(chunkError(t('note about the merged message'), error)),
+    );
+    return slot;
   }
 
   /** This message and the user messages after it in the transcript. */

@@ -48,7 +48,7 @@ suite('webview: failures, held prompts, finished cards (issue 38)', () => {
     const block = byRole(h.doc, 'group', 'What failed')[0];
     assert.ok(block);
     assert.deepEqual(byRole(block, 'button').map((b) => b.textContent), ['Retry', 'Set Up Provider', 'Show Traffic']);
-    assert.match(block.textContent ?? '', /Check the model provider's configuration/);
+    assert.match(block.textContent ?? '', /Check the model provider’s configuration/);
   });
 
   test('the held prompt is said above the composer before sending, with Start fresh; a message sent with it is marked', () => {
@@ -81,7 +81,7 @@ suite('webview: failures, held prompts, finished cards (issue 38)', () => {
     const [denied, done] = Array.from(h.doc.querySelectorAll('.tool-status'));
     assert.equal(denied?.className, 'tool-status status-denied');
     assert.equal(denied?.textContent, 'Denied');
-    assert.match(done?.getAttribute('title') ?? '', /^Completed: the file now holds the proposed change/);
+    assert.match(done?.getAttribute('title') ?? '', /^Completed: the file holds the proposed change/);
   });
 
   test("a notice's prose is a paragraph, its log a preformatted box", () => {
@@ -118,7 +118,7 @@ suite('webview: failures, held prompts, finished cards (issue 38)', () => {
     const menu = byRole(h.doc, 'listbox', 'Commands')[0];
     assert.ok(menu !== undefined && !menu.hidden, 'the menu opens');
     assert.deepEqual(byRole(menu, 'option').map((o) => o.querySelector('.slash-name')?.textContent), ['/new', '/sessions', '/restart', '/traffic', '/copy']);
-    assert.equal(menu.querySelector('.slash-note')?.textContent, "Hermes's own commands appear here once it is ready.");
+    assert.equal(menu.querySelector('.slash-note')?.textContent, "Hermes’s own commands appear here once it is ready.");
     typeInComposer(h, '/sess');
     h.settle();
     byRole(menu, 'option')[0]?.click();
