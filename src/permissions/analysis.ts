@@ -59,10 +59,10 @@ export function analyzeRequest(toolCall: acp.ToolCallUpdate, ctx: PolicyContext)
       const sensitive = sc.argv.map((w) => sensitiveMatch(w, ctx.sensitive)).find((s) => s !== undefined);
       // One command named twice (Codex: the argv `bash -lc …` and its `parsed_cmd`) is one target, with both sets of blockers.
       const key = sc.argv.join('\u0000');
-      const seen = commandIndex.get(key);
-      const known = seen !== undefined ? commands[seen] : undefined;
+      const seen = commandIndex.get(key) ?? -1;
+      const known = commands[seen];
       if (known?.type === 'command') {
-        commands[seen as number] = { ...known, blockers: [...new Set([...known.blockers, ...sc.blockers])], sensitive: known.sensitive ?? sensitive };
+        commands[seen] = { ...known, blockers: [...new Set([...known.blockers, ...sc.blockers])], sensitive: known.sensitive ?? sensitive };
         continue;
       }
       commandIndex.set(key, commands.length);

@@ -144,7 +144,7 @@ export function reduceTurn(state: SessionState, action: TurnAction): SessionStat
       // prompt is held in the process's memory only (Hermes `interrupted_prompt_text`); a failed
       // one stays in the session's history and comes back with it.
       const { turn: _gone, replay: _replay, cumulativeUsage: _counts, held, ...rest } = state;
-      return { ...rest, phase: 'exited', entries, ...(held !== undefined && held.reason === 'failed' ? { held } : {}) };
+      return { ...rest, phase: 'exited', entries, ...(held?.reason === 'failed' ? { held } : {}) };
     }
   }
 }

@@ -132,7 +132,8 @@ suite('hermes-acp-run: the real agents recorded for issue 38', function () {
         for (const e of last) {
           assert.ok(['pending', 'in_progress', 'completed'].includes(e.status) && ['high', 'medium', 'low'].includes(e.priority), JSON.stringify(e));
         }
-        assert.ok(evs.indexOf(plans[0] as Event) < evs.indexOf(resultOf(evs)), 'before the result');
+        const first = plans[0];
+        assert.ok(first !== undefined && evs.indexOf(first) < evs.indexOf(resultOf(evs)), 'before the result');
       });
     }
 

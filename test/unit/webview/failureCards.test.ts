@@ -54,13 +54,14 @@ suite('webview: failures, held prompts, finished cards (issue 38)', () => {
   test('the held prompt is said above the composer before sending, with Start fresh; a message sent with it is marked', () => {
     h.send(snapshot(1, [user('u1', '[slow] count'), turnEnd('f1', { turnId: 1, outcome: 'cancelled' })], { agentName: 'Hermes', held: { reason: 'cancelled', preview: '[slow] count', startFresh: 'u1' } }));
     const held = h.doc.querySelector('.composer-held');
-    assert.ok(held !== null && !(held as HTMLElement).hidden);
+    assert.ok(held instanceof h.win.HTMLElement && !held.hidden);
     assert.equal(held.querySelector('.composer-held-text')?.textContent, 'Hermes will send your next message together with the cancelled one: “[slow] count”.');
-    byRole(held as HTMLElement, 'button', 'Start fresh')[0]?.click();
+    byRole(held, 'button', 'Start fresh')[0]?.click();
     assert.deepEqual(h.postedOfType('fork/fromHere'), [{ type: 'fork/fromHere', entryId: 'u1' }]);
     assert.match(h.doc.querySelector('.turn-end')?.textContent ?? '', /no token count reported/, 'a cancelled turn without counts is not "0 tokens"');
     h.send(snapshot(2, [user('u2', 'never mind', { mergedWith: { reason: 'cancelled', text: '[slow] count' } })]));
-    assert.equal((h.doc.querySelector('.composer-held') as HTMLElement).hidden, true);
+    const after = h.doc.querySelector('.composer-held');
+    assert.ok(after instanceof h.win.HTMLElement && after.hidden, 'nothing held any more');
     const note = h.doc.querySelector('.merged-note');
     assert.equal(note?.querySelector('summary')?.textContent, 'sent together with the cancelled message');
     assert.equal(note?.querySelector('.merged-text')?.textContent, '[slow] count');
