@@ -24,6 +24,21 @@ export interface KeyValueStore {
 
 const knownSessionsKey = 'hermes.knownSessions';
 
+/**
+ * The workspace's sessions and the agent's list, newest first: the newer record of a session wins,
+ * except that a title the chat gave its session itself (a fork's "Fork of …", `ownTitle`) stays over
+ * the agent's, which names an untitled session by its first message — the fork's source's (Hermes).
+ */
+export function mergeSessions(known: readonly KnownSession[], fromAgent: readonly KnownSession[]): KnownSession[] {
+  const merged = new Map<string, KnownSession>();
+  for (const k of [...known, ...fromAgent]) {
+    const prev = merged.get(k.sessionId);
+    const next = prev === undefined || k.updatedAt > prev.updatedAt ? { ...prev, ...k } : prev;
+    merged.set(k.sessionId, prev?.ownTitle === true ? { ...next, title: prev.title, ownTitle: true } : next);
+  }
+  return [...merged.values()].sort((a, b) => (a.updatedAt < b.updatedAt ? 1 : -1));
+}
+
 /** The text of a chat's first prompt (80 characters), for titles. */
 export function firstUserText(chat: ChatSession): string | undefined {
   const user = chat.controller.state.entries.find((e) => e.kind === 'user');
@@ -109,13 +124,7 @@ export class SessionHistory {
     } catch (e) {
       error = e;
     }
-    const merged = new Map<string, KnownSession>();
-    for (const k of [...known, ...fromAgent]) {
-      const prev = merged.get(k.sessionId);
-      const next = prev === undefined || k.updatedAt > prev.updatedAt ? { ...prev, ...k } : prev;
-      merged.set(k.sessionId, prev?.ownTitle === true ? { ...next, title: prev.title, ownTitle: true } : next);
-    }
-    const sessions = [...merged.values()].sort((a, b) => (a.updatedAt < b.updatedAt ? 1 : -1));
+    const sessions = mergeSessions(known, fromAgent);
     return error !== undefined ? { sessions, listed, error } : { sessions, listed };
   }
 
