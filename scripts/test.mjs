@@ -79,7 +79,7 @@ await stage('types', async () => {
 });
 await stage('lint', () => check(bin('eslint'), ['.', '--max-warnings=0']));
 await stage('checks', async () => {
-  const checks = ['test/checks/checkManifest.mjs', 'test/checks/checkBundleSize.mjs', 'test/checks/checkLayout.mjs'].filter((c) => existsSync(join(root, c)));
+  const checks = ['test/checks/checkManifest.mjs', 'test/checks/checkBundleSize.mjs', 'test/checks/checkLayout.mjs', 'test/checks/checkImports.mjs'].filter((c) => existsSync(join(root, c)));
   let failed = 0;
   for (const c of checks) {
     if ((await run(process.execPath, [c])).code !== 0) {

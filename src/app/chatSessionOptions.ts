@@ -1,4 +1,4 @@
-import type { AgentHost } from '../acp/agentHost';
+import type { AgentHost } from '../host/agentHost';
 import type { PermissionDecider } from '../session/sessionController';
 import type { AgentQuirks } from '../session/sessionState';
 import type { Localize } from '../util/l10n';

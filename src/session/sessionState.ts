@@ -1,7 +1,7 @@
 import type * as acp from '@agentclientprotocol/sdk';
 import type { NoticeActionView } from '../protocol/sessionView';
 import type { PermissionCheckView, ProviderFailureView } from '../protocol/sessionView';
-import type { ClarifyQuestion, SecretKind } from '../transports/questionPort';
+import type { ClarifyQuestion, SecretKind } from '../agentPort/questionPort';
 import type { UsageSource } from './agentProfiles';
 
 /**

@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import type { ChatManager } from './chatManager';
+import type { ChatManager } from './chat/chatManager';
 import { CommandId, ContextKey } from './commandIds';
 
 /** One status item summarizing every agent and chat; clicking it opens the chat. */
