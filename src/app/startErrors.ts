@@ -6,7 +6,10 @@ import { scopeName, type AgentSettingsScope } from './settingsScope';
 
 export interface StartErrorNotice {
   readonly title: string;
+  /** Prose: what to do. */
   readonly detail?: string;
+  /** Machine output (the agent's stderr tail). */
+  readonly log?: string;
   readonly actions: readonly NoticeAction[];
 }
 
@@ -53,7 +56,7 @@ export function describeStartError(
   if (AgentExitedError.is(e)) {
     return {
       title: e.signal !== null ? t('{0} exited while starting (signal {1}).', name, e.signal) : t('{0} exited while starting (code {1}).', name, String(e.exitCode)),
-      ...(e.stderrTail !== '' ? { detail: e.stderrTail } : {}),
+      ...(e.stderrTail !== '' ? { log: e.stderrTail } : {}),
       actions: ['showTraffic', 'checkInstallation', 'restartAgent'],
     };
   }

@@ -91,14 +91,35 @@ export interface QuestionEvent {
   readonly reason: string;
 }
 
-export type ToolResultStatus = 'completed' | 'failed' | 'ended' | 'cancelled' | 'interrupted';
+/**
+ * A plan the agent sent (ACP `plan`: Claude's TodoWrite, Codex's update_plan, Hermes' todo), the
+ * whole list every time it changes. Additive: consumers that select other types are unaffected.
+ */
+export interface PlanEvent {
+  readonly type: 'plan';
+  readonly timestamp: number;
+  readonly entries: readonly PlanEventEntry[];
+}
+
+export interface PlanEventEntry {
+  readonly content: string;
+  readonly status: 'pending' | 'in_progress' | 'completed';
+  readonly priority: 'high' | 'medium' | 'low';
+}
+
+export type ToolResultStatus = 'completed' | 'failed' | 'ended' | 'cancelled' | 'interrupted' | 'denied';
 
 export interface ToolResultEvent {
   readonly type: 'tool_result';
   readonly timestamp: number;
   readonly tool_call_id: string;
   readonly name: string;
-  /** `completed` / `failed` as the agent reported (or `failed`: permission denied); `ended` (no result by a normal turn end), `cancelled`, `interrupted` (the agent exited). */
+  /**
+   * `completed` / `failed` as the agent reported — or `completed` for an edit the agent left open
+   * whose file shows it applied (app/editOutcomes.ts); `denied` (a permission the runner rejected:
+   * a choice, not an error — as the chat's "Denied"); `ended` (no result by a normal turn end),
+   * `cancelled`, `interrupted` (the agent exited).
+   */
   readonly status: ToolResultStatus;
   /** Text content of the call (else its raw output, else the denial), at most {@link maxToolOutputChars} characters. */
   readonly output: string;
@@ -149,7 +170,7 @@ export interface ResultEvent {
   readonly error?: string;
 }
 
-export type CliEvent = SystemInitEvent | TextEvent | ToolUseEvent | PermissionEvent | QuestionEvent | ToolResultEvent | ResultEvent;
+export type CliEvent = SystemInitEvent | TextEvent | ToolUseEvent | PermissionEvent | QuestionEvent | ToolResultEvent | PlanEvent | ResultEvent;
 
 /** Distributes `Omit` over the union so each event keeps its own fields. */
 export type EventBody<E extends CliEvent = CliEvent> = E extends CliEvent ? Omit<E, 'timestamp'> : never;
@@ -227,6 +248,9 @@ export class TextSink extends BaseSink {
         return;
       case 'tool_result':
         this.diagnostic(`[tool] ${event.name}: ${event.status} in ${event.duration_ms} ms`);
+        return;
+      case 'plan':
+        this.diagnostic(`[plan] ${event.entries.map((e) => `${e.status === 'completed' ? '[x]' : e.status === 'in_progress' ? '[~]' : '[ ]'} ${e.content}`).join(' | ')}`);
         return;
       case 'result':
         if (event.exit_code === 0) {

@@ -1,10 +1,10 @@
-import { writeFileSync } from 'node:fs';
+import { promises as fsp, writeFileSync } from 'node:fs';
 import type * as acp from '@agentclientprotocol/sdk';
 import { TrafficLog } from '../wire/trafficLog';
 import { profileFor, type AgentProfile } from '../session/agentProfiles';
 import { quirksFor } from '../session/agentQuirks';
 import { SessionController } from '../session/sessionController';
-import type { SessionState } from '../session/sessionState';
+import type { SessionState, TokenUsage } from '../session/sessionState';
 import { agentIdentity, executableName } from './agentIdentity';
 import type { RunOptions } from './args';
 import type { EventBody, EventSink, LeftProcess } from './events';
@@ -19,7 +19,7 @@ import { newRunMarker, stopMarked } from './processSweep';
 import { runnerConnection, type RunnerConnection } from './runnerConnection';
 import { describeSignIn, isAuthRequired, signInMethods, soleAgentMethod, type SignInMethod } from './signIn';
 import { TurnEvents } from './turnEvents';
-import { reportedUsage, tokensOf } from './turnUsage';
+import { tokensOf } from './turnUsage';
 import { TurnRun } from '../app/turnRun';
 
 export interface RunnerDeps {
@@ -38,7 +38,7 @@ const stderrTailLines = 20;
 interface Outcome {
   readonly verdict: Verdict;
   readonly text?: string;
-  readonly usage?: ReturnType<typeof reportedUsage>;
+  readonly usage?: TokenUsage | undefined;
   readonly turnMs?: number;
   readonly permissionsEnforced?: boolean;
 }
@@ -140,7 +140,8 @@ export class Runner {
     const controller = new SessionController({
       connection: link.connection,
       cwd: options.cwd,
-      quirks: quirksFor(init.agentInfo),
+      // Tokens are read where this agent's profile says (usage.ts: the chat reads them the same way).
+      quirks: { ...quirksFor(init.agentInfo), usageSources: this.profile.usage },
       now: this.deps.now,
       newId: () => `e${++ids}`,
       permissions: decider,
@@ -173,7 +174,7 @@ export class Runner {
       return { verdict: startFailureVerdict(undefined, this.stop) };
     }
 
-    const run = new TurnRun(controller, [{ type: 'text', text: options.query }], { now: this.deps.now, closeOnAgentExit: true });
+    const run = new TurnRun(controller, [{ type: 'text', text: options.query }], { now: this.deps.now, closeOnAgentExit: true, files: readSmallText });
     // The turn is submitted: from here on a stop cancels it.
     this.turn = run;
     events.begin(run.turnId);
@@ -195,7 +196,7 @@ export class Runner {
     return {
       verdict: turnVerdict(turn, { text, empty, stderrTail: this.stderrTail.text() }, this.stop),
       text,
-      usage: reportedUsage(this.profile, { footer: footerUsage, response: turn.kind === 'ended' ? turn.response : undefined, chunks: facts.chunkUsage }),
+      usage: footerUsage,
       turnMs,
       permissionsEnforced: enforced,
     };
@@ -367,4 +368,14 @@ function currentModel(state: SessionState): string | undefined {
     }
   }
   return undefined;
+}
+
+/** A file's text for editOutcomes.ts (up to 8 MB), or undefined. */
+async function readSmallText(p: string): Promise<string | undefined> {
+  try {
+    const stat = await fsp.stat(p);
+    return stat.isFile() && stat.size <= 8 * 1024 * 1024 ? await fsp.readFile(p, 'utf8') : undefined;
+  } catch {
+    return undefined;
+  }
 }

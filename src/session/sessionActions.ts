@@ -1,7 +1,7 @@
 import type * as acp from '@agentclientprotocol/sdk';
 import type { PermissionCheckView } from '../protocol/sessionView';
 import type { ProviderFailure } from './providerErrors';
-import type { AgentQuirks, Entry, ModelState, NoticeAction, NoticeLevel, NoticeSuggestions, QuestionAsked } from './sessionState';
+import type { AgentQuirks, Entry, HeldPrompt, ModelState, NoticeAction, NoticeLevel, NoticeSuggestions, QuestionAsked } from './sessionState';
 
 /**
  * Everything that can happen to a session, as past-tense facts. All impurity (ids, times, what
@@ -44,7 +44,23 @@ export type SessionAction =
       readonly remembered?: string;
     }
   | { readonly type: 'cancelRequested'; readonly at: number }
-  | { readonly type: 'turnEnded'; readonly turnId: number; readonly id: string; readonly at: number; readonly stopReason: acp.StopReason; readonly usage?: unknown }
+  | {
+      readonly type: 'turnEnded';
+      readonly turnId: number;
+      readonly id: string;
+      readonly at: number;
+      readonly stopReason: acp.StopReason;
+      /** The prompt response's `usage` and `_meta`, as the agent sent them (usage.ts reads both). */
+      readonly usage?: unknown;
+      readonly meta?: unknown;
+    }
+  /**
+   * Calls the agent left open that the client saw finish (tool entry ids): an allowed edit whose
+   * file now holds the proposed text (app/editOutcomes.ts). They end `completed`.
+   */
+  | { readonly type: 'toolsConfirmed'; readonly entryIds: readonly string[]; readonly at: number }
+  /** The agent holds this prompt (a session opened whose last prompt got no reply); see SessionState.held. */
+  | { readonly type: 'promptHeld'; readonly held: HeldPrompt }
   | {
       readonly type: 'turnFailed';
       readonly turnId: number;
@@ -77,6 +93,8 @@ export type SessionAction =
       readonly actions?: readonly NoticeAction[];
       readonly forkFrom?: string;
       readonly suggestions?: NoticeSuggestions;
+      /** Machine output (a stderr tail), shown as such; `detail` is prose. */
+      readonly log?: string;
     }
   | { readonly type: 'modeChanged'; readonly modeId: string }
   | { readonly type: 'modelChanged'; readonly modelId: string }

@@ -234,9 +234,6 @@ export class SessionController implements Disposable {
     if (sessionId === undefined || this.stateValue.phase !== 'idle') {
       throw new Error(`Cannot send a prompt while the session is ${this.stateValue.phase}.`);
     }
-    if (this.stateValue.cancelledPromptPending === true) {
-      this.addNotice('info', this.t('The agent will combine this message with the cancelled one.'), this.t('Hermes prefixes the interrupted prompt to the next message it receives.'));
-    }
     const turnId = ++this.turnCounter;
     this.dispatch({ type: 'promptSubmitted', turnId, id: this.deps.newId(), at: this.deps.now(), blocks });
     return this.runTurn(turnId, () => this.connection.prompt({ sessionId, prompt: [...context, ...blocks] }));
@@ -264,7 +261,7 @@ export class SessionController implements Disposable {
     const disarm = armTurnDeadline(this, this.t, this.deps.promptDeadlineMs ?? defaultPromptDeadlineMs);
     try {
       const response = await send();
-      this.dispatch({ type: 'turnEnded', turnId, id: this.deps.newId(), at: this.deps.now(), stopReason: response.stopReason, usage: (response as { usage?: unknown }).usage });
+      this.dispatch({ type: 'turnEnded', turnId, id: this.deps.newId(), at: this.deps.now(), stopReason: response.stopReason, usage: (response as { usage?: unknown }).usage, meta: response._meta });
       return { kind: 'ended', stopReason: response.stopReason, response };
     } catch (error) {
       if (this.connection.isClosed) {
@@ -359,8 +356,11 @@ export class SessionController implements Disposable {
     this.dispatch({ type: 'agentExited', id: this.deps.newId(), noticeId: this.deps.newId(), at: this.deps.now(), message, stderrTail, ...(expected ? { expected } : {}) });
   }
 
-  /** A notice in the transcript; `forkFrom` (a user entry id) adds "Start fresh from here". */
-  addNotice(level: NoticeLevel, title: string, detail?: string, actions?: readonly NoticeAction[], forkFrom?: string): void {
+  /**
+   * A notice in the transcript: `detail` is prose, `log` machine output (a stderr tail); `forkFrom`
+   * (a user entry id) adds "Start fresh from here".
+   */
+  addNotice(level: NoticeLevel, title: string, detail?: string, actions?: readonly NoticeAction[], forkFrom?: string, log?: string): void {
     this.dispatch({
       type: 'noticeAdded',
       id: this.deps.newId(),
@@ -370,6 +370,7 @@ export class SessionController implements Disposable {
       ...(detail !== undefined ? { detail } : {}),
       ...(actions !== undefined ? { actions } : {}),
       ...(forkFrom !== undefined ? { forkFrom } : {}),
+      ...(log !== undefined && log !== '' ? { log } : {}),
     });
   }
 

@@ -1,5 +1,5 @@
 import type { NoticeActionView } from '../protocol/sessionView';
-import { PROTOCOL_VERSION, type AttachmentView, type MentionView, type WebviewMessage } from '../protocol/webviewProtocol';
+import { PROTOCOL_VERSION, type AttachmentView, type ClientCommandName, type MentionView, type WebviewMessage } from '../protocol/webviewProtocol';
 import type { HostBridge } from './hostBridge';
 
 /** Everything the UI can ask the host to do. UI code calls these; only this module posts. */
@@ -32,6 +32,8 @@ export interface Actions {
   cancelQuestion(requestId: string): void;
   rewriteMessage(entryId: string, text: string, confirmedTurns: number): void;
   chooseSuggestion(entryId: string, value: string): void;
+  /** One of the chat's own slash commands (`/new`, `/restart`, …): run by the host, not sent to the agent. */
+  runClientCommand(name: ClientCommandName): void;
   /** `@` mentions: workspace files matching the query (a request the host answers). */
   searchMentions(query: string): Promise<readonly MentionView[]>;
   /** Routes a `request/result` from the host to the request waiting for it. */
@@ -58,6 +60,7 @@ export function createActions(bridge: Pick<HostBridge, 'post'>): Actions {
     setModel: (modelId) => post({ type: 'model/set', modelId }),
     setConfig: (configId, value) => post({ type: 'config/set', configId, value }),
     forkFromHere: (entryId) => post({ type: 'fork/fromHere', entryId }),
+    runClientCommand: (name) => post({ type: 'clientCommand/run', name }),
     restoreTurn: (turnId) => post({ type: 'turn/restore', turnId }),
     rewindTurn: (turnId) => post({ type: 'turn/rewind', turnId }),
     retryTurn: (turnId) => post({ type: 'turn/retry', turnId }),

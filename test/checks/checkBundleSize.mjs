@@ -19,7 +19,9 @@ const kb = (bytes) => `${(bytes / 1024).toFixed(1)} KB`;
 
 // Issue 20: main.js ≤ 150 KB. What the first paint of a chat does not show loads later from cards.js
 // (src/webview/lazy/cards.ts).
-const budgets = { 'dist/webview/main.js': 150 * 1024, 'dist/webview/cards.js': 24 * 1024, 'dist/webview/hljs/core.js': 24 * 1024 };
+// cards.js: 28 KB since issue 38 (the failure block, held prompts, the chat's own commands, a
+// permission's "Checked" list moved there from main.js); it is fetched when the page is idle.
+const budgets = { 'dist/webview/main.js': 150 * 1024, 'dist/webview/cards.js': 28 * 1024, 'dist/webview/hljs/core.js': 24 * 1024 };
 for (const name of Object.keys(grammars)) {
   budgets[`dist/webview/hljs/${name}.js`] = 24 * 1024;
 }

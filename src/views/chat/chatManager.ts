@@ -1,8 +1,10 @@
 import * as vscode from 'vscode';
+import type * as acp from '@agentclientprotocol/sdk';
 import type { AgentDefinition, AgentHost } from '../../host/agentHost';
 import { AgentHosts } from '../../app/agentHosts';
 import { ChatRegistry } from '../../app/chatRegistry';
 import { forkChat } from '../../app/forkChat';
+import { defaultMaxFileBytes, readDiskText } from '../../changes/diskText';
 import { SessionHistory, type KnownSession } from '../../app/sessionHistory';
 import { describeError } from '../../agentPort/agentErrors';
 import { notificationLabel } from '../../util/displayText';
@@ -151,11 +153,17 @@ export class ChatManager implements vscode.Disposable {
     this.openPanel = opener;
   }
 
-  /** Forks a chat (whole, or from an earlier message) into an editor tab beside it. */
-  async forkAndOpen(source: ChatSession, fromEntryId?: string): Promise<ChatSession | undefined> {
+  /**
+   * Forks a chat (whole, or from an earlier message) into an editor tab beside it; `send` goes as
+   * the fork's first prompt instead of waiting in its composer (Retry of a prompt the agent holds).
+   */
+  async forkAndOpen(source: ChatSession, fromEntryId?: string, send?: readonly acp.ContentBlock[]): Promise<ChatSession | undefined> {
     try {
       const { chat, draft } = await this.forkChat(source, fromEntryId);
-      this.openPanel(chat, draft);
+      this.openPanel(chat, send === undefined ? draft : undefined);
+      if (send !== undefined) {
+        void chat.submit(send);
+      }
       return chat;
     } catch (e) {
       void vscode.window.showErrorMessage(vscode.l10n.t('Could not fork the session: {0}', notificationLabel(describeError(e), 500)));
@@ -218,6 +226,11 @@ export class ChatManager implements vscode.Disposable {
       settingsScope: agentSettingsScope,
       signIn: this.signInPorts,
       setup: this.sessionSetup,
+      // Edits the agent leaves open (Hermes' patch/write_file) end completed when the file shows them applied.
+      fileText: async (p) => {
+        const disk = await readDiskText(p, defaultMaxFileBytes);
+        return disk.kind === 'text' ? disk.text : undefined;
+      },
       ...(def.demo === true ? { quirks: demoAgentQuirks } : {}),
     });
     this.chats.add(chat);

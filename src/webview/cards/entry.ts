@@ -2,7 +2,9 @@
 // Its imports of the webview's shared modules (dom, strings, text) resolve to the bundle's own
 // instances (scripts/build.mjs, src/webview/lazy/shared.ts): one window, one string table, one id counter.
 import { publishCards, type Cards } from '../lazy/cards';
+import { HeldPromptLine, mergedNote } from '../render/heldPrompt';
 import { McpSummary } from '../render/mcpSummary';
+import { checkDetails, offersRememberChoice, RememberChoice } from '../render/permissionCheck';
 import { MentionMenu } from '../render/mentionMenu';
 import { NoticeView } from '../render/notice';
 import { PlanDock, PlanView } from '../render/plan';
@@ -12,5 +14,5 @@ import { SignInCard } from '../render/signInCard';
 import { SlashMenu } from '../render/slashMenu';
 import { TurnEndView } from '../render/turnEnd';
 
-export const cards: Cards = { SignInCard, McpSummary, QuestionView, RewriteEditor, SlashMenu, MentionMenu, NoticeView, TurnEndView, PlanView, PlanDock };
+export const cards: Cards = { SignInCard, McpSummary, QuestionView, RewriteEditor, SlashMenu, MentionMenu, NoticeView, TurnEndView, PlanView, PlanDock, HeldPromptLine, mergedNote, checkDetails, RememberChoice, offersRememberChoice };
 publishCards(cards);

@@ -1,4 +1,6 @@
+import type { HeldPromptLine, mergedNote } from '../render/heldPrompt';
 import type { McpSummary } from '../render/mcpSummary';
+import type { checkDetails, offersRememberChoice, RememberChoice } from '../render/permissionCheck';
 import type { MentionMenu } from '../render/mentionMenu';
 import type { NoticeView } from '../render/notice';
 import type { PlanDock, PlanView } from '../render/plan';
@@ -29,6 +31,11 @@ export interface Cards {
   readonly TurnEndView: typeof TurnEndView;
   readonly PlanView: typeof PlanView;
   readonly PlanDock: typeof PlanDock;
+  readonly HeldPromptLine: typeof HeldPromptLine;
+  readonly mergedNote: typeof mergedNote;
+  readonly checkDetails: typeof checkDetails;
+  readonly RememberChoice: typeof RememberChoice;
+  readonly offersRememberChoice: typeof offersRememberChoice;
 }
 
 /** Runs the script `file` (next to the bundle); `undefined` when it has run synchronously (tests). */

@@ -11,6 +11,10 @@ function elapsed(ms: number): string {
 }
 
 function phaseText(header: SessionHeaderView, hostNow: number): string | undefined {
+  // Restart Agent: from the click until the session is back, a start — never "Agent exited".
+  if (header.restarting === true && (header.phase === 'exited' || header.phase === 'starting' || header.phase === 'new')) {
+    return t('Restarting…');
+  }
   switch (header.phase) {
     case 'starting':
       return t('Starting…');
@@ -56,7 +60,7 @@ export class TopBar {
       return;
     }
     const phase = phaseLabel(header, this.env);
-    setAttr(this.phase, 'class', `phase phase-${header.phase}`);
+    setAttr(this.phase, 'class', `phase phase-${header.restarting === true && header.phase === 'exited' ? 'starting' : header.phase}`);
     if (this.phase.textContent !== (phase ?? '')) {
       this.phase.textContent = phase ?? '';
     }
@@ -90,8 +94,13 @@ export class TopBar {
       this.meter.low = size * 0.7;
       this.meter.high = size * 0.9;
       this.meter.optimum = 0;
-      this.usageText.textContent = t('{0} / {1} tokens', compactNumber(usage.used), compactNumber(usage.size));
-      this.usage.title = t('Context window: {0} of {1} tokens used', usage.used.toLocaleString(), usage.size.toLocaleString());
+      this.usageText.textContent = t('context {0} / {1}', compactNumber(usage.used), compactNumber(usage.size));
+      // Not a turn's tokens (the footers count those): how full the model's context window is now.
+      this.usage.title = t(
+        'Context window: {0} of {1} tokens in use. Turn footers count each turn’s own tokens.',
+        usage.used.toLocaleString(),
+        usage.size.toLocaleString(),
+      );
       this.cost.textContent = usage.cost !== undefined ? formatCost(usage.cost.amount, usage.cost.currency) : '';
       setHidden(this.cost, usage.cost === undefined);
     }
@@ -113,8 +122,8 @@ export class SessionControls {
   private readonly configControls = new Map<string, SelectControl | HTMLInputElement>();
 
   constructor(private readonly env: RenderEnv) {
-    this.mode = new SelectControl(t('Mode'), 'symbol-namespace', (id) => this.env.actions.setMode(id));
-    this.model = new SelectControl(t('Model'), 'sparkle', (id) => this.env.actions.setModel(id));
+    this.mode = new SelectControl(t('Mode'), modeIcon, (id) => this.env.actions.setMode(id));
+    this.model = new SelectControl(t('Model'), modelIcon, (id) => this.env.actions.setModel(id));
     this.element.append(this.mode.element, this.model.element, this.config);
   }
 
@@ -145,7 +154,9 @@ export class SessionControls {
     for (const option of options) {
       if (option.type === 'select') {
         const id = option.id;
-        const control = new SelectControl(option.name, 'settings', (value) => this.env.actions.setConfig(id, value));
+        // Claude sends its mode and model as config options: the same icons and labels as the legacy selectors.
+        const [label, iconName] = option.category === 'mode' ? [t('Mode'), modeIcon] : option.category === 'model' ? [t('Model'), modelIcon] : [option.name, 'settings'];
+        const control = new SelectControl(label, iconName, (value) => this.env.actions.setConfig(id, value));
         this.configControls.set(option.id, control);
         this.config.appendChild(control.element);
       } else {
@@ -159,7 +170,14 @@ export class SessionControls {
   }
 }
 
-/** A labelled `<select>`; rebuilt only when its options change, so focus and the open list survive updates. */
+const modeIcon = 'symbol-namespace';
+const modelIcon = 'sparkle';
+
+/**
+ * A labelled `<select>` ("Mode: Default", "Model: Default": the label is visible, so two selectors
+ * showing "Default" can be told apart); rebuilt only when its options change, so focus and the
+ * open list survive updates.
+ */
 class SelectControl {
   readonly element: HTMLElement;
   private readonly select = el('select');
@@ -172,6 +190,7 @@ class SelectControl {
     this.element = el('div', { class: 'control' }, [
       el('label', { class: 'visually-hidden', attrs: { for: id }, text: label }),
       icon(iconName, 'control-icon'),
+      el('span', { class: 'control-label', attrs: { 'aria-hidden': 'true' }, text: t('{0}:', label) }),
       this.select,
     ]);
     this.select.addEventListener('change', () => onChange(this.select.value));

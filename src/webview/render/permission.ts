@@ -2,8 +2,9 @@ import type { PermissionOptionView, PermissionView } from '../../protocol/sessio
 import { append, clear, el, icon, uniqueId } from '../dom';
 import { t } from '../strings';
 import { visibleTitle } from '../text';
+import { chunkError, withCards } from '../lazy/lazyCard';
 import { agentName, type RenderEnv } from './env';
-import { checkDetails, offersRememberChoice, RememberChoice } from './permissionCheck';
+import type { RememberChoice } from './permissionCheck';
 
 /** Alt+Y answers the first allow_once option, Alt+N the first reject_once option. */
 export const allowShortcut = 'Alt+Y';
@@ -53,26 +54,38 @@ export class PermissionPrompt {
     e.className = `permission permission-${permission.status}`;
     e.setAttribute('aria-label', t('Permission requested: {0}', visibleTitle(title)));
     this.remember = undefined;
+    // What the policy checked and the "always" choice come with the cards chunk (fetched when the
+    // page is idle after its first paint, so normally long before a permission request).
+    const details = el('div', { class: 'permission-details' });
     if (permission.status === 'pending') {
-      this.remember = offersRememberChoice(permission) ? new RememberChoice(permission.check.argv) : undefined;
       append(e, [
         el('div', { class: 'permission-head' }, [
           icon('shield'),
           el('span', { class: 'permission-title', attrs: { id: this.headingId }, text: t('{0} asks for permission', agentName(this.env)) }),
         ]),
         this.timer,
-        permission.check !== undefined ? checkDetails(permission.check, undefined) : null,
-        this.remember?.element,
+        details,
         this.options(permission),
       ]);
       this.updateTimer();
     } else {
       e.removeAttribute('aria-label');
-      e.append(el('div', { class: 'permission-head' }, [icon(outcomeIcon(permission)), el('span', { text: outcomeText(permission, this.env) })]));
-      if (permission.check !== undefined || permission.remembered !== undefined) {
-        e.append(checkDetails(permission.check ?? { targets: [], decision: '' }, permission.remembered));
-      }
+      e.append(el('div', { class: 'permission-head' }, [icon(outcomeIcon(permission)), el('span', { text: outcomeText(permission, this.env) })]), details);
     }
+    withCards(
+      (cards) => {
+        if (this.permission !== permission) {
+          return;
+        }
+        if (permission.status === 'pending') {
+          this.remember = cards.offersRememberChoice(permission) ? new cards.RememberChoice(permission.check.argv) : undefined;
+          append(details, [permission.check !== undefined ? cards.checkDetails(permission.check, undefined) : null, this.remember?.element]);
+        } else if (permission.check !== undefined || permission.remembered !== undefined) {
+          details.append(cards.checkDetails(permission.check ?? { targets: [], decision: '' }, permission.remembered));
+        }
+      },
+      (error) => details.replaceChildren(chunkError(t('permission details'), error)),
+    );
     this.setTicking(permission.status === 'pending');
   }
 

@@ -3,7 +3,7 @@ import { clear, el, icon, setAttr, setHidden, uniqueId } from '../dom';
 import { t } from '../strings';
 import { formatDuration, visibleLabel, visibleText, visibleTitle } from '../text';
 import type { EntryComponent } from '../viewStore';
-import type { RenderEnv } from './env';
+import { agentName, type RenderEnv } from './env';
 import { PermissionPrompt } from './permission';
 import { createContentItem, type ContentItem } from './toolContent';
 
@@ -30,6 +30,7 @@ const statusIcons: Readonly<Record<ToolStatusView, string>> = {
   cancelled: 'circle-slash',
   ended: 'question',
   interrupted: 'debug-disconnect',
+  denied: 'circle-slash',
 };
 
 export function statusText(status: ToolStatusView): string {
@@ -48,6 +49,8 @@ export function statusText(status: ToolStatusView): string {
       return t('Ended without a result');
     case 'interrupted':
       return t('Interrupted');
+    case 'denied':
+      return t('Denied');
   }
 }
 
@@ -188,7 +191,8 @@ export class ToolCallView implements EntryComponent {
     this.status.className = `tool-status status-${entry.status}`;
     const spin = entry.status === 'in_progress' ? 'codicon-modifier-spin' : '';
     this.status.append(icon(statusIcons[entry.status], spin), el('span', { class: 'status-text', text: statusText(entry.status) }));
-    this.status.title = statusText(entry.status);
+    // The agent sent no result: say how the client knows it was applied.
+    this.status.title = entry.confirmed === 'disk' ? t('Completed: the file holds the proposed change ({0} sent no result)', agentName(this.env)) : statusText(entry.status);
     this.duration.textContent = entry.endedAt !== undefined ? formatDuration(entry.endedAt - entry.startedAt) : '';
   }
 

@@ -69,7 +69,21 @@ export class UserMessageView implements EntryComponent {
       body,
       chips.childElementCount > 0 && chips,
       entry.excluded && el('div', { class: 'excluded-note' }, [icon('eye-closed'), el('span', { text: t('not sent to the agent again') })]),
+      entry.mergedWith !== undefined && this.mergedNote(entry.mergedWith),
     ]);
+  }
+
+  /**
+   * The agent sent this message together with a prompt it held (Hermes: the cancelled or failed one
+   * in front): said under the text, with the held prompt on demand — never shown as the user's words.
+   */
+  private mergedNote(merged: NonNullable<UserEntry['mergedWith']>): HTMLElement {
+    const slot = el('div', { class: 'merged-slot' });
+    withCards(
+      (cards) => slot.replaceChildren(cards.mergedNote(merged)),
+      (error) => slot.replaceChildren(chunkError(t('note about the merged message'), error)),
+    );
+    return slot;
   }
 
   /** This message and the user messages after it in the transcript. */

@@ -280,8 +280,9 @@ suite('hermes-acp-run', function () {
       assert.equal(permission.rule, '--permissions deny');
       assert.equal(result.text, 'You chose deny.');
       const blocked = evs.find((e) => e.type === 'tool_result' && e.tool_call_id === permission.tool_call_id);
-      assert.equal(blocked?.is_error, true);
-      assert.match(String(blocked.output), /BLOCKED/);
+      // The runner's choice, as the chat's "Denied": not an error.
+      assert.deepEqual([blocked?.status, blocked?.is_error], ['denied', false]);
+      assert.match(String(blocked?.output), /BLOCKED/);
     });
 
     test('allow answers allow_once', async () => {
@@ -314,14 +315,14 @@ suite('hermes-acp-run', function () {
     });
   });
 
-  test('a Hermes-style edit whose approval is denied is one call: failed with the denial, named by the approval\'s rawInput.tool', async () => {
+  test('a Hermes-style edit whose approval is denied is one call: denied with the denial, named by the approval\'s rawInput.tool', async () => {
     const run = await runCli(oneShot('[edit path=notes.txt]'), { cwd: work.path });
     assert.equal(run.code, 0, run.stderr);
     const evs = events(run);
     assert.equal(ofType(evs, 'tool_result').length, 1, 'the approval joined the call it guards');
     const denied = evs.find((e) => e.type === 'tool_result' && String(e.tool_call_id).startsWith('tc-'));
-    assert.equal(denied?.status, 'failed');
-    assert.equal(denied.is_error, true);
+    assert.equal(denied?.status, 'denied');
+    assert.equal(denied.is_error, false);
     assert.equal(denied.output, 'permission denied: --permissions deny');
     assert.equal(denied.name, 'write_file', 'named by the approval\'s rawInput.tool');
     assert.equal(fs.existsSync(path.join(work.path, 'notes.txt')), false, 'denied: the agent did not write');

@@ -80,7 +80,7 @@ for (const gateway of gateways) {
         ofType(d, 'permission').map((p) => [p.tool_call_id, p.outcome, p.optionId, p.option_kind, p.rule]),
         [['tool-rm', 'selected', 'deny', 'reject_once', '--permissions deny']],
       );
-      assert.deepEqual(ofType(d, 'tool_result').map((r) => [r.tool_call_id, r.status, r.is_error]), [['tool-rm', 'failed', true]]);
+      assert.deepEqual(ofType(d, 'tool_result').map((r) => [r.tool_call_id, r.status, r.is_error]), [['tool-rm', 'denied', false]]);
       assert.equal(resultOf(d).text, 'approval: deny');
     });
 

@@ -79,7 +79,7 @@ for (const gateway of gateways) {
           assert.deepEqual(permission?.targets, [`run rm -r ${victim}`], 'the policy judged the command');
         }
         assert.deepEqual(ofType(evs, 'tool_use').map((t) => [t.name, t.kind, t.input]), [['terminal', 'execute', { command: `rm -r ${victim}` }]]);
-        assert.deepEqual(ofType(evs, 'tool_result').map((t) => [t.status, t.is_error]), [[choice === 'once' ? 'completed' : 'failed', choice !== 'once']]);
+        assert.deepEqual(ofType(evs, 'tool_result').map((t) => [t.status, t.is_error]), [choice === 'once' ? ['completed', false] : ['denied', false]]);
         assert.deepEqual(sentFrames(target, 'approval.respond').map((p) => p.choice), [choice], 'exactly one answer');
         assert.equal(fs.existsSync(victim), kept);
         assert.equal(String(resultOf(evs).text).trim(), 'The command finished.');

@@ -190,7 +190,7 @@ suite('webview: view store and transcript', () => {
       }),
     );
     const top = h.doc.querySelector('.topbar');
-    assert.match(top?.textContent ?? '', /Hermes.*Demo.*Fix tests.*12\.3k \/ 131k tokens/);
+    assert.match(top?.textContent ?? '', /Hermes.*Demo.*Fix tests.*context 12\.3k \/ 131k/);
     assert.equal(top?.querySelector<HTMLElement>('.badge-demo')?.hidden, false);
     const mode = byRole(h.doc, 'combobox', 'Mode')[0] as HTMLSelectElement | undefined;
     assert.equal(mode?.value, 'ask');
