@@ -214,7 +214,8 @@ suite('hermes-acp-run --transport api-server, Hermes v0.19.0 replayed', function
       const evs = events(run);
       assert.deepEqual(ofType(evs, 'permission').map((p) => [p.name, p.optionId]), [['terminal', choice]]);
       assert.deepEqual(ofType(evs, 'tool_use').map((t) => t.input), [{ command: `rm -r ${victim}` }]);
-      assert.deepEqual(ofType(evs, 'tool_result').map((t) => t.is_error), [choice !== 'once']);
+      // A refusal is the user's (here the policy's) choice, not an error: `denied`, is_error false.
+      assert.deepEqual(ofType(evs, 'tool_result').map((t) => [t.status, t.is_error]), [choice === 'once' ? ['completed', false] : ['denied', false]]);
       assert.deepEqual(resultOf(evs).tokens, { input: 2468, output: 112, total: 2580, cache_read: 0, cache_write: 0 });
       assert.equal(fs.existsSync(victim), kept);
     });
