@@ -15,6 +15,7 @@ import { ChatPermissions, type ChatPermissionOptions } from './chatPermissions';
 import { ContextNotes, type ContextNoteSummary } from './contextNotes';
 import type { AgentSettingsScope } from './settingsScope';
 import { describeStartError, exitTitle } from './startErrors';
+import { recogniseStderr } from './stderrCauses';
 import { restoreSession } from './restoreSession';
 import { SignIn, type SignInPorts } from './signIn';
 import type { SessionSetupSource } from './sessionSetup';
@@ -68,6 +69,8 @@ export class ChatSession implements Disposable {
   private heldPrompt: string | undefined;
   /** The user asked for a restart: the agent's exit that follows is not a crash. */
   private restartRequested = false;
+  /** A step of the chat's start is under way: an exit meanwhile is told by the start's own card. */
+  private startSteps = 0;
   private entryCounter = 0;
   /** Model and provider for the next `session/new` (a suggestion the user picked). */
   private startOptions: StartOptions = {};
@@ -121,7 +124,10 @@ export class ChatSession implements Disposable {
       this.endReviews(exit.expected ? 'the agent was stopped' : 'the agent exited');
       const t = this.options.t;
       const title = exit.expected ? (this.restartRequested ? t('Restarting {0}…', this.agentName) : t('The agent was stopped.')) : exitTitle(exit, t);
-      this.controller.agentExited(title, exit.expected ? '' : exit.stderrTail, exit.expected);
+      // One card per failure: an exit that ends the chat's start (or comes before it has a session)
+      // is told by the start error's card, with the stderr and its likely cause.
+      const startFailure = this.startSteps > 0 || this.controller.sessionId === undefined;
+      this.controller.agentExited(title, exit.expected ? '' : exit.stderrTail, exit.expected, !exit.expected && startFailure);
       this.restartRequested = false;
     });
   }
@@ -355,14 +361,28 @@ export class ChatSession implements Disposable {
     return connected.value.client;
   }
 
-  /** One step of the start (the agent, then the session) under a status line. */
+  /**
+   * One step of the start (the agent, then the session) under a status line. A line on the agent's
+   * stderr that names a known cause (it refuses root, lacks credentials) is added to the status at
+   * once: the step may otherwise wait for its deadline (`session/new`: 120 s) before it fails.
+   */
   private async startStep<T>(status: string, step: () => Promise<T>): Promise<{ value: T } | { error: unknown }> {
     this.showStatus(status);
+    this.startSteps++;
+    const host = this.hostValue;
+    const stderr = host.onStderrLine((line) => {
+      const cause = recogniseStderr(line, this.options.t);
+      if (cause !== undefined && this.statusValue?.startsWith(status) === true) {
+        this.showStatus(`${status} ${cause.summary}`);
+      }
+    });
     try {
       return { value: await step() };
     } catch (error) {
       return { error };
     } finally {
+      stderr.dispose();
+      this.startSteps--;
       this.showStatus(undefined);
     }
   }
@@ -391,7 +411,7 @@ export class ChatSession implements Disposable {
     if (ModelMismatchError.is(e)) {
       return; // the controller's notice already offers the suggestions
     }
-    const n = describeStartError(e, this.hostValue.definition, this.options.settingsScope?.(), this.options.t);
-    this.controller.addNotice('error', n.title, n.detail, n.actions);
+    const n = describeStartError(e, this.hostValue.definition, this.options.settingsScope?.(), this.options.t, this.hostValue.stderrTail());
+    this.controller.addNotice('error', n.title, n.detail, n.actions, undefined, n.log);
   }
 }

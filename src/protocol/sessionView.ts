@@ -129,7 +129,10 @@ export type EntryView =
       readonly id: string;
       readonly level: 'info' | 'warning' | 'error';
       readonly title: string;
+      /** Prose: what happened and what to do. */
       readonly detail?: string;
+      /** What the agent wrote (its last stderr lines), shown as a log. */
+      readonly log?: string;
       readonly actions: readonly NoticeActionView[];
       /** A user entry id: the notice offers "Start fresh from here" (a fork from before that message). */
       readonly forkFrom?: string;

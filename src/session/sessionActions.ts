@@ -66,6 +66,8 @@ export type SessionAction =
       readonly stderrTail: string;
       /** We stopped it (Restart Agent, settings change): said neutrally, without the crash actions. */
       readonly expected?: boolean;
+      /** No notice: the exit ended the chat's start, whose own card says why (one card per failure). */
+      readonly silent?: boolean;
     }
   | {
       readonly type: 'noticeAdded';
@@ -74,6 +76,7 @@ export type SessionAction =
       readonly level: NoticeLevel;
       readonly title: string;
       readonly detail?: string;
+      readonly log?: string;
       readonly actions?: readonly NoticeAction[];
       readonly forkFrom?: string;
       readonly suggestions?: NoticeSuggestions;

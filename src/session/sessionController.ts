@@ -348,19 +348,25 @@ export class SessionController implements Disposable {
     this.permissions.expire(requestId);
   }
 
-  /** The agent process ended: the transcript stays, the turn is marked interrupted; `expected` (a restart) is said neutrally. */
-  agentExited(message: string, stderrTail: string, expected = false): void {
+  /**
+   * The agent process ended: the transcript stays, the turn is marked interrupted; `expected` (a
+   * restart) is said neutrally; `silent` adds no notice (the caller's own card explains the exit).
+   */
+  agentExited(message: string, stderrTail: string, expected = false, silent = false): void {
     this.permissions.cancelAll('agent exited');
     this.questions.cancelAll('agent exited');
     if (this.stateValue.phase === 'exited') {
       return;
     }
     this.feed.dispose();
-    this.dispatch({ type: 'agentExited', id: this.deps.newId(), noticeId: this.deps.newId(), at: this.deps.now(), message, stderrTail, ...(expected ? { expected } : {}) });
+    this.dispatch({ type: 'agentExited', id: this.deps.newId(), noticeId: this.deps.newId(), at: this.deps.now(), message, stderrTail, ...(expected ? { expected } : {}), ...(silent ? { silent } : {}) });
   }
 
-  /** A notice in the transcript; `forkFrom` (a user entry id) adds "Start fresh from here". */
-  addNotice(level: NoticeLevel, title: string, detail?: string, actions?: readonly NoticeAction[], forkFrom?: string): void {
+  /**
+   * A notice in the transcript; `forkFrom` (a user entry id) adds "Start fresh from here"; `log`
+   * is what the agent wrote (its stderr tail), shown apart from the prose `detail`.
+   */
+  addNotice(level: NoticeLevel, title: string, detail?: string, actions?: readonly NoticeAction[], forkFrom?: string, log?: string): void {
     this.dispatch({
       type: 'noticeAdded',
       id: this.deps.newId(),
@@ -368,6 +374,7 @@ export class SessionController implements Disposable {
       level,
       title,
       ...(detail !== undefined ? { detail } : {}),
+      ...(log !== undefined && log !== '' ? { log } : {}),
       ...(actions !== undefined ? { actions } : {}),
       ...(forkFrom !== undefined ? { forkFrom } : {}),
     });

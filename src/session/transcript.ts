@@ -64,7 +64,7 @@ function renderEntry(entry: Entry, options: TranscriptOptions): string[] {
     case 'plan':
       return ['### Plan', '', ...renderPlan(entry.entries)];
     case 'notice':
-      return [`> **${entry.level}:** ${entry.title}`, ...(entry.detail !== undefined ? quote(entry.detail) : [])];
+      return [`> **${entry.level}:** ${entry.title}`, ...(entry.detail !== undefined ? quote(entry.detail) : []), ...(entry.log !== undefined ? quote(entry.log) : [])];
     case 'turnEnd':
       return ['---', renderFooter(entry, options)];
     case 'question':

@@ -116,6 +116,7 @@ export class ViewProjector {
           title: e.title,
           actions: e.actions ?? [],
           ...(e.detail !== undefined ? { detail: e.detail } : {}),
+          ...(e.log !== undefined ? { log: e.log } : {}),
           ...(e.forkFrom !== undefined ? { forkFrom: e.forkFrom } : {}),
           ...(e.suggestions !== undefined ? { suggestions: e.suggestions } : {}),
         };

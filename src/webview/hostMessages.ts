@@ -227,6 +227,7 @@ function isEntry(v: unknown): v is EntryView {
         isLevel(v.level) &&
         isStr(v.title) &&
         optional(v.detail, isStr) &&
+        optional(v.log, isStr) &&
         isArr(v.actions, isNoticeAction) &&
         optional(v.forkFrom, isStr) &&
         optional(v.suggestions, (x): x is Rec => isRec(x) && x.kind === 'model' && isStr(x.model) && isStr(x.provider) && isArr(x.values, isStr))

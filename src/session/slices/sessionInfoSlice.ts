@@ -76,6 +76,7 @@ export function reduceSessionInfo(state: SessionState, action: SessionInfoAction
           title: action.title,
           at: action.at,
           ...(action.detail !== undefined ? { detail: action.detail } : {}),
+          ...(action.log !== undefined && action.log !== '' ? { log: action.log } : {}),
           ...(action.actions !== undefined ? { actions: action.actions } : {}),
           ...(action.forkFrom !== undefined ? { forkFrom: action.forkFrom } : {}),
           ...(action.suggestions !== undefined ? { suggestions: action.suggestions } : {}),
