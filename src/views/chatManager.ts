@@ -57,6 +57,8 @@ export class ChatManager implements vscode.Disposable {
   /** Any chat or agent state changed (status bar, context keys). */
   readonly onDidChange = this.onDidChangeEmitter.event;
   private sidebarChat: ChatSession | undefined;
+  /** The chat the user looks at last (an editor tab's, or the side bar's): the status bar follows it. */
+  private activeChatValue: ChatSession | undefined;
   readonly reviewer = new DiffReviewer();
   private readonly messages: ChatMessages;
   private readonly history: SessionHistory;
@@ -191,6 +193,24 @@ export class ChatManager implements vscode.Disposable {
     return this.sidebarChat;
   }
 
+  /** The chat the user looked at last (an editor tab that became active, the side bar shown, a new side bar chat). */
+  get activeChat(): ChatSession | undefined {
+    const chat = this.activeChatValue;
+    return chat !== undefined && this.chats.all.includes(chat) ? chat : this.sidebarChat;
+  }
+
+  setActiveChat(chat: ChatSession): void {
+    if (this.activeChatValue !== chat) {
+      this.activeChatValue = chat;
+      this.onDidChangeEmitter.fire();
+    }
+  }
+
+  /** The agent a new chat would use (named by the status bar before any chat exists). */
+  get defaultAgentName(): string {
+    return this.options.config.defaultAgent().name;
+  }
+
   private workspaceFolders(): string[] {
     return (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath);
   }
@@ -243,6 +263,8 @@ export class ChatManager implements vscode.Disposable {
     const old = this.sidebarChat;
     const chat = this.createChat(def);
     this.sidebarChat = chat;
+    // New Session, Select Agent, a registry install: the side bar's new chat is the one in view.
+    this.activeChatValue = chat;
     // Before anyone shows the chat: a reveal auto-starts a chat nothing has started yet.
     begin?.(chat);
     this.onDidChangeSidebarChatEmitter.fire(chat);
