@@ -82,6 +82,12 @@ async function serve(): Promise<void> {
       (knobs.configOptions ? ', config options' : ', modes + legacy models'),
   );
   await connection.closed;
+  if (knobs.ignoreEof) {
+    // Like Claude Agent ACP and Codex ACP: the host going away is not a reason to stop.
+    log('connection closed (stdin ended); staying (SCRIPTED_AGENT_IGNORE_EOF)');
+    setInterval(() => undefined, 60_000);
+    return;
+  }
   log('connection closed (stdin ended); exiting');
   await exitAfterFlush(runtime, 0);
 }
