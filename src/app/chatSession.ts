@@ -15,7 +15,7 @@ import { ChatPermissions, type ChatPermissionOptions } from './chatPermissions';
 import { ContextNotes, type ContextNoteSummary } from './contextNotes';
 import type { AgentSettingsScope } from './settingsScope';
 import { describeStartError, exitTitle } from './startErrors';
-import { recogniseStderr } from './stderrCauses';
+import { StartSteps } from './startSteps';
 import { restoreSession } from './restoreSession';
 import { SignIn, type SignInPorts } from './signIn';
 import type { SessionSetupSource } from './sessionSetup';
@@ -69,8 +69,7 @@ export class ChatSession implements Disposable {
   private heldPrompt: string | undefined;
   /** The user asked for a restart: the agent's exit that follows is not a crash. */
   private restartRequested = false;
-  /** A step of the chat's start is under way: an exit meanwhile is told by the start's own card. */
-  private startSteps = 0;
+  private readonly steps: StartSteps;
   private entryCounter = 0;
   /** Model and provider for the next `session/new` (a suggestion the user picked). */
   private startOptions: StartOptions = {};
@@ -106,6 +105,7 @@ export class ChatSession implements Disposable {
     const signInChat = { get host() { return hostOf(); }, claimStart: (run: () => Promise<boolean>) => this.claimStart(run), noteRestart: () => this.noteRestart(), changed: () => this.onDidChangeEmitter.fire() };
     this.signIn = new SignIn(signInChat, options.signIn, options.t);
     this.exitWatch = this.watchExit(options.host);
+    this.steps = new StartSteps(this, options.t);
   }
 
   /** Moves the chat to another host of its agent ("Reconnect with the new settings"); the next ensureStarted restores the session there. */
@@ -126,7 +126,7 @@ export class ChatSession implements Disposable {
       const title = exit.expected ? (this.restartRequested ? t('Restarting {0}…', this.agentName) : t('The agent was stopped.')) : exitTitle(exit, t);
       // One card per failure: an exit that ends the chat's start (or comes before it has a session)
       // is told by the start error's card, with the stderr and its likely cause.
-      const startFailure = this.startSteps > 0 || this.controller.sessionId === undefined;
+      const startFailure = this.steps.active || this.controller.sessionId === undefined;
       this.controller.agentExited(title, exit.expected ? '' : exit.stderrTail, exit.expected, !exit.expected && startFailure);
       this.restartRequested = false;
     });
@@ -338,7 +338,7 @@ export class ChatSession implements Disposable {
     if (previous !== undefined) {
       return this.restore(client, previous);
     }
-    const started = await this.startStep(this.options.t('Starting a session with {0}…', this.agentName), () => this.controller.start(this.startOptions));
+    const started = await this.steps.run(this.options.t('Starting a session with {0}…', this.agentName), () => this.controller.start(this.startOptions));
     if ('error' in started) {
       return this.startFailed(started.error, () => this.start());
     }
@@ -352,39 +352,13 @@ export class ChatSession implements Disposable {
     if (!(await mayConnect(ctx))) {
       return undefined;
     }
-    const connected = await this.startStep(o.t('Starting {0}…', this.agentName), () => connectAgent(ctx));
+    const connected = await this.steps.run(o.t('Starting {0}…', this.agentName), () => connectAgent(ctx));
     if ('error' in connected) {
       await this.startFailed(connected.error);
       return undefined;
     }
     this.mcpViewValue = connected.value.mcpView;
     return connected.value.client;
-  }
-
-  /**
-   * One step of the start (the agent, then the session) under a status line. A line on the agent's
-   * stderr that names a known cause (it refuses root, lacks credentials) is added to the status at
-   * once: the step may otherwise wait for its deadline (`session/new`: 120 s) before it fails.
-   */
-  private async startStep<T>(status: string, step: () => Promise<T>): Promise<{ value: T } | { error: unknown }> {
-    this.showStatus(status);
-    this.startSteps++;
-    const host = this.hostValue;
-    const stderr = host.onStderrLine((line) => {
-      const cause = recogniseStderr(line, this.options.t);
-      if (cause !== undefined && this.statusValue?.startsWith(status) === true) {
-        this.showStatus(`${status} ${cause.summary}`);
-      }
-    });
-    try {
-      return { value: await step() };
-    } catch (error) {
-      return { error };
-    } finally {
-      stderr.dispose();
-      this.startSteps--;
-      this.showStatus(undefined);
-    }
   }
 
   /** A start failed: the sign-in card when the agent asks to sign in (`retry` repeats the call), else the start-error notice. */

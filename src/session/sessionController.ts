@@ -348,10 +348,7 @@ export class SessionController implements Disposable {
     this.permissions.expire(requestId);
   }
 
-  /**
-   * The agent process ended: the transcript stays, the turn is marked interrupted; `expected` (a
-   * restart) is said neutrally; `silent` adds no notice (the caller's own card explains the exit).
-   */
+  /** The agent ended: the transcript stays, the turn is interrupted; `expected` (a restart) is neutral; `silent`: no notice (the caller's card says it). */
   agentExited(message: string, stderrTail: string, expected = false, silent = false): void {
     this.permissions.cancelAll('agent exited');
     this.questions.cancelAll('agent exited');
@@ -362,10 +359,7 @@ export class SessionController implements Disposable {
     this.dispatch({ type: 'agentExited', id: this.deps.newId(), noticeId: this.deps.newId(), at: this.deps.now(), message, stderrTail, ...(expected ? { expected } : {}), ...(silent ? { silent } : {}) });
   }
 
-  /**
-   * A notice in the transcript; `forkFrom` (a user entry id) adds "Start fresh from here"; `log`
-   * is what the agent wrote (its stderr tail), shown apart from the prose `detail`.
-   */
+  /** A notice; `forkFrom` (a user entry id) adds "Start fresh from here"; `log` is the agent's stderr tail, apart from the prose `detail`. */
   addNotice(level: NoticeLevel, title: string, detail?: string, actions?: readonly NoticeAction[], forkFrom?: string, log?: string): void {
     this.dispatch({
       type: 'noticeAdded',

@@ -57,7 +57,6 @@ export class ChatManager implements vscode.Disposable {
   /** Any chat or agent state changed (status bar, context keys). */
   readonly onDidChange = this.onDidChangeEmitter.event;
   private sidebarChat: ChatSession | undefined;
-  /** The chat the user looks at last (an editor tab's, or the side bar's): the status bar follows it. */
   private activeChatValue: ChatSession | undefined;
   readonly reviewer = new DiffReviewer();
   private readonly messages: ChatMessages;
@@ -206,11 +205,6 @@ export class ChatManager implements vscode.Disposable {
     }
   }
 
-  /** The agent a new chat would use (named by the status bar before any chat exists). */
-  get defaultAgentName(): string {
-    return this.options.config.defaultAgent().name;
-  }
-
   private workspaceFolders(): string[] {
     return (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath);
   }
@@ -263,8 +257,7 @@ export class ChatManager implements vscode.Disposable {
     const old = this.sidebarChat;
     const chat = this.createChat(def);
     this.sidebarChat = chat;
-    // New Session, Select Agent, a registry install: the side bar's new chat is the one in view.
-    this.activeChatValue = chat;
+    this.activeChatValue = chat; // New Session, Select Agent, a registry install: now in view
     // Before anyone shows the chat: a reveal auto-starts a chat nothing has started yet.
     begin?.(chat);
     this.onDidChangeSidebarChatEmitter.fire(chat);

@@ -66,7 +66,7 @@ export class StatusBar implements vscode.Disposable {
 
   private update(): void {
     const { state, chat } = this.summary();
-    const name = chat?.agentName ?? this.manager.defaultAgentName;
+    const name = chat?.agentName ?? 'Hermes';
     // Turns running in other chats, for the tooltip (the item follows the active chat).
     const running = this.manager.allChats.filter((c) => c.controller.state.phase === 'running').length;
     const views: Record<typeof state, { icon: string; text: string; tip: string; bg?: string }> = {
