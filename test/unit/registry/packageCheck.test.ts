@@ -59,7 +59,9 @@ suite('registry npx packages are checked on the npm registry before they are cal
   });
 
   test('an unreachable registry, or no npm at all, is "could not be checked", never "installed"', async () => {
-    const closed = await refusal(checkNpmPackage('@google/gemini-cli@0.27.4', { cwd: rig().cwd, env: { ...env, npm_config_registry: 'http://127.0.0.1:9/' } }));
+    // npm waits 10 s before its one retry; the test shortens that wait, not the behaviour.
+    const quickRetry = { npm_config_fetch_retry_mintimeout: '100', npm_config_fetch_retry_maxtimeout: '200' };
+    const closed = await refusal(checkNpmPackage('@google/gemini-cli@0.27.4', { cwd: rig().cwd, env: { ...env, ...quickRetry, npm_config_registry: 'http://127.0.0.1:9/' } }));
     assert.equal(closed.kind, 'packageUnchecked');
     assert.match(closed.message, /ECONNREFUSED/);
     const noNpm = await refusal(checkNpmPackage('@google/gemini-cli@0.27.4', { cwd: rig().cwd, env: { ...env, PATH: path.join(os.tmpdir(), 'no-such-dir') } }));
