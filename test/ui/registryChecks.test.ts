@@ -192,8 +192,9 @@ suite('ACP Registry checks in code-server + Chromium', function () {
     await row.click();
     await action(/Remove/);
     await dialog(page, `Remove ${archName}?`).getByRole('button', { name: 'Remove' }).click();
-    await waitUntil('the entry removed', () => Promise.resolve(settingsEntry('arch') === undefined), 15_000);
-    assert.equal(fs.existsSync(path.join(ui().server.runDir, 'ud', 'User', 'globalStorage', 'hermes-acp.hermes-acp', 'registry', 'agents', 'arch')), false, 'its files removed');
+    const installDir = path.join(ui().server.runDir, 'ud', 'User', 'globalStorage', 'hermes-acp.hermes-acp', 'registry', 'agents', 'arch');
+    // The entry goes first, then the files (RegistryInstaller.remove).
+    await waitUntil('the entry and its files removed', () => Promise.resolve(settingsEntry('arch') === undefined && !fs.existsSync(installDir)), 15_000);
   });
 
   test('a registry that answers with invalid JSON is named as such, not "offline"', async () => {
