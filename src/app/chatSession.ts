@@ -124,9 +124,9 @@ export class ChatSession implements Disposable {
       this.endReviews(exit.expected ? 'the agent was stopped' : 'the agent exited');
       const t = this.options.t;
       const title = exit.expected ? (this.restartRequested ? t('Restarting {0}…', this.agentName) : t('The agent was stopped.')) : exitTitle(exit, t);
-      // One card per failure: an exit that ends the chat's start (or comes before it has a session)
-      // is told by the start error's card, with the stderr and its likely cause.
-      const startFailure = this.steps.active || this.controller.sessionId === undefined;
+      // One card per failure: an exit that ends the chat's start is told by the start error's card,
+      // with the stderr and its likely cause.
+      const startFailure = this.steps.active || this.steps.endedBy(exit);
       this.controller.agentExited(title, exit.expected ? '' : exit.stderrTail, exit.expected, !exit.expected && startFailure);
       this.restartRequested = false;
     });

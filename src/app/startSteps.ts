@@ -13,11 +13,12 @@ export interface StartStepsChat {
  * The steps of a chat's start (the agent, then the session), each under a status line. While one
  * runs, a line on the agent's stderr that names a known cause (it refuses root, lacks credentials)
  * is added to the status at once: the step may otherwise wait for its deadline (`session/new`:
- * 120 s) before it fails. `active` tells the chat's exit watch that an exit now ends the start (its
- * card is the start error's, not a crash notice of its own).
+ * 120 s) before it fails. `active` and `endedBy` tell the chat's exit watch that an exit ended the
+ * start (the same exit the step failed with): its card is the start error's, not a crash notice.
  */
 export class StartSteps {
   private running = 0;
+  private failedWith: unknown;
 
   constructor(
     private readonly chat: StartStepsChat,
@@ -28,9 +29,15 @@ export class StartSteps {
     return this.running > 0;
   }
 
+  /** Whether `error` is what the last step failed with (an exit seen after its step ended). */
+  endedBy(error: unknown): boolean {
+    return error === this.failedWith;
+  }
+
   async run<T>(status: string, step: () => Promise<T>): Promise<{ value: T } | { error: unknown }> {
     this.chat.showStatus(status);
     this.running++;
+    this.failedWith = undefined;
     const stderr = this.chat.host.onStderrLine((line) => {
       const cause = recogniseStderr(line, this.t);
       if (cause !== undefined && this.chat.status?.startsWith(status) === true) {
@@ -40,6 +47,7 @@ export class StartSteps {
     try {
       return { value: await step() };
     } catch (error) {
+      this.failedWith = error;
       return { error };
     } finally {
       stderr.dispose();
