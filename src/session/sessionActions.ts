@@ -11,6 +11,8 @@ export type SessionAction =
   /** The agent's `initialize` answer is known: its quirks apply from now on. */
   | { readonly type: 'agentConnected'; readonly quirks: AgentQuirks }
   | { readonly type: 'sessionStarting' }
+  /** session/new, load or resume failed: the chat is no longer "Starting…" (it shows why in a notice). */
+  | { readonly type: 'sessionStartFailed' }
   | {
       readonly type: 'sessionStarted';
       readonly sessionId: string;

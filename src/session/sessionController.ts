@@ -187,14 +187,12 @@ export class SessionController implements Disposable {
       this.attach(res.sessionId, res);
     } catch (e) {
       this.dispatch(mismatchNotice(e, this.deps.newId(), this.deps.now(), this.t));
+      this.dispatch({ type: 'sessionStartFailed' });
       throw e;
     }
   }
 
-  /**
-   * Opens an existing session with `session/load` (or `session/resume`). History the agent replays
-   * is collected and merged so that nothing the chat already shows appears twice.
-   */
+  /** `session/load` (or `session/resume`): replayed history is collected and merged, so nothing shown appears twice. */
   async load(sessionId: string, how: 'load' | 'resume' = 'load'): Promise<void> {
     this.dispatch({ type: 'sessionStarting' });
     // Collect before subscribing: updates the connection buffered for this session are history too.
@@ -208,6 +206,7 @@ export class SessionController implements Disposable {
       this.dispatch(rowsBound(this.connectionValue, sessionId));
     } catch (e) {
       this.dispatch({ type: 'replayEnded' });
+      this.dispatch({ type: 'sessionStartFailed' });
       throw e;
     }
   }

@@ -11,6 +11,7 @@ export type SessionInfoAction = Extract<
     type:
       | 'agentConnected'
       | 'sessionStarting'
+      | 'sessionStartFailed'
       | 'sessionStarted'
       | 'replayStarted'
       | 'replayEnded'
@@ -44,6 +45,8 @@ export function reduceSessionInfo(state: SessionState, action: SessionInfoAction
       return { ...state, quirks: action.quirks };
     case 'sessionStarting':
       return { ...state, phase: 'starting' };
+    case 'sessionStartFailed':
+      return state.phase === 'starting' ? { ...state, phase: state.sessionId !== undefined ? 'idle' : 'new' } : state;
     case 'sessionStarted':
       return {
         ...state,

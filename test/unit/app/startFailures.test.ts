@@ -80,6 +80,7 @@ suite('start failures: the agent\'s stderr and its likely cause, one card per fa
     assert.match(card.detail ?? '', /^Likely cause: The agent refuses to run as root\. VS Code \(or its server, on a remote\) runs as root here\./);
     assert.equal(card.log, '--dangerously-skip-permissions cannot be used with root/sudo privileges for security reasons');
     assert.ok(statuses.includes('Starting a session with Claude Code… The agent refuses to run as root.'), `the status named the cause before the deadline: ${JSON.stringify(statuses)}`);
+    assert.equal(chat.controller.state.phase, 'new', 'no longer "Starting…" once the card says why');
   });
 
   test('benign twin: the scripted agent, whose stderr has log lines, starts without a card', async () => {
