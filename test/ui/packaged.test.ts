@@ -5,7 +5,8 @@
  *
  * - `npm start`'s Demo: the chat opens by itself, says how to reach Hermes, and shows no token figure
  *   before the agent reported one.
- * - Select Agent: the status bar names the new chat's agent at once (it kept the previous one).
+ * - Select Agent: the status bar names the new chat's agent at once (it kept the previous one); the
+ *   "not found" notice of a Hermes that is not installed shows in full (it was cut off in its box).
  * - The orphan case: the extension host killed with SIGKILL (no exit hook runs) while an agent that
  *   ignores stdin EOF (Claude Agent ACP, Codex ACP) is idle. The agent's watchdog, a script the
  *   package must carry, ends it: no agent process may be left 5 s later. A .vsix without
@@ -16,6 +17,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { groupMembers, isAlive, killTagged, liveProcesses, newTag, role, TAG_VAR, taggedProcesses, type ProcInfo } from '../unit/hardening/support';
 import { scriptedAgentPath } from '../support/paths';
+import type { PageElement } from './pageTypes';
 import { openVsCode, type UiSession } from './support';
 import { conversation, paletteCommand, send, shotName, waitUntil } from './uiHelpers';
 
@@ -36,7 +38,10 @@ suite('the packaged extension: npm start\'s Demo, Select Agent, and the orphan c
       serverEnv: { HERMES_ACP_DEFAULT_AGENT: 'demo', HERMES_ACP_OPEN_CHAT: '1' },
       machineSettings: {
         // An agent that, like Codex ACP, does not exit when its stdin closes.
-        'hermes.agents': [{ id: 'stubborn', name: 'Stubborn Scripted', command: process.execPath, args: [scriptedAgentPath], env: { SCRIPTED_AGENT_IGNORE_EOF: '1', [TAG_VAR]: tag } }],
+        'hermes.agents': [
+          { id: 'stubborn', name: 'Stubborn Scripted', command: process.execPath, args: [scriptedAgentPath], env: { SCRIPTED_AGENT_IGNORE_EOF: '1', [TAG_VAR]: tag } },
+          { id: 'hermes', name: 'Hermes', command: 'hermes-not-installed-here', args: ['acp'] },
+        ],
         'hermes.defaultAgent': '',
       },
     });
@@ -68,15 +73,36 @@ suite('the packaged extension: npm start\'s Demo, Select Agent, and the orphan c
     await ui().shot('demo-after-a-turn');
   });
 
+  test('Select Agent → Hermes, not installed: the status bar names Hermes, and the "not found" notice shows in full (not cut off in its box)', async () => {
+    const page = ui().page;
+    await paletteCommand(page, 'Hermes: Select Agent');
+    const row = page.locator('.quick-input-widget .quick-input-list .monaco-list-row').filter({ hasText: 'hermes-not-installed-here' }).first();
+    await row.waitFor({ timeout: 15_000 });
+    await row.click();
+    const named = async (name: string): Promise<number> => page.locator('.statusbar-item').filter({ hasText: name }).count();
+    await waitUntil('the status bar naming Hermes', async () => (await named('Hermes')) > 0 && (await named('Demo agent')) === 0, 15_000);
+    const chat = await ui().chat();
+    const notice = conversation(chat).getByRole('article', { name: /`hermes-not-installed-here` was not found on PATH/ });
+    await notice.waitFor({ timeout: 30_000 });
+    const text = notice.locator('.notice-text');
+    assert.match((await text.textContent()) ?? '', /install Hermes Agent \(https:\/\/github\.com\/NousResearch\/hermes-agent\) on that machine\.$/);
+    const box = await text.evaluate((el: PageElement) => ({
+      scroll: el.scrollHeight,
+      client: el.clientHeight,
+      overflow: (globalThis as unknown as { getComputedStyle(e: PageElement): { overflowY: string } }).getComputedStyle(el).overflowY,
+    }));
+    assert.ok(box.scroll <= box.client + 1 && box.overflow !== 'auto' && box.overflow !== 'scroll', `the prose is not a scroll box: ${JSON.stringify(box)}`);
+    await ui().shot('packaged-not-found-notice');
+  });
+
   test('Select Agent: the status bar names the new chat\'s agent; SIGKILL of the extension host while that agent (ignoring stdin EOF) is idle → no agent process within 5 s', async () => {
     const page = ui().page;
     const statusItem = (name: string): ReturnType<typeof page.locator> => page.locator('.statusbar-item').filter({ hasText: name });
-    await waitUntil('the status bar naming the Demo', async () => (await statusItem('Demo agent').count()) > 0, 15_000);
     await paletteCommand(page, 'Hermes: Select Agent');
     const row = page.locator('.quick-input-widget .quick-input-list .monaco-list-row').filter({ hasText: 'Stubborn Scripted' }).first();
     await row.waitFor({ timeout: 15_000 });
     await row.click();
-    await waitUntil('the status bar naming the selected agent', async () => (await statusItem('Stubborn Scripted').count()) > 0 && (await statusItem('Demo agent').count()) === 0, 15_000);
+    await waitUntil('the status bar naming the selected agent', async () => (await statusItem('Stubborn Scripted').count()) > 0 && (await statusItem('Hermes').count()) === 0, 15_000);
     const chat = await ui().chat();
     await send(chat, 'Hello from the package');
     await conversation(chat).getByText('You said: Hello from the package').waitFor({ timeout: 60_000 });
