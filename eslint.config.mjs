@@ -3,7 +3,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 const vscodeBan = {
-  paths: [{ name: 'vscode', message: 'The core (src/acp, src/process, src/session, src/protocol, src/changes, src/permissions, src/registry, src/mcp, src/transports), the application layer (src/app) and the runner (src/cli) must not import vscode.' }],
+  paths: [{ name: 'vscode', message: 'The core (src/agentPort, src/wire, src/acp, src/transports, src/host, src/process, src/session, src/protocol, src/changes, src/permissions, src/registry, src/mcp), the application layer (src/app) and the runner (src/cli) must not import vscode.' }],
 };
 
 export default tseslint.config(
@@ -31,8 +31,51 @@ export default tseslint.config(
     },
   },
   {
-    files: ['src/acp/**', 'src/session/**', 'src/protocol/**', 'src/cli/**', 'src/util/**', 'src/changes/**', 'src/registry/**'],
+    files: ['src/cli/**', 'src/util/**', 'src/changes/**', 'src/registry/**'],
     rules: { 'no-restricted-imports': ['error', vscodeBan] },
+  },
+  {
+    // The agent port: what the session layer needs from any agent. The bottom of the house.
+    files: ['src/agentPort/**'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        ...vscodeBan,
+        patterns: [
+          { group: ['node:*', '**/acp/*', '**/app/*', '**/session/*', '**/views/*', '**/webview/*', '**/cli/*', '**/registry/*', '**/transports/*', '**/mcp/*', '**/permissions/*', '**/changes/*', '**/process/*', '**/wire/*', '**/host/*', '**/protocol/*'], message: 'src/agentPort is the bottom of the house: it may import only src/util (and SDK types).' },
+          { group: ['@agentclientprotocol/sdk*'], allowTypeImports: true, message: 'src/agentPort may import SDK types only.' },
+        ],
+      }],
+    },
+  },
+  {
+    // The wire below every protocol: an agent's process and stdio, line framing, the traffic log.
+    files: ['src/wire/**'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        ...vscodeBan,
+        patterns: [{ group: ['**/acp/*', '**/app/*', '**/session/*', '**/views/*', '**/webview/*', '**/cli/*', '**/registry/*', '**/transports/*', '**/mcp/*', '**/permissions/*', '**/changes/*', '**/host/*', '**/protocol/*'], message: 'src/wire may import only src/agentPort, src/process and src/util.' }],
+      }],
+    },
+  },
+  {
+    // ACP, one protocol behind the port: knows no other protocol, nor the host above it.
+    files: ['src/acp/**'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        ...vscodeBan,
+        patterns: [{ group: ['**/transports/*', '**/host/*', '**/app/*', '**/session/*', '**/views/*', '**/webview/*', '**/cli/*', '**/registry/*', '**/mcp/*', '**/permissions/*', '**/changes/*', '**/protocol/*'], message: 'src/acp may import only src/agentPort, src/wire, src/process and src/util.' }],
+      }],
+    },
+  },
+  {
+    // The host above the protocols: starts an agent by its definition and hands back a connection.
+    files: ['src/host/**'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        ...vscodeBan,
+        patterns: [{ group: ['**/app/*', '**/session/*', '**/views/*', '**/webview/*', '**/cli/*', '**/registry/*', '**/mcp/*', '**/permissions/*', '**/changes/*', '**/protocol/*'], message: 'src/host may import only the protocols (src/acp, src/transports), src/agentPort, src/wire, src/process and src/util.' }],
+      }],
+    },
   },
   {
     // The process launcher: the one place that starts processes; below everything that runs them.
@@ -40,7 +83,7 @@ export default tseslint.config(
     rules: {
       'no-restricted-imports': ['error', {
         ...vscodeBan,
-        patterns: [{ group: ['**/acp/*', '**/app/*', '**/session/*', '**/views/*', '**/webview/*', '**/cli/*', '**/registry/*', '**/transports/*', '**/mcp/*', '**/permissions/*', '**/changes/*'], message: 'src/process is the bottom of the core: it may import only src/util and Node.' }],
+        patterns: [{ group: ['**/acp/*', '**/app/*', '**/session/*', '**/views/*', '**/webview/*', '**/cli/*', '**/registry/*', '**/transports/*', '**/mcp/*', '**/permissions/*', '**/changes/*', '**/agentPort/*', '**/wire/*', '**/host/*'], message: 'src/process is the bottom of the core: it may import only src/util and Node.' }],
       }],
     },
   },
@@ -60,17 +103,17 @@ export default tseslint.config(
     rules: {
       'no-restricted-imports': ['error', {
         ...vscodeBan,
-        patterns: [{ group: ['**/views/*', '**/webview/*', '**/cli/*', '**/session/*'], message: 'src/mcp is core: no views, webview, CLI or session imports.' }],
+        patterns: [{ group: ['**/views/*', '**/webview/*', '**/cli/*', '**/session/*', '**/app/*', '**/acp/*', '**/transports/*'], message: 'src/mcp is core: no views, webview, CLI, app, session or protocol imports.' }],
       }],
     },
   },
   {
-    // Transports sit beside src/acp: below the session layer's port, above nothing but the wire.
+    // The TUI Gateway and API Server sit beside src/acp behind the agent port, above nothing but the wire.
     files: ['src/transports/**'],
     rules: {
       'no-restricted-imports': ['error', {
         ...vscodeBan,
-        patterns: [{ group: ['**/app/*', '**/views/*', '**/webview/*', '**/cli/*'], message: 'src/transports is core: no views, webview or CLI imports.' }],
+        patterns: [{ group: ['**/acp/*', '**/host/*', '**/session/*', '**/app/*', '**/views/*', '**/webview/*', '**/cli/*', '**/registry/*', '**/mcp/*', '**/permissions/*', '**/changes/*', '**/protocol/*'], message: 'src/transports may import only src/agentPort, src/wire, src/process and src/util.' }],
       }],
     },
   },
@@ -94,7 +137,7 @@ export default tseslint.config(
         ...vscodeBan,
         patterns: [
           { group: ['node:*'], message: 'src/session is pure: no Node built-ins.' },
-          { group: ['**/acp/*', '**/app/*', '**/views/*', '**/webview/*'], message: 'src/session may import only src/protocol and src/util.' },
+          { group: ['**/acp/*', '**/transports/*', '**/host/*', '**/wire/*', '**/process/*', '**/app/*', '**/views/*', '**/webview/*', '**/cli/*'], message: 'src/session may import only src/agentPort, src/protocol and src/util: it talks to agents only through the port.' },
           { group: ['@agentclientprotocol/sdk*'], allowTypeImports: true, message: 'src/session may import SDK types only.' },
         ],
       }],
@@ -105,7 +148,7 @@ export default tseslint.config(
     rules: {
       'no-restricted-imports': ['error', {
         ...vscodeBan,
-        patterns: [{ group: ['**/acp/*', '**/app/*', '**/session/*', '**/views/*', '**/webview/*', 'node:*'], message: 'src/protocol holds types and constants only.' }],
+        patterns: [{ group: ['**/acp/*', '**/app/*', '**/session/*', '**/views/*', '**/webview/*', '**/agentPort/*', '**/host/*', '**/transports/*', 'node:*'], message: 'src/protocol holds types and constants only.' }],
       }],
     },
   },
@@ -114,7 +157,7 @@ export default tseslint.config(
     rules: {
       'no-restricted-imports': ['error', {
         paths: [{ name: 'vscode', message: 'The webview runs in a browser.' }],
-        patterns: [{ group: ['node:*', '**/acp/*', '**/app/*', '**/session/*', '**/views/*', '**/cli/*'], message: 'The webview imports only src/protocol and its own files.' }],
+        patterns: [{ group: ['node:*', '**/acp/*', '**/app/*', '**/session/*', '**/views/*', '**/cli/*', '**/agentPort/*', '**/host/*', '**/transports/*', '**/wire/*'], message: 'The webview imports only src/protocol and its own files.' }],
       }],
     },
   },

@@ -1,5 +1,5 @@
 import type { EntryView } from '../src/protocol/sessionView';
-import { patchWindowMs } from '../src/views/webviewChannel';
+import { patchWindowMs } from '../src/views/chat/webviewChannel';
 import { agentAnswer, chunked } from './streamText';
 import { quarterFigures, type QuarterFigures, type Slice } from './linearity';
 import { frameTimes, frameTraceCategories, longTasks, longTasksOf, traceEvents, type LongTaskInfo } from './traceFrames';

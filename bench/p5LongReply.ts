@@ -1,5 +1,5 @@
 import type { EntryView } from '../src/protocol/sessionView';
-import { patchWindowMs } from '../src/views/webviewChannel';
+import { patchWindowMs } from '../src/views/chat/webviewChannel';
 import { installProbes, interactionFigures, probeScrolling, probeTyping, summarize, type InteractionSummary } from './interaction';
 import { agentAnswer, chunked } from './streamText';
 import { frameTimes, longTasks } from './traceFrames';

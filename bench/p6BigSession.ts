@@ -1,7 +1,7 @@
 import { feedWindowMs } from '../src/session/sessionFeed';
 import type { SessionState } from '../src/session/sessionState';
 import { ViewProjector } from '../src/session/viewProjection';
-import { patchWindowMs } from '../src/views/webviewChannel';
+import { patchWindowMs } from '../src/views/chat/webviewChannel';
 import { installProbes, interactionFigures, probeScrolling, probeTyping, summarize, type InteractionSummary } from './interaction';
 import { benchViewContext, longSessionState } from './longSession';
 import { hostPerChunkUs } from './p3LongSession';

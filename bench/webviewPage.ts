@@ -5,7 +5,7 @@ import { pathToFileURL } from 'node:url';
 import { chromium, type Browser, type CDPSession, type Page } from 'playwright-core';
 import type { EntryView, SessionHeaderView } from '../src/protocol/sessionView';
 import type { EntryOp, HostMessage } from '../src/protocol/webviewProtocol';
-import { textPatchInterval } from '../src/views/webviewChannel';
+import { textPatchInterval } from '../src/views/chat/webviewChannel';
 import { repoRoot } from '../test/support/paths';
 import { header } from '../test/unit/webview/fixtures';
 import { agentAnswer } from './streamText';

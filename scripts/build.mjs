@@ -41,7 +41,7 @@ const common = {
 };
 
 /** Modules loaded lazily by `loadChunk` (src/util/lazyChunk.ts), shipped as `dist/<name>.js`. */
-const chunks = { registryUnpack: 'src/registry/registryUnpack.ts', processSpawn: 'src/process/processSpawn.ts', connectTransport: 'src/transports/connectTransport.ts' };
+const chunks = { registryUnpack: 'src/registry/registryUnpack.ts', processSpawn: 'src/process/processSpawn.ts', connectTransport: 'src/host/connectTransport.ts' };
 
 /** @type {esbuild.BuildOptions[]} */
 const builds = [

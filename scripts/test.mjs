@@ -123,7 +123,7 @@ function packageOnce() {
 }
 
 await stage('checks', async () => {
-  const checks = ['test/checks/checkManifest.mjs', 'test/checks/checkBundleSize.mjs', 'test/checks/checkLayout.mjs'].filter((c) => existsSync(join(root, c)));
+  const checks = ['test/checks/checkManifest.mjs', 'test/checks/checkBundleSize.mjs', 'test/checks/checkLayout.mjs', 'test/checks/checkImports.mjs'].filter((c) => existsSync(join(root, c)));
   let failed = 0;
   for (const c of checks) {
     if ((await run(process.execPath, [c])).code !== 0) {

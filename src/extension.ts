@@ -1,17 +1,17 @@
-import { transportSecrets } from './views/transportSecrets';
+import { transportSecrets } from './views/setup/transportSecrets';
 import * as vscode from 'vscode';
-import { ChangesFeature } from './views/changesView';
+import { ChangesFeature } from './views/changes/changesView';
 import type { Entry } from './session/sessionState';
-import { ChatManager } from './views/chatManager';
-import { ChatPanel } from './views/chatPanel';
-import { ChatViewProvider } from './views/chatViewProvider';
+import { ChatManager } from './views/chat/chatManager';
+import { ChatPanel } from './views/chat/chatPanel';
+import { ChatViewProvider } from './views/chat/chatViewProvider';
 import { registerCommands } from './views/commands';
-import { registerRegistryCommands } from './views/registryCommands';
+import { registerRegistryCommands } from './views/registry/registryCommands';
 import { ViewId } from './views/commandIds';
 import { Configuration } from './views/configuration';
 import { StatusBar } from './views/statusBar';
 import { TrafficChannel } from './views/trafficChannel';
-import { WorkspaceTrustConsent } from './views/workspaceTrust';
+import { WorkspaceTrustConsent } from './views/setup/workspaceTrust';
 
 /** What `activate` returns: used by the extension-host tests (no behaviour of its own). */
 export interface HermesApi {

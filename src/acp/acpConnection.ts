@@ -4,12 +4,13 @@ import type { Disposable } from '../util/disposable';
 import { Emitter } from '../util/emitter';
 import { AgentWire } from './agentWire';
 import { buildClientApp } from './clientHandlers';
-import type { ClientPorts } from './clientPorts';
-import { AgentProtocolError, type AgentExitedError } from './errors';
-import { decodeLine, LineReader } from './lineReader';
+import type { AgentConnection } from '../agentPort/agentConnection';
+import type { ClientPorts } from '../agentPort/clientPorts';
+import { AgentProtocolError, type AgentExitedError } from '../agentPort/agentErrors';
+import { decodeLine, LineReader } from '../wire/lineReader';
 import { defaultTimeouts, guardRequest, type CallOptions, type RequestTimeouts } from './requestGuard';
 import { SlicedFeed } from './slicedFeed';
-import type { TrafficLog } from './trafficLog';
+import type { TrafficLog } from '../wire/trafficLog';
 import { zLoadSessionResponse, zNewSessionResponse, zResumeSessionResponse, zSetSessionConfigOptionResponse } from './sdkSchema';
 import { UpdateDispatcher, type UpdateProblem } from './updateDispatch';
 import { checkSetupResponse, type SetupSchema } from './updateValidation';
@@ -60,7 +61,7 @@ export interface ForkSessionResponse {
  *   order); requests, responses and other notifications go through the SDK.
  * - Every outgoing request races the agent's exit and a timeout, so nothing waits forever.
  */
-export class AcpClient implements Disposable {
+export class AcpClient implements AgentConnection, Disposable {
   private readonly conn: acp.ClientConnection;
   private readonly log: TrafficLog;
   private readonly timeouts: RequestTimeouts;

@@ -1,8 +1,8 @@
 import type { Writable } from 'node:stream';
 import type * as acp from '@agentclientprotocol/sdk';
 import { isObject } from '../util/json';
-import { decodeLine } from './lineReader';
-import type { TrafficLog } from './trafficLog';
+import { decodeLine } from '../wire/lineReader';
+import type { TrafficLog } from '../wire/trafficLog';
 import type { UpdateDispatcher } from './updateDispatch';
 
 export interface AgentWireOptions {

@@ -4,7 +4,7 @@
  * the extension's sign-in card (`src/app/signIn.ts`) and the runner (`src/cli/signIn.ts`).
  */
 import { isObject } from '../util/json';
-import { isRpcError, RpcCode } from './errors';
+import { isRpcError, RpcCode } from '../agentPort/agentErrors';
 
 export interface SignInMethod {
   readonly id: string;

@@ -1,7 +1,7 @@
 import * as acp from '@agentclientprotocol/sdk';
 import { isObject } from '../util/json';
-import type { ClientPorts } from './clientPorts';
-import { ClientRequestError, RpcCode } from './errors';
+import type { ClientPorts } from '../agentPort/clientPorts';
+import { ClientRequestError, RpcCode } from '../agentPort/agentErrors';
 
 /**
  * The client side of the SDK app: agent → client requests routed to the ports given (permission

@@ -1,5 +1,5 @@
-import { AgentTimeoutError, type AgentExitedError } from './errors';
-import type { TrafficLog } from './trafficLog';
+import { AgentTimeoutError, type AgentExitedError } from '../agentPort/agentErrors';
+import type { TrafficLog } from '../wire/trafficLog';
 
 /** Per-method answer deadlines. ACP itself has none, and the SDK adds none (`@agentclientprotocol/sdk` 2.4: a request waits until answered or the connection closes). */
 export interface RequestTimeouts {

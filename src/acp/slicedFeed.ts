@@ -1,5 +1,5 @@
 import type { Readable } from 'node:stream';
-import type { LineReader } from './lineReader';
+import type { LineReader } from '../wire/lineReader';
 
 /**
  * One read from the pipe holds up to 64 KB: hundreds of messages, ~6 ms of parsing, checking and

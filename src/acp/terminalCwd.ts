@@ -1,6 +1,6 @@
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
-import { ClientRequestError } from './errors';
+import { ClientRequestError } from '../agentPort/agentErrors';
 
 /**
  * The working directory a client terminal may run in: the rules of `WorkspaceBoundary` (workspaceBoundary.ts)

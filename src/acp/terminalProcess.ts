@@ -1,4 +1,4 @@
-import { ClientRequestError } from './errors';
+import { ClientRequestError } from '../agentPort/agentErrors';
 import type { ExitStatus, Terminal } from './terminalRecord';
 import { asError } from './terminalRequest';
 import type { LaunchedProcess, ProcessLauncher } from '../process/launcher';

@@ -1,5 +1,5 @@
 import type * as acp from '@agentclientprotocol/sdk';
-import { ClientRequestError } from './errors';
+import { ClientRequestError } from '../agentPort/agentErrors';
 
 /**
  * The parameters of `terminal/create` checked before anything starts (ACP terminals.mdx): the

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import type * as acp from '@agentclientprotocol/sdk';
 import { Emitter } from '../util/emitter';
-import type { TerminalPort } from './clientPorts';
-import { ClientRequestError, RpcCode } from './errors';
+import type { TerminalPort } from '../agentPort/clientPorts';
+import { ClientRequestError, RpcCode } from '../agentPort/agentErrors';
 import { resolveTerminalCwd } from './terminalCwd';
 import { TerminalProcesses } from './terminalProcess';
 import { closeStreams, formatCommand, newTerminal, type ExitWaiter, type Terminal } from './terminalRecord';

@@ -2,21 +2,11 @@ import type * as acp from '@agentclientprotocol/sdk';
 import type { Disposable } from '../util/disposable';
 import { Emitter } from '../util/emitter';
 import { SessionRoutes } from '../util/sessionRoutes';
-import type { TrafficLog } from './trafficLog';
+import type { TrafficLog } from '../wire/trafficLog';
+import type { UpdateProblem } from '../agentPort/agentConnection';
 import { parseSessionNotification } from './updateValidation';
 
-/**
- * A `session/update` that could not be used as sent: `rejected` (not valid ACP: dropped whole) or
- * `salvaged` (the SDK's schema left items out, e.g. a config option with `options: null`).
- * The session layer shows it as a notice; the message itself is in the traffic log.
- */
-export interface UpdateProblem {
-  readonly kind: 'rejected' | 'salvaged';
-  /** The `sessionUpdate` variant, when the message named one. */
-  readonly updateKind: string | undefined;
-  /** What was wrong, for people (paths and the schema's words). */
-  readonly reason: string;
-}
+export type { UpdateProblem } from '../agentPort/agentConnection';
 
 export type UpdateListener = (n: acp.SessionNotification) => void;
 export type ProblemListener = (p: UpdateProblem) => void;

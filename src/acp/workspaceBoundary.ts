@@ -1,7 +1,7 @@
 import { promises as fs, type Stats } from 'node:fs';
 import * as path from 'node:path';
 import { hostSemantics, isInside, type PathSemantics } from '../util/paths';
-import { ClientRequestError } from './errors';
+import { ClientRequestError } from '../agentPort/agentErrors';
 
 /**
  * Where the agent may read and write through the client: inside the workspace folders, after

@@ -1,15 +1,15 @@
 import type * as acp from '@agentclientprotocol/sdk';
 import type { AcpClientOptions } from '../acp/acpConnection';
-import { AgentHost, type AgentDefinition } from '../acp/agentHost';
-import type { ClientPorts } from '../acp/clientPorts';
-import { describeError } from '../acp/errors';
+import { AgentHost, type AgentDefinition } from '../host/agentHost';
+import type { ClientPorts } from '../agentPort/clientPorts';
+import { describeError } from '../agentPort/agentErrors';
 import { notificationLabel } from '../util/displayText';
 import { Emitter } from '../util/emitter';
 import type { Localize } from '../util/l10n';
 import type { ChatSession } from './chatSession';
 import { RespawnPolicy } from './respawnPolicy';
-import { connectTransportLazily } from '../transports/lazyConnect';
-import type { QuestionPort } from '../transports/questionPort';
+import { connectTransportLazily } from '../host/lazyConnect';
+import type { QuestionPort } from '../agentPort/questionPort';
 
 export interface AgentHostsOptions {
   /** Where the agents run (the first workspace folder). */

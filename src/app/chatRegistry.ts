@@ -1,6 +1,6 @@
-import type { QuestionPort } from '../transports/questionPort';
+import type { QuestionPort } from '../agentPort/questionPort';
 import type * as acp from '@agentclientprotocol/sdk';
-import type { AgentHost } from '../acp/agentHost';
+import type { AgentHost } from '../host/agentHost';
 import type { ChatSession } from './chatSession';
 import { closeSessionIfSupported } from '../session/sessionClose';
 

@@ -1,8 +1,8 @@
 import type * as acp from '@agentclientprotocol/sdk';
-import type { AgentHost, HostConnection } from '../acp/agentHost';
+import type { AgentHost, HostConnection } from '../host/agentHost';
 import { SessionController, type PermissionDecider, type RewriteTurnResult, type StartOptions, type TurnResult } from '../session/sessionController';
-import type { DeepCutQuestion } from '../transports/transport';
-import { ModelMismatchError } from '../transports/errors';
+import type { DeepCutQuestion } from '../agentPort/transport';
+import { ModelMismatchError } from '../agentPort/transportErrors';
 import { PermissionDeadlines } from './permissionDeadlines';
 import { defaultQuirks, type AgentQuirks } from '../session/sessionState';
 import { afterTurn, heldAfterLoad } from './turnNotices';

@@ -1,4 +1,4 @@
-import type { AgentHost, HostConnection } from '../acp/agentHost';
+import type { AgentHost, HostConnection } from '../host/agentHost';
 import type { AgentToStart } from '../permissions/consentKey';
 import type { McpServersView } from '../protocol/sessionView';
 import { quirksFor } from '../session/agentQuirks';

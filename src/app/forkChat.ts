@@ -1,4 +1,4 @@
-import type { AgentDefinition } from '../acp/agentHost';
+import type { AgentDefinition } from '../host/agentHost';
 import { toMarkdown } from '../session/transcript';
 import type { Localize } from '../util/l10n';
 import type { ChatSession } from './chatSession';

@@ -1,5 +1,5 @@
-import type { HostConnection } from '../acp/agentHost';
-import { describeError } from '../acp/errors';
+import type { HostConnection } from '../host/agentHost';
+import { describeError } from '../agentPort/agentErrors';
 import type { SessionController } from '../session/sessionController';
 import type { Localize } from '../util/l10n';
 import type { SignIn } from './signIn';

@@ -1,4 +1,4 @@
-import type { AgentDefinition, AgentHost } from '../acp/agentHost';
+import type { AgentDefinition, AgentHost } from '../host/agentHost';
 import type { ChatSession } from './chatSession';
 
 /** A session this workspace knows of (history). */

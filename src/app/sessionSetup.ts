@@ -1,5 +1,5 @@
 import type * as acp from '@agentclientprotocol/sdk';
-import type { TrafficLog } from '../acp/trafficLog';
+import type { TrafficLog } from '../wire/trafficLog';
 import { filterForAgent, type McpServerList } from '../mcp/acpServers';
 import type { McpServersView } from '../protocol/sessionView';
 import type { SessionSetupParams } from '../session/sessionController';

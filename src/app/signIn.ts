@@ -1,7 +1,7 @@
 import { AcpClient } from '../acp/acpConnection';
-import type { AgentDefinition, AgentHost } from '../acp/agentHost';
+import type { AgentDefinition, AgentHost } from '../host/agentHost';
 import { isAuthRequired, signInMethods, type SignInMethod } from '../acp/authMethods';
-import { describeError } from '../acp/errors';
+import { describeError } from '../agentPort/agentErrors';
 import type { SignInView } from '../protocol/sessionView';
 import type { Localize } from '../util/l10n';
 

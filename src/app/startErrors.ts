@@ -1,5 +1,5 @@
-import type { AgentDefinition } from '../acp/agentHost';
-import { AgentExitedError, AgentNotFoundError, AgentProtocolError, AgentSpawnError, AgentTimeoutError, describeError, describeRpcError, isRpcError, RpcCode } from '../acp/errors';
+import type { AgentDefinition } from '../host/agentHost';
+import { AgentExitedError, AgentNotFoundError, AgentProtocolError, AgentSpawnError, AgentTimeoutError, describeError, describeRpcError, isRpcError, RpcCode } from '../agentPort/agentErrors';
 import type { NoticeAction } from '../session/sessionState';
 import { formatMessage, type Localize } from '../util/l10n';
 import { scopeName, type AgentSettingsScope } from './settingsScope';

@@ -1,4 +1,4 @@
-import type { AgentHost } from '../acp/agentHost';
+import type { AgentHost } from '../host/agentHost';
 import type { Localize } from '../util/l10n';
 import { recogniseStderr } from './stderrCauses';
 

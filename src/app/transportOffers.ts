@@ -1,6 +1,6 @@
 import type { OffersView } from '../protocol/sessionView';
-import type { AgentConnection } from '../session/agentConnection';
-import { isTransport } from '../transports/transport';
+import type { AgentConnection } from '../agentPort/agentConnection';
+import { isTransport } from '../agentPort/transport';
 
 /**
  * What the chat may offer for a connection, from its transport's declared capabilities (the UI

@@ -1,5 +1,5 @@
 import type * as acp from '@agentclientprotocol/sdk';
-import { AgentExitedError } from '../acp/errors';
+import { AgentExitedError } from '../agentPort/agentErrors';
 import { detectProviderFailureText, type ProviderFailure } from '../session/providerErrors';
 import type { SessionController, TurnResult } from '../session/sessionController';
 import type { Entry, TokenUsage } from '../session/sessionState';

@@ -1,4 +1,4 @@
-import type { TrafficLog } from '../acp/trafficLog';
+import type { TrafficLog } from '../wire/trafficLog';
 import type { McpServerList } from '../mcp/acpServers';
 import { McpInputResolver, type McpInputPrompt } from '../mcp/inputs';
 import { loadMcpServers, mcpSettingOrigin, nodeMcpHost, workspaceMcpFile, type McpSourceSpec } from '../mcp/mcpServers';

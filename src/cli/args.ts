@@ -4,7 +4,7 @@ import { parseArgs } from 'node:util';
 import { readMcpSources } from '../mcp/mcpServers';
 import { parseRules } from '../permissions/rules';
 import { invalidSensitivePatterns } from '../permissions/sensitive';
-import type { TransportSettings } from '../transports/transportSettings';
+import type { TransportSettings } from '../host/transportSettings';
 import { isObject } from '../util/json';
 import type { PermissionMode } from './permissions';
 import { parseTransportFlags, transportOptionSpecs } from './transportArgs';
@@ -71,7 +71,9 @@ Options:
                            Hermes checkout instead
       --python PYTHON      tui-gateway: the Hermes install's interpreter (default: python3)
       --base-url URL       api-server: the server (http(s)://HOST:PORT); its key comes from
-                           HERMES_API_KEY; --mode chat (default) or runs (approvals, stop)
+                           HERMES_API_KEY
+      --api-mode API       api-server: chat (default: streamed chat completions) or runs (the
+                           runs API: approvals, stop)
   -h, --help               show this help
   -V, --version            show the version
 

@@ -1,8 +1,8 @@
 import type * as acp from '@agentclientprotocol/sdk';
-import { AgentExitedError, AgentNotFoundError, AgentTimeoutError, describeError, isRpcError } from '../acp/errors';
+import { AgentExitedError, AgentNotFoundError, AgentTimeoutError, describeError, isRpcError } from '../agentPort/agentErrors';
 import { classifyRpcFailure, detectProviderFailureInLog, detectProviderFailureText, isRetryOnlyText, type ProviderFailure } from '../session/providerErrors';
 import type { TurnResult } from '../session/sessionController';
-import { HttpStatusError, TransportClosedError } from '../transports/errors';
+import { HttpStatusError, TransportClosedError } from '../agentPort/transportErrors';
 
 /**
  * The runner's exit codes. Every run that got past argument parsing ends with a `result` event

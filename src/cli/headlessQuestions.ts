@@ -1,4 +1,4 @@
-import type { ClarifyAnswer, ConnectionAnswer, ConnectionRequest, QuestionPort, SecretAnswer, SecretRequest, ClarifyRequest } from '../transports/questionPort';
+import type { ClarifyAnswer, ConnectionAnswer, ConnectionRequest, QuestionPort, SecretAnswer, SecretRequest, ClarifyRequest } from '../agentPort/questionPort';
 import type { EventBody, QuestionEvent } from './events';
 
 const reason = 'nobody to answer in a headless run';

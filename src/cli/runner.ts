@@ -1,6 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import type * as acp from '@agentclientprotocol/sdk';
-import { TrafficLog } from '../acp/trafficLog';
+import { TrafficLog } from '../wire/trafficLog';
 import { profileFor, type AgentProfile } from '../session/agentProfiles';
 import { quirksFor } from '../session/agentQuirks';
 import { SessionController } from '../session/sessionController';

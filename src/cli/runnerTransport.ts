@@ -1,14 +1,14 @@
 import type * as acp from '@agentclientprotocol/sdk';
-import type { AgentConnection } from '../session/agentConnection';
+import type { AgentConnection } from '../agentPort/agentConnection';
 import { closeSessionIfSupported } from '../session/sessionClose';
-import type { ConnectedTransport } from '../transports/connectTransport';
-import { NotSupportedError, TransportClosedError } from '../transports/errors';
-import { connectTransportLazily } from '../transports/lazyConnect';
-import type { TransportSettings } from '../transports/transportSettings';
+import type { ConnectedTransport } from '../host/connectTransport';
+import { NotSupportedError, TransportClosedError } from '../agentPort/transportErrors';
+import { connectTransportLazily } from '../host/lazyConnect';
+import type { TransportSettings } from '../host/transportSettings';
 import { Deferred } from '../util/deferred';
 import type { Disposable } from '../util/disposable';
 import { runMarkerVariable } from './processSweep';
-import type { AgentGone, RunnerConnection, RunnerConnectionDeps } from './runnerConnection';
+import type { AgentGone, RunnerConnection, RunnerConnectionDeps } from './runnerPort';
 
 /** How long stopping waits for a handshake still under way; the run marker sweep stops what remains. */
 const pendingConnectWaitMs = 2000;

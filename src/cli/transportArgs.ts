@@ -1,6 +1,6 @@
 import { statSync } from 'node:fs';
 import * as path from 'node:path';
-import type { TransportSettings } from '../transports/transportSettings';
+import type { TransportSettings } from '../host/transportSettings';
 
 /** The `parseArgs` options of `--transport` and its settings (merged into args.ts' table). */
 export const transportOptionSpecs = {
@@ -9,6 +9,7 @@ export const transportOptionSpecs = {
   python: { type: 'string' },
   'hermes-root': { type: 'string' },
   'base-url': { type: 'string' },
+  'api-mode': { type: 'string' },
 } as const;
 
 export interface TransportFlags {
@@ -17,6 +18,7 @@ export interface TransportFlags {
   readonly python?: string;
   readonly 'hermes-root'?: string;
   readonly 'base-url'?: string;
+  readonly 'api-mode'?: string;
   readonly mode?: string;
   readonly auth?: string;
   readonly 'mcp-config'?: string;
@@ -38,7 +40,7 @@ export interface TransportChoice {
 export function parseTransportFlags(values: TransportFlags, agentCommandGiven: boolean, cwd: string): TransportChoice | string {
   const kind = values.transport ?? 'acp';
   const gatewayFlags = (['gateway-url', 'python', 'hermes-root'] as const).filter((f) => values[f] !== undefined);
-  const apiFlags = (['base-url'] as const).filter((f) => values[f] !== undefined);
+  const apiFlags = (['base-url', 'api-mode'] as const).filter((f) => values[f] !== undefined);
   const foreign = (flags: readonly string[], needs: string): string | undefined =>
     flags.length > 0 ? `--${flags[0] ?? ''} needs --transport ${needs}` : undefined;
   switch (kind) {
@@ -111,10 +113,13 @@ function apiServerSettings(values: TransportFlags): TransportChoice | string {
   if (!/^https?:\/\/[^/]/.test(baseUrl)) {
     return `--base-url must be an http:// or https:// URL, not "${baseUrl}"`;
   }
-  // The API Server has no session modes: under it, --mode picks the API (ApiServerConnection's modes).
-  const mode = values.mode ?? 'chat';
+  // The API Server has no session modes; which of its APIs to use is --api-mode (ApiServerConnection's modes).
+  if (values.mode !== undefined) {
+    return `--mode is a session mode, and the API Server has none: pick its API with --api-mode chat|runs${values.mode === 'chat' || values.mode === 'runs' ? ` (--api-mode ${values.mode})` : ''}`;
+  }
+  const mode = values['api-mode'] ?? 'chat';
   if (mode !== 'chat' && mode !== 'runs') {
-    return `--mode with --transport api-server is "chat" (streamed chat completions) or "runs" (the runs API, with approvals), not "${mode}"`;
+    return `--api-mode is "chat" (streamed chat completions) or "runs" (the runs API, with approvals), not "${mode}"`;
   }
   return { transport: { kind: 'api-server', baseUrl, mode } };
 }

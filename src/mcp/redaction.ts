@@ -1,5 +1,5 @@
 import type * as acp from '@agentclientprotocol/sdk';
-import type { TrafficInput, TrafficRedactor } from '../acp/trafficLog';
+import type { TrafficInput, TrafficRedactor } from '../wire/trafficLog';
 import { isObject } from '../util/json';
 
 /** What the traffic log shows instead of a secret. */

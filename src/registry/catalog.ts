@@ -1,4 +1,4 @@
-import type { AgentDefinition } from '../acp/agentHost';
+import type { AgentDefinition } from '../host/agentHost';
 import { chooseDistribution, type DistributionChoice, type PackageTool } from './launch';
 import type { PlatformKey, Registry, RegistryAgent, SkippedEntry } from './registryFormat';
 

@@ -1,5 +1,5 @@
-import { AgentHost, type AgentDefinition } from '../acp/agentHost';
-import { AgentExitedError, describeError } from '../acp/errors';
+import { AgentHost, type AgentDefinition } from '../host/agentHost';
+import { AgentExitedError, describeError } from '../agentPort/agentErrors';
 
 export type ProbeResult =
   | { readonly ok: true; readonly agentName: string; readonly agentVersion: string | undefined }

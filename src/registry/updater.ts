@@ -1,5 +1,5 @@
 import { rm } from 'node:fs/promises';
-import type { AgentDefinition } from '../acp/agentHost';
+import type { AgentDefinition } from '../host/agentHost';
 import { install, type InstallOptions, type InstalledAgent } from './installer';
 import type { DistributionChoice } from './launch';
 import type { ProbeResult } from './probe';

@@ -1,7 +1,7 @@
 import type * as acp from '@agentclientprotocol/sdk';
 import type { ConfigOptionView, SelectView, SessionHeaderView } from '../protocol/sessionView';
 import type { SessionState } from './sessionState';
-import type { ViewContext } from './viewProjection';
+import type { ViewContext } from './viewContext';
 
 /** The chat's header: agent, phase, plan, modes, models, config options, commands, usage, status. */
 export function headerView(state: SessionState, ctx: ViewContext): SessionHeaderView {

@@ -1,4 +1,4 @@
-import type { ClarifyAnswer, ClarifyRequest, QuestionPort, SecretAnswer, SecretRequest } from '../transports/questionPort';
+import type { ClarifyAnswer, ClarifyRequest, QuestionPort, SecretAnswer, SecretRequest } from '../agentPort/questionPort';
 import { Deferred } from '../util/deferred';
 import type { SessionAction } from './sessionActions';
 import type { SessionState } from './sessionState';

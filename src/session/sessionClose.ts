@@ -1,4 +1,4 @@
-import type { AgentConnection } from './agentConnection';
+import type { AgentConnection } from '../agentPort/agentConnection';
 
 /**
  * ACP `session/close` (advertised as `sessionCapabilities.close`): the agent frees what it holds for

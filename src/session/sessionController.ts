@@ -2,7 +2,7 @@ import type * as acp from '@agentclientprotocol/sdk';
 import type { Disposable } from '../util/disposable';
 import { Emitter } from '../util/emitter';
 import { formatMessage, type Localize } from '../util/l10n';
-import type { AgentConnection } from './agentConnection';
+import type { AgentConnection } from '../agentPort/agentConnection';
 import { PendingPermissions } from './pendingPermissions';
 import { PendingQuestions, type SessionQuestion } from './pendingQuestions';
 import type { PendingPermission, PermissionDecider } from './permissionDecider';
@@ -15,8 +15,8 @@ export type { StartOptions } from './sessionResponses';
 import { planRewrite, rowsBound, runRewrite } from './sessionRewrite';
 import { SessionFeed } from './sessionFeed';
 import { UpdateProblemNotices } from './updateProblems';
-import type { DeepCutQuestion } from '../transports/transport';
-import type { ClarifyAnswer, SecretAnswer } from '../transports/questionPort';
+import type { DeepCutQuestion } from '../agentPort/transport';
+import type { ClarifyAnswer, SecretAnswer } from '../agentPort/questionPort';
 import { armTurnDeadline, defaultPromptDeadlineMs } from './turnDeadline';
 
 export interface SessionChange {

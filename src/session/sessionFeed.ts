@@ -1,6 +1,6 @@
 import type * as acp from '@agentclientprotocol/sdk';
 import type { Disposable } from '../util/disposable';
-import type { AgentConnection, UpdateProblem } from './agentConnection';
+import type { AgentConnection, UpdateProblem } from '../agentPort/agentConnection';
 import type { SessionAction } from './sessionActions';
 
 export interface SessionFeedDeps {

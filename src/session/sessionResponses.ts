@@ -1,4 +1,4 @@
-import { ModelMismatchError } from '../transports/errors';
+import { ModelMismatchError } from '../agentPort/transportErrors';
 import { isObject } from '../util/json';
 import type { Localize } from '../util/l10n';
 import { classifyRpcFailure, type ProviderFailure } from './providerErrors';

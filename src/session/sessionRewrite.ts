@@ -1,7 +1,7 @@
 import type * as acp from '@agentclientprotocol/sdk';
-import { canRewrite, type DeepCutQuestion, type HistoryRewriter, type RewriteTarget } from '../transports/transport';
+import { canRewrite, type DeepCutQuestion, type HistoryRewriter, type RewriteTarget } from '../agentPort/transport';
 import type { Localize } from '../util/l10n';
-import type { AgentConnection } from './agentConnection';
+import type { AgentConnection } from '../agentPort/agentConnection';
 import type { SessionAction } from './sessionActions';
 import type { Entry, SessionState } from './sessionState';
 

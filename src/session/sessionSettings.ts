@@ -1,5 +1,5 @@
 import type * as acp from '@agentclientprotocol/sdk';
-import type { AgentConnection } from './agentConnection';
+import type { AgentConnection } from '../agentPort/agentConnection';
 import type { SessionAction } from './sessionActions';
 import type { SessionState } from './sessionState';
 

@@ -1,7 +1,7 @@
 import type * as acp from '@agentclientprotocol/sdk';
 import type { NoticeActionView } from '../protocol/sessionView';
 import type { PermissionCheckView, ProviderFailureView } from '../protocol/sessionView';
-import type { ClarifyQuestion, SecretKind } from '../transports/questionPort';
+import type { ClarifyQuestion, SecretKind } from '../agentPort/questionPort';
 
 /**
  * The conversation model: plain, immutable JSON owned by the host. Every change produces a new

@@ -2,7 +2,7 @@ import type * as acp from '@agentclientprotocol/sdk';
 import type { EntryView, PermissionView, ToolContentView } from '../protocol/sessionView';
 import { blockView, clipMiddle } from './blockView';
 import type { MetaTerminal, ToolEntry } from './sessionState';
-import type { ViewContext } from './viewProjection';
+import type { ViewContext } from './viewContext';
 
 const maxRawChars = 20_000;
 const maxTerminalChars = 32_000;

@@ -1,4 +1,4 @@
-import type { UpdateProblem } from './agentConnection';
+import type { UpdateProblem } from '../agentPort/agentConnection';
 
 /** How many different problems one chat shows before it only points at the traffic log. */
 const maxNotices = 25;

@@ -1,5 +1,5 @@
 import type * as acp from '@agentclientprotocol/sdk';
-import type { EntryView, McpServersView, OffersView, PartView, SessionHeaderView, SessionView, SignInView } from '../protocol/sessionView';
+import type { EntryView, PartView, SessionHeaderView, SessionView } from '../protocol/sessionView';
 import type { EntryOp } from '../protocol/webviewProtocol';
 import { diffStats } from '../util/lineDiff';
 import { blockView } from './blockView';
@@ -8,29 +8,9 @@ import { headerView, sameHeader } from './headerView';
 import { questionView } from './questionView';
 import type { AssistantEntry, Entry, SessionState } from './sessionState';
 import { toolView } from './toolView';
+import type { ViewContext } from './viewContext';
 
-/** What the view needs beyond the session state; supplied by the surface layer. */
-export interface ViewContext {
-  readonly agentName: string;
-  readonly demo: boolean;
-  readonly readOnly: boolean;
-  readonly acceptsImages: boolean;
-  readonly pendingPermissions: number;
-  readonly status?: string;
-  /** Context the next prompt will carry, shown (and removable) above the composer. */
-  readonly contextNotes?: readonly { readonly key: string; readonly label: string; readonly text: string }[];
-  readonly signIn?: SignInView;
-  readonly mcp?: McpServersView;
-  readonly now: number;
-  /** What the connection's transport offers (rewrite, fork, …); absent for ACP defaults. */
-  readonly offers?: OffersView;
-  /** Workspace-relative form of an absolute path, for labels. */
-  relativePath(path: string): string;
-  /** What a turn changed in files that is still pending review (for the footer's restore buttons). */
-  turnChanges?(turnId: number): { readonly files: number; readonly added: number; readonly removed: number } | undefined;
-  /** Live output of a client-created terminal (terminal/create), if we own it. */
-  terminal?(terminalId: string): { readonly output: string; readonly exitCode?: number | null; readonly signal?: string | null; readonly running: boolean } | undefined;
-}
+export type { ViewContext } from './viewContext';
 
 /**
  * Projects session state into the webview's view model, and state changes into small patches.

@@ -1,14 +1,14 @@
-import { attachToSession } from './attachSession';
+import { attachToSession } from './chat/attachSession';
 import * as vscode from 'vscode';
 import { toMarkdown } from '../session/transcript';
-import { ChatPanel } from './chatPanel';
-import type { ChatManager } from './chatManager';
+import { ChatPanel } from './chat/chatPanel';
+import type { ChatManager } from './chat/chatManager';
 import type { ChatSession } from '../app/chatSession';
-import type { ChatViewProvider } from './chatViewProvider';
+import type { ChatViewProvider } from './chat/chatViewProvider';
 import { CommandId, type CommandIdValue } from './commandIds';
 import type { Configuration } from './configuration';
-import { agentSettingsScope, setUpAgent } from './agentSetup';
-import { checkInstallation, runTerminalSetup } from './installation';
+import { agentSettingsScope, setUpAgent } from './setup/agentSetup';
+import { checkInstallation, runTerminalSetup } from './setup/installation';
 import type { TrafficChannel } from './trafficChannel';
 
 export interface CommandDeps {

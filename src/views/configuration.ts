@@ -1,7 +1,7 @@
-import { parseTransportSettings } from '../transports/transportSettings';
+import { parseTransportSettings } from '../host/transportSettings';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import type { AgentDefinition } from '../acp/agentHost';
+import type { AgentDefinition } from '../host/agentHost';
 import { parseRules } from '../permissions/rules';
 import { invalidSensitivePatterns } from '../permissions/sensitive';
 import type { PermissionRule } from '../permissions/types';

@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import type { ChatSession } from '../app/chatSession';
-import type { ChatManager } from './chatManager';
+import type { ChatManager } from './chat/chatManager';
 import { CommandId, ContextKey } from './commandIds';
 
 /** One status item summarizing every agent and chat; clicking it opens the chat. */

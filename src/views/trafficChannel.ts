@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { formatTrafficEntry, type TrafficEntry, type TrafficLog } from '../acp/trafficLog';
+import { formatTrafficEntry, type TrafficEntry, type TrafficLog } from '../wire/trafficLog';
 import type { Disposable } from '../util/disposable';
 import type { TraceLevel } from './configuration';
 

@@ -1,8 +1,8 @@
 import * as path from 'node:path';
 import type * as acp from '@agentclientprotocol/sdk';
 import * as vscode from 'vscode';
-import type { FileSystemPort } from '../acp/clientPorts';
-import { ClientRequestError, RpcCode } from '../acp/errors';
+import type { FileSystemPort } from '../agentPort/clientPorts';
+import { ClientRequestError, RpcCode } from '../agentPort/agentErrors';
 import { sliceLines, type WorkspaceBoundary } from '../acp/workspaceBoundary';
 
 export interface WriteRecord {

@@ -3,9 +3,9 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { HermesApi } from '../../src/extension';
-import { ChangesCommandId } from '../../src/views/changesIds';
-import type { ChangesNode } from '../../src/views/changesTree';
-import type { ChangesFeature } from '../../src/views/changesView';
+import { ChangesCommandId } from '../../src/views/changes/changesIds';
+import type { ChangesNode } from '../../src/views/changes/changesTree';
+import type { ChangesFeature } from '../../src/views/changes/changesView';
 import type { ChatSession } from '../../src/app/chatSession';
 import { api, extension, lastAssistantText, useScriptedAgent, waitFor } from './support';
 

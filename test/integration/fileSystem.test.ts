@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { ClientRequestError } from '../../src/acp/errors';
+import { ClientRequestError } from '../../src/agentPort/agentErrors';
 import { api, lastAssistantText, useScriptedAgent, waitFor } from './support';
 
 function workspace(): string {

@@ -2,7 +2,7 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import type { ChatManager } from '../../src/views/chatManager';
+import type { ChatManager } from '../../src/views/chat/chatManager';
 import type { ChatSession } from '../../src/app/chatSession';
 import { api, useScriptedAgent, waitFor } from './support';
 

@@ -4,7 +4,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { WorkspaceBoundary } from '../../src/acp/workspaceBoundary';
-import { promptBlocks } from '../../src/views/promptAttachments';
+import { promptBlocks } from '../../src/views/chat/promptAttachments';
 import type { ChatSession } from '../../src/app/chatSession';
 import { api, isAlive, lastAssistantText, useScriptedAgent, waitFor } from './support';
 

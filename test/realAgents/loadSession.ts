@@ -8,8 +8,8 @@
 import { writeFileSync } from 'node:fs';
 import type * as acp from '@agentclientprotocol/sdk';
 import { AcpClient } from '../../src/acp/acpConnection';
-import { AgentProcess } from '../../src/acp/agentProcess';
-import { TrafficLog } from '../../src/acp/trafficLog';
+import { AgentProcess } from '../../src/wire/agentProcess';
+import { TrafficLog } from '../../src/wire/trafficLog';
 
 export interface LoadResult {
   readonly advertised: boolean;

@@ -4,7 +4,7 @@ import type { HostMessage } from '../../src/protocol/webviewProtocol';
 import type { SessionController } from '../../src/session/sessionController';
 import type { ViewContext } from '../../src/session/viewProjection';
 import type { ChatSession } from '../../src/app/chatSession';
-import { WebviewChannel, type WebviewLike } from '../../src/views/webviewChannel';
+import { WebviewChannel, type WebviewLike } from '../../src/views/chat/webviewChannel';
 import type { Disposable } from '../../src/util/disposable';
 import { repoRoot } from '../support/paths';
 import type { PageGlobals } from './pageTypes';

@@ -31,7 +31,7 @@ const themes = {
   hc: { bodyClass: 'vscode-high-contrast', sheet: 'theme-hc.css' },
 };
 
-/** The webview's Content-Security-Policy, as src/views/webviewHtml.ts builds it. */
+/** The webview's Content-Security-Policy, as src/views/chat/webviewHtml.ts builds it. */
 export function contentSecurityPolicy(cspSource, nonce) {
   return [`default-src 'none'`, `script-src 'nonce-${nonce}'`, `style-src ${cspSource}`, `font-src ${cspSource}`, `img-src ${cspSource} data:`].join('; ');
 }

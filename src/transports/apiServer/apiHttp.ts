@@ -1,7 +1,7 @@
-import { AgentTimeoutError } from '../../acp/errors';
-import type { TrafficLog } from '../../acp/trafficLog';
+import { AgentTimeoutError } from '../../agentPort/agentErrors';
+import type { TrafficLog } from '../../wire/trafficLog';
 import { isObject } from '../../util/json';
-import { HttpStatusError, TransportClosedError } from '../errors';
+import { HttpStatusError, TransportClosedError } from '../../agentPort/transportErrors';
 import { SseParser, type SseEvent } from './sse';
 
 export interface ApiTarget {

@@ -1,5 +1,5 @@
 import { isObject, type JsonObject } from '../../util/json';
-import type { UnknownRunResolution } from '../transport';
+import type { UnknownRunResolution } from '../../agentPort/transport';
 import type { ApiHttp } from './apiHttp';
 
 /**

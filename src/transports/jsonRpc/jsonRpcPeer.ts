@@ -1,7 +1,7 @@
-import { AgentTimeoutError, RpcCode } from '../../acp/errors';
-import type { TrafficLog } from '../../acp/trafficLog';
+import { AgentTimeoutError, RpcCode } from '../../agentPort/agentErrors';
+import type { TrafficLog } from '../../wire/trafficLog';
 import { isObject } from '../../util/json';
-import { TransportClosedError, TransportRpcError } from '../errors';
+import { TransportClosedError, TransportRpcError } from '../../agentPort/transportErrors';
 import type { LineChannel } from './lineChannel';
 
 /** A request the peer sent us (a server→client question). */

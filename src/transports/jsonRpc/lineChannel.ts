@@ -1,4 +1,4 @@
-import type { TrafficLog } from '../../acp/trafficLog';
+import type { TrafficLog } from '../../wire/trafficLog';
 
 /**
  * One bidirectional stream of text frames: a child's stdio (newline-delimited) or a WebSocket (one

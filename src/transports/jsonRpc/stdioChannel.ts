@@ -1,7 +1,7 @@
-import { AgentProcess, type AgentCommand } from '../../acp/agentProcess';
-import { decodeLine, LineReader } from '../../acp/lineReader';
-import type { TrafficLog } from '../../acp/trafficLog';
-import { TransportClosedError } from '../errors';
+import { AgentProcess, type AgentCommand } from '../../wire/agentProcess';
+import { decodeLine, LineReader } from '../../wire/lineReader';
+import type { TrafficLog } from '../../wire/trafficLog';
+import { TransportClosedError } from '../../agentPort/transportErrors';
 import type { LineChannel } from './lineChannel';
 
 /** Longest accepted frame; longer lines are skipped and logged, as on the ACP connection. */

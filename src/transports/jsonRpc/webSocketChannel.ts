@@ -1,7 +1,7 @@
 import WebSocket from 'ws';
-import type { TrafficLog } from '../../acp/trafficLog';
+import type { TrafficLog } from '../../wire/trafficLog';
 import { Deferred } from '../../util/deferred';
-import { TransportClosedError } from '../errors';
+import { TransportClosedError } from '../../agentPort/transportErrors';
 import type { LineChannel } from './lineChannel';
 
 export interface WebSocketTarget {

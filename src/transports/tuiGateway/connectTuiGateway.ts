@@ -1,4 +1,4 @@
-import type { AgentCommand } from '../../acp/agentProcess';
+import type { AgentCommand } from '../../wire/agentProcess';
 import { StdioChannel } from '../jsonRpc/stdioChannel';
 import { WebSocketChannel, type WebSocketTarget } from '../jsonRpc/webSocketChannel';
 import type { LineChannel } from '../jsonRpc/lineChannel';

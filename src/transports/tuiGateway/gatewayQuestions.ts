@@ -1,7 +1,7 @@
-import type { TrafficLog } from '../../acp/trafficLog';
+import type { TrafficLog } from '../../wire/trafficLog';
 import { isObject } from '../../util/json';
 import type { IncomingRequest } from '../jsonRpc/jsonRpcPeer';
-import type { TransportPorts } from '../questionPort';
+import type { TransportPorts } from '../../agentPort/questionPort';
 import { answerServerRequest, redactAnswer, type ServerRequestContext } from './serverRequests';
 import type { OpenRequest } from './wire';
 

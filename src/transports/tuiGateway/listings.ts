@@ -1,6 +1,6 @@
 import type * as acp from '@agentclientprotocol/sdk';
 import { isObject } from '../../util/json';
-import type { LiveSessionInfo } from '../transport';
+import type { LiveSessionInfo } from '../../agentPort/transport';
 import { epochToIso } from './wire';
 
 function rows(raw: unknown): unknown[] {

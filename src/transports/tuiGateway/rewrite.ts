@@ -1,6 +1,6 @@
 import { isObject, type JsonObject } from '../../util/json';
-import { TransportRpcError } from '../errors';
-import type { RewriteRequest } from '../transport';
+import { TransportRpcError } from '../../agentPort/transportErrors';
+import type { RewriteRequest } from '../../agentPort/transport';
 import type { RowIdBook } from './rowIds';
 import { GatewayCode, type SubmitResult } from './wire';
 

@@ -1,7 +1,7 @@
 import { isObject, type JsonObject } from '../../util/json';
 import { approvalChoice, approvalPermission } from '../approval';
-import { TransportRpcError } from '../errors';
-import type { ClarifyQuestion, SecretKind, SecretRequest, TransportPorts } from '../questionPort';
+import { TransportRpcError } from '../../agentPort/transportErrors';
+import type { ClarifyQuestion, SecretKind, SecretRequest, TransportPorts } from '../../agentPort/questionPort';
 import { GatewayCode } from './wire';
 
 /**

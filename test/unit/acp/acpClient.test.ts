@@ -1,6 +1,6 @@
 import * as assert from 'node:assert/strict';
-import { AgentProcess } from '../../../src/acp/agentProcess';
-import { AgentExitedError, AgentNotFoundError, AgentTimeoutError } from '../../../src/acp/errors';
+import { AgentProcess } from '../../../src/wire/agentProcess';
+import { AgentExitedError, AgentNotFoundError, AgentTimeoutError } from '../../../src/agentPort/agentErrors';
 import { toMarkdown } from '../../../src/session/transcript';
 import { scriptedAgentCommand, startStack, tempWorkspace, waitForState, type AgentStack } from '../../support/agentStack';
 

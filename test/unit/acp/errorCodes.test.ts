@@ -3,9 +3,9 @@ import { readFile, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { PassThrough } from 'node:stream';
 import { AcpClient } from '../../../src/acp/acpConnection';
-import type { FileSystemPort } from '../../../src/acp/clientPorts';
-import type { AgentExitedError } from '../../../src/acp/errors';
-import { TrafficLog } from '../../../src/acp/trafficLog';
+import type { FileSystemPort } from '../../../src/agentPort/clientPorts';
+import type { AgentExitedError } from '../../../src/agentPort/agentErrors';
+import { TrafficLog } from '../../../src/wire/trafficLog';
 import type { Entry } from '../../../src/session/sessionState';
 import { scriptedAgentCommand, startStack, tempWorkspace, type AgentStack } from '../../support/agentStack';
 

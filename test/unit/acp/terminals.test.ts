@@ -2,7 +2,7 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type * as acp from '@agentclientprotocol/sdk';
-import { ClientRequestError, RpcCode } from '../../../src/acp/errors';
+import { ClientRequestError, RpcCode } from '../../../src/agentPort/agentErrors';
 import { TerminalManager, formatCommand, type TerminalManagerOptions } from '../../../src/acp/terminals';
 import { tempWorkspace } from '../../support/agentStack';
 import { isAlive } from '../../support/processes';

@@ -2,7 +2,7 @@ import * as assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { ClientRequestError, RpcCode } from '../../../src/acp/errors';
+import { ClientRequestError, RpcCode } from '../../../src/agentPort/agentErrors';
 import { sliceLines, WorkspaceBoundary } from '../../../src/acp/workspaceBoundary';
 import { tempWorkspace } from '../../support/agentStack';
 

@@ -5,7 +5,7 @@
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { AgentHost, type AgentDefinition } from '../../../src/acp/agentHost';
+import { AgentHost, type AgentDefinition } from '../../../src/host/agentHost';
 import type { Entry, NoticeEntry } from '../../../src/session/sessionState';
 import { ChatSession } from '../../../src/app/chatSession';
 import type { TurnResult } from '../../../src/session/sessionController';

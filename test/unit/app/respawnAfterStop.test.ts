@@ -5,7 +5,7 @@
  */
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
-import type { AgentDefinition, AgentHost } from '../../../src/acp/agentHost';
+import type { AgentDefinition, AgentHost } from '../../../src/host/agentHost';
 import type { AgentHosts } from '../../../src/app/agentHosts';
 import { ChatRegistry } from '../../../src/app/chatRegistry';
 import { ChatSession } from '../../../src/app/chatSession';

@@ -5,7 +5,7 @@
  */
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
-import { AgentHost, type AgentDefinition } from '../../../src/acp/agentHost';
+import { AgentHost, type AgentDefinition } from '../../../src/host/agentHost';
 import { ChatRegistry } from '../../../src/app/chatRegistry';
 import { ChatSession } from '../../../src/app/chatSession';
 import { finalAnswer } from '../../../src/app/turnRun';

@@ -7,7 +7,7 @@
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { AgentHost, type AgentDefinition } from '../../../src/acp/agentHost';
+import { AgentHost, type AgentDefinition } from '../../../src/host/agentHost';
 import { ChatRegistry } from '../../../src/app/chatRegistry';
 import { ChatSession } from '../../../src/app/chatSession';
 import { formatMessage } from '../../../src/util/l10n';

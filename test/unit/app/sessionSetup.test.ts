@@ -9,7 +9,7 @@
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { AgentHost, type AgentDefinition } from '../../../src/acp/agentHost';
+import { AgentHost, type AgentDefinition } from '../../../src/host/agentHost';
 import { ChatSession } from '../../../src/app/chatSession';
 import { memorySecrets } from '../../../src/app/signIn';
 import { WorkspaceSessionSetup } from '../../../src/app/workspaceSetup';

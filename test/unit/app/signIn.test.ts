@@ -9,7 +9,7 @@ import * as assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { AgentHost, type AgentDefinition } from '../../../src/acp/agentHost';
+import { AgentHost, type AgentDefinition } from '../../../src/host/agentHost';
 import { ChatSession } from '../../../src/app/chatSession';
 import { memorySecrets, signInSecretKey, type SecretStore, type SignInPorts } from '../../../src/app/signIn';
 import type { SignInMethod } from '../../../src/acp/authMethods';

@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import { AgentNotFoundError, AgentSpawnError } from '../../../src/acp/errors';
+import { AgentNotFoundError, AgentSpawnError } from '../../../src/agentPort/agentErrors';
 import { scopeFor, scopeName } from '../../../src/app/settingsScope';
 import { describeStartError } from '../../../src/app/startErrors';
 

@@ -7,7 +7,7 @@
  */
 import * as assert from 'node:assert/strict';
 import * as path from 'node:path';
-import { AgentHost, type AgentDefinition } from '../../../src/acp/agentHost';
+import { AgentHost, type AgentDefinition } from '../../../src/host/agentHost';
 import type { RequestTimeouts } from '../../../src/acp/acpConnection';
 import { ChatSession } from '../../../src/app/chatSession';
 import type { NoticeEntry } from '../../../src/session/sessionState';

@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { AgentExitedError, AgentTimeoutError } from '../../../src/acp/errors';
+import { AgentExitedError, AgentTimeoutError } from '../../../src/agentPort/agentErrors';
 import { describeStartError } from '../../../src/app/startErrors';
 import { lastLines, recogniseStderr } from '../../../src/app/stderrCauses';
 import { fixturesDir } from '../../support/paths';

@@ -6,7 +6,7 @@
 import type * as acp from '@agentclientprotocol/sdk';
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
-import { AgentHost, type AgentDefinition } from '../../../src/acp/agentHost';
+import { AgentHost, type AgentDefinition } from '../../../src/host/agentHost';
 import { ChatSession } from '../../../src/app/chatSession';
 import { defaultTimeouts } from '../../../src/acp/requestGuard';
 import { defaultPromptDeadlineMs } from '../../../src/session/turnDeadline';

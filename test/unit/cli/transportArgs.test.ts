@@ -42,12 +42,25 @@ suite('hermes-acp-run --transport arguments', () => {
     assert.deepEqual(attached.kind === 'run' && attached.options.transport, { kind: 'tui-gateway', url: 'wss://host:9119/api/ws' });
   });
 
-  test('api-server: --base-url, --mode chat (default) or runs is the API mode, not a session mode', () => {
+  test('api-server: --base-url, --api-mode chat (default) or runs picks the API; no session mode', () => {
     const chat = parse(['--transport', 'api-server', '--base-url', 'http://127.0.0.1:8642'], cwd);
     assert.deepEqual(chat.kind === 'run' && chat.options.transport, { kind: 'api-server', baseUrl: 'http://127.0.0.1:8642', mode: 'chat' });
-    const runs = parse(['--transport', 'api-server', '--base-url', 'https://hermes.example', '--mode', 'runs'], cwd);
+    const chatSpelled = parse(['--transport', 'api-server', '--base-url', 'http://127.0.0.1:8642', '--api-mode', 'chat'], cwd);
+    assert.deepEqual(chatSpelled.kind === 'run' && chatSpelled.options.transport, { kind: 'api-server', baseUrl: 'http://127.0.0.1:8642', mode: 'chat' });
+    const runs = parse(['--transport', 'api-server', '--base-url', 'https://hermes.example', '--api-mode', 'runs'], cwd);
     assert.deepEqual(runs.kind === 'run' && runs.options.transport, { kind: 'api-server', baseUrl: 'https://hermes.example', mode: 'runs' });
     assert.equal(runs.kind === 'run' && runs.options.mode, undefined);
+  });
+
+  test('--mode keeps meaning a session mode: the old spelling --mode chat|runs with the API Server names --api-mode', () => {
+    const api = ['--transport', 'api-server', '--base-url', 'http://h:1'];
+    for (const old of ['chat', 'runs']) {
+      const parsed = parse([...api, '--mode', old], cwd);
+      assert.equal(parsed.kind, 'error');
+      assert.match(parsed.kind === 'error' ? parsed.message : '', new RegExp(`--mode is a session mode, and the API Server has none: pick its API with --api-mode chat\\|runs \\(--api-mode ${old}\\)`));
+    }
+    const other = parse([...api, '--mode', 'ask'], cwd);
+    assert.match(other.kind === 'error' ? other.message : '', /--mode is a session mode, .* --api-mode chat\|runs$/);
   });
 
   test('bad combinations are usage errors that say what to do', () => {
@@ -73,7 +86,9 @@ suite('hermes-acp-run --transport arguments', () => {
       [[...gw, '--hermes-root', root, '--', 'hermes', 'acp'], /an agent command after "--" is for --transport acp/],
       [['--transport', 'api-server'], /needs --base-url/],
       [['--transport', 'api-server', '--base-url', 'ftp://h'], /http:\/\/ or https:\/\//],
-      [[...api, '--mode', 'agent'], /"chat" .* or "runs"/],
+      [[...api, '--api-mode', 'agent'], /--api-mode is "chat" .* or "runs" .*, not "agent"/],
+      [['--api-mode', 'runs'], /--api-mode needs --transport api-server/],
+      [[...gw, '--hermes-root', root, '--api-mode', 'runs'], /--api-mode needs --transport api-server/],
     ];
     for (const [argv, message] of cases) {
       const parsed = parse(argv, cwd);
@@ -83,7 +98,7 @@ suite('hermes-acp-run --transport arguments', () => {
   });
 
   test('--help documents the transports and where their secrets come from', () => {
-    for (const needle of ['--transport KIND', '--gateway-url URL', 'HERMES_GATEWAY_TOKEN', '--hermes-root DIR', '--python PYTHON', '--base-url URL', 'HERMES_API_KEY', 'runs']) {
+    for (const needle of ['--transport KIND', '--gateway-url URL', 'HERMES_GATEWAY_TOKEN', '--hermes-root DIR', '--python PYTHON', '--base-url URL', 'HERMES_API_KEY', '--api-mode API', 'runs']) {
       assert.ok(usage.includes(needle), needle);
     }
   });
@@ -98,6 +113,13 @@ suite('hermes-acp-run --transport: usage errors from the command line', function
     assert.equal(run.code, 2);
     assert.equal(run.stdout, '');
     assert.match(run.stderr, /hermes-acp-run: --gateway-url needs --transport tui-gateway/);
+  });
+
+  test('the old spelling --mode runs with --transport api-server: exit 2, the reason names --api-mode', async () => {
+    const run = await runCli(['-q', 'x', '--transport', 'api-server', '--base-url', 'http://127.0.0.1:1', '--mode', 'runs'], { cwd: work.path });
+    assert.equal(run.code, 2);
+    assert.equal(run.stdout, '');
+    assert.match(run.stderr, /hermes-acp-run: --mode is a session mode, and the API Server has none: pick its API with --api-mode chat\|runs \(--api-mode runs\)/);
   });
 });
 

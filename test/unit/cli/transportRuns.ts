@@ -62,7 +62,7 @@ export async function apiServer(dir: string, mode: 'chat' | 'runs' = 'chat'): Pr
   const fake = new FakeProcess(fakeApiServerJs, ['--key', apiKey], { FAKE_API_RECORD: recordFile });
   const { port } = await fake.ready;
   return {
-    flags: ['--transport', 'api-server', '--base-url', `http://127.0.0.1:${port}`, ...(mode === 'runs' ? ['--mode', 'runs'] : [])],
+    flags: ['--transport', 'api-server', '--base-url', `http://127.0.0.1:${port}`, ...(mode === 'runs' ? ['--api-mode', 'runs'] : [])],
     env: { HERMES_API_KEY: apiKey },
     recordFile,
     stop: () => fake.stop(),

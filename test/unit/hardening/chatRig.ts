@@ -10,10 +10,10 @@
  * a suite switches `SCRIPTED_AGENT_CRASH_ON_LOAD` on for one restart.
  */
 import type * as acp from '@agentclientprotocol/sdk';
-import { AgentHost, type AgentDefinition } from '../../../src/acp/agentHost';
+import { AgentHost, type AgentDefinition } from '../../../src/host/agentHost';
 import type { RequestTimeouts } from '../../../src/acp/acpConnection';
-import type { AgentExitedError } from '../../../src/acp/errors';
-import type { TrafficLog } from '../../../src/acp/trafficLog';
+import type { AgentExitedError } from '../../../src/agentPort/agentErrors';
+import type { TrafficLog } from '../../../src/wire/trafficLog';
 import type { Entry, SessionState } from '../../../src/session/sessionState';
 import { ChatSession } from '../../../src/app/chatSession';
 import { formatMessage } from '../../../src/util/l10n';

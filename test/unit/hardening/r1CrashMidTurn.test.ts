@@ -11,8 +11,8 @@
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { HostConnection } from '../../../src/acp/agentHost';
-import { AgentExitedError } from '../../../src/acp/errors';
+import type { HostConnection } from '../../../src/host/agentHost';
+import { AgentExitedError } from '../../../src/agentPort/agentErrors';
 import type { TurnResult } from '../../../src/session/sessionController';
 import type { Disposable } from '../../../src/util/disposable';
 import type { ChatSession } from '../../../src/app/chatSession';

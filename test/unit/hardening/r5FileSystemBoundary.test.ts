@@ -13,7 +13,7 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type * as acp from '@agentclientprotocol/sdk';
-import { ClientRequestError } from '../../../src/acp/errors';
+import { ClientRequestError } from '../../../src/agentPort/agentErrors';
 import { TerminalManager } from '../../../src/acp/terminals';
 import { WorkspaceBoundary } from '../../../src/acp/workspaceBoundary';
 import { BIG_FILE_BYTES, bytesWrittenOutside, cwdAttempts, fileAttempts, hostileTree, outsideSnapshot } from './fsFixture';

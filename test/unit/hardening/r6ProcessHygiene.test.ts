@@ -12,7 +12,7 @@
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { TrafficLog } from '../../../src/acp/trafficLog';
+import { TrafficLog } from '../../../src/wire/trafficLog';
 import { tempWorkspace } from '../../support/agentStack';
 import { ChatRig } from './chatRig';
 import {

@@ -4,7 +4,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import type * as acp from '@agentclientprotocol/sdk';
 import { zMcpServer } from '../../../src/acp/sdkSchema';
-import { TrafficLog } from '../../../src/acp/trafficLog';
+import { TrafficLog } from '../../../src/wire/trafficLog';
 import { buildMcpServers, filterForAgent, type McpHost } from '../../../src/mcp/acpServers';
 import { environmentInputs, McpInputResolver, type McpInputPrompt, type McpSecretStore } from '../../../src/mcp/inputs';
 import { mcpConfigFromValue, parseMcpConfig, type McpInputDefinition } from '../../../src/mcp/mcpConfig';

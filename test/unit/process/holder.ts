@@ -5,7 +5,7 @@
  *
  *   node out/test/unit/process/holder.js <stubbornAgent.js> [agent args…]
  */
-import { AgentProcess } from '../../../src/acp/agentProcess';
+import { AgentProcess } from '../../../src/wire/agentProcess';
 
 async function main(): Promise<void> {
   const [script, ...args] = process.argv.slice(2);

@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import type { AgentDefinition } from '../../../src/acp/agentHost';
+import type { AgentDefinition } from '../../../src/host/agentHost';
 import { buildCatalog, compareVersions, isHermesEntry } from '../../../src/registry/catalog';
 import { parseRegistry } from '../../../src/registry/registryFormat';
 import { findEntry, removeEntry, settingsEntry, upsertEntry } from '../../../src/registry/settingsEntry';

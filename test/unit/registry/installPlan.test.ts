@@ -2,7 +2,7 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import type { AgentDefinition } from '../../../src/acp/agentHost';
+import type { AgentDefinition } from '../../../src/host/agentHost';
 import { buildCatalog } from '../../../src/registry/catalog';
 import { install } from '../../../src/registry/installer';
 import { archiveUrl, planInstall } from '../../../src/registry/installPlan';

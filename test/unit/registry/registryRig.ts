@@ -5,7 +5,7 @@ import { registryLayout, type RegistryLayout } from '../../../src/registry/insta
 import { chooseDistribution, platformKey, type DistributionChoice } from '../../../src/registry/launch';
 import { probeInitialize, type ProbeResult } from '../../../src/registry/probe';
 import { parseAgentEntry, type PlatformKey, type RegistryAgent } from '../../../src/registry/registryFormat';
-import type { AgentDefinition } from '../../../src/acp/agentHost';
+import type { AgentDefinition } from '../../../src/host/agentHost';
 import { LoopbackServer } from '../../support/loopbackServer';
 
 /** This machine's registry platform (the tests serve binaries for it). */

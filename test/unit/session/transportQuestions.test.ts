@@ -13,9 +13,9 @@ import { SessionController } from '../../../src/session/sessionController';
 import { defaultQuirks, type QuestionEntry } from '../../../src/session/sessionState';
 import { toMarkdown } from '../../../src/session/transcript';
 import { ViewProjector } from '../../../src/session/viewProjection';
-import type { TransportPorts } from '../../../src/transports/questionPort';
-import type { DeepCutQuestion } from '../../../src/transports/transport';
-import { TrafficLog } from '../../../src/acp/trafficLog';
+import type { TransportPorts } from '../../../src/agentPort/questionPort';
+import type { DeepCutQuestion } from '../../../src/agentPort/transport';
+import { TrafficLog } from '../../../src/wire/trafficLog';
 import { until } from '../../support/wait';
 import { assistantText, FakeProcess, fakeApiServerJs, fakeTuiGatewayJs, repoRoot, tools, userTexts } from '../transports/transportRig';
 

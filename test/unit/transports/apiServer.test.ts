@@ -9,8 +9,8 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { ApiServerConnection, type ApiServerOptions } from '../../../src/transports/apiServer/apiServerConnection';
-import { HttpStatusError, NotSupportedError } from '../../../src/transports/errors';
-import { canRecoverRuns, describeTransport } from '../../../src/transports/transport';
+import { HttpStatusError, NotSupportedError } from '../../../src/agentPort/transportErrors';
+import { canRecoverRuns, describeTransport } from '../../../src/agentPort/transport';
 import { until } from '../../support/wait';
 import { assistantText, clientPorts, FakeProcess, fakeApiServerJs, makeClient, newLog, tools, type Client } from './transportRig';
 

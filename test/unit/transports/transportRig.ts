@@ -7,11 +7,11 @@ import type * as acp from '@agentclientprotocol/sdk';
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import * as path from 'node:path';
 import { createInterface } from 'node:readline';
-import { TrafficLog } from '../../../src/acp/trafficLog';
-import type { AgentConnection } from '../../../src/session/agentConnection';
+import { TrafficLog } from '../../../src/wire/trafficLog';
+import type { AgentConnection } from '../../../src/agentPort/agentConnection';
 import { SessionController, type PendingPermission } from '../../../src/session/sessionController';
 import { defaultQuirks, type Entry, type ToolEntry } from '../../../src/session/sessionState';
-import type { QuestionPort, TransportPorts } from '../../../src/transports/questionPort';
+import type { QuestionPort, TransportPorts } from '../../../src/agentPort/questionPort';
 import { until } from '../../support/wait';
 
 export const repoRoot = path.resolve(__dirname, '../../../..');

@@ -5,7 +5,7 @@
  * `open_requests` and can answer it; disconnecting one client does not end the session.
  */
 import * as assert from 'node:assert/strict';
-import { canAttach } from '../../../src/transports/transport';
+import { canAttach } from '../../../src/agentPort/transport';
 import { connectTuiGateway } from '../../../src/transports/tuiGateway/connectTuiGateway';
 import type { TuiGatewayConnection } from '../../../src/transports/tuiGateway/tuiGatewayConnection';
 import { until } from '../../support/wait';

@@ -5,8 +5,8 @@
  * withdrawn approval, and tool events as tool-call entries.
  */
 import * as assert from 'node:assert/strict';
-import { TransportClosedError, TransportRpcError } from '../../../src/transports/errors';
-import type { ClarifyRequest } from '../../../src/transports/questionPort';
+import { TransportClosedError, TransportRpcError } from '../../../src/agentPort/transportErrors';
+import type { ClarifyRequest } from '../../../src/agentPort/questionPort';
 import { connectTuiGateway } from '../../../src/transports/tuiGateway/connectTuiGateway';
 import type { TuiGatewayConnection } from '../../../src/transports/tuiGateway/tuiGatewayConnection';
 import { until } from '../../support/wait';

@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { WorkspaceBoundary } from '../../../src/acp/workspaceBoundary';
-import { ClientRequestError } from '../../../src/acp/errors';
+import { ClientRequestError } from '../../../src/agentPort/agentErrors';
 import { comparisonKey, fileUriToPath, hostSemantics, isInside, normalizeDriveLetter, pathToFileUri, samePath, type PathSemantics } from '../../../src/util/paths';
 
 const win: PathSemantics = { flavor: 'win32', caseInsensitive: true };
