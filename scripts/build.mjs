@@ -11,7 +11,7 @@
 // shipping builds are listed in <outdir>/package-files.json; test/checks/checkPackage.mjs fails when
 // the .vsix lacks one of them, so a new chunk or helper script cannot be left out of the package.
 import * as esbuild from 'esbuild';
-import { mkdirSync, writeFileSync, existsSync, cpSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { chmodSync, mkdirSync, writeFileSync, existsSync, cpSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -330,4 +330,8 @@ if (watch) {
     }
   }
   writeFileSync(join(outRoot, 'package-files.json'), JSON.stringify([...shipped].sort(), null, 2) + '\n');
+  // hermes-acp-run: executable, so a symbolic link on PATH runs it (README: "from anywhere").
+  if (existsSync(join(outRoot, 'cli.js'))) {
+    chmodSync(join(outRoot, 'cli.js'), 0o755);
+  }
 }

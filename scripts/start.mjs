@@ -23,7 +23,7 @@ function onPath(cmd) {
 
 step('building and packaging the extension (production bundles, then vsce) …');
 const { packageExtension } = await import('./package.mjs');
-const { vsix, stage } = await packageExtension({ out: join(root, '.cache', 'hermes-acp.vsix'), log: (line) => step(line) });
+const { vsix, stage } = await packageExtension({ out: join(root, '.package', 'start', 'hermes-acp.vsix'), log: (line) => step(line) });
 
 const hermesInstalled = onPath('hermes');
 // HERMES_ACP_OPEN_CHAT: the extension reveals its chat once it activates (the Demo workspace's

@@ -118,7 +118,7 @@ await stage('lint', () => check(bin('eslint'), ['.', '--max-warnings=0']));
 /** The .vsix of this run: packaged once (scripts/package.mjs), checked, and installed by the UI suites. */
 let packaged;
 function packageOnce() {
-  packaged ??= import('./package.mjs').then((m) => m.packageExtension({ out: join(root, '.cache', 'package', 'hermes-acp.vsix') }));
+  packaged ??= import('./package.mjs').then((m) => m.packageExtension({ out: join(root, '.package', 'test', 'hermes-acp.vsix') }));
   return packaged;
 }
 

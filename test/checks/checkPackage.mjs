@@ -88,7 +88,7 @@ async function main() {
   let stage = arg('--stage');
   if (vsix === undefined || stage === undefined) {
     const { packageExtension } = await import('../../scripts/package.mjs');
-    ({ vsix, stage } = await packageExtension({ out: join(root, '.cache', 'package', 'hermes-acp.vsix') }));
+    ({ vsix, stage } = await packageExtension({ out: join(root, '.package', 'check', 'hermes-acp.vsix') }));
   }
   const stageDist = join(resolve(stage), 'dist');
   const listFile = join(stageDist, 'package-files.json');

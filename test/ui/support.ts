@@ -52,7 +52,7 @@ export function packageExtension(): string {
     packaged = given;
     return given;
   }
-  const out = path.join(repoRoot, '.cache', 'ui', 'hermes-acp.vsix');
+  const out = path.join(repoRoot, '.package', 'ui', 'hermes-acp.vsix');
   execFileSync(process.execPath, [path.join(repoRoot, 'scripts', 'package.mjs'), '--out', out], { cwd: repoRoot, stdio: 'pipe' });
   packaged = out;
   return out;
