@@ -1,8 +1,9 @@
 // Packages the extension as users get it: a production build of what ships, staged in a folder of
 // its own (the working tree's dist/ is left alone), packed by vsce into a .vsix.
 //   node scripts/package.mjs [--out FILE]     default: hermes-acp.vsix at the repository root
-// The staging folder is FILE's name with .stage for .vsix, beside it. Everything else this repository
-// packages lives in .package/ (git-ignored, in the worktree: .cache may be shared between checkouts).
+// The staging folder is .package/stage (for a FILE inside .package/: its name with .stage, beside it).
+// What npm start and npm test package lives in .package/ too (git-ignored, per checkout: .cache may be
+// shared between checkouts).
 //   import { packageExtension } from './package.mjs'
 // `npm run package`, `npm start` and the UI suites (once per `npm test`) all use it, and
 // test/checks/checkPackage.mjs checks the result against the build's list of shipped files.
@@ -28,7 +29,8 @@ export async function packageExtension(o = {}) {
   const started = Date.now();
   const log = o.log ?? ((line) => console.log(line));
   const out = resolve(o.out ?? join(root, 'hermes-acp.vsix'));
-  const stage = resolve(o.stage ?? join(dirname(out), `${basename(out, '.vsix')}.stage`));
+  const ownDir = join(root, '.package');
+  const stage = resolve(o.stage ?? (dirname(out).startsWith(ownDir) ? join(dirname(out), `${basename(out, '.vsix')}.stage`) : join(ownDir, 'stage')));
   rmSync(stage, { recursive: true, force: true });
   mkdirSync(stage, { recursive: true });
   for (const f of staged) {
