@@ -7,7 +7,7 @@ const vscodeBan = {
 };
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'out/**', 'node_modules/**', 'test/harness/**/node_modules/**', '.cache/**', '**/*.js', '**/*.mjs', 'media/**'] },
+  { ignores: ['dist/**', 'out/**', 'node_modules/**', 'test/harness/**/node_modules/**', '.cache/**', '.package/**', '**/*.js', '**/*.mjs', 'media/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   ...tseslint.configs.stylisticTypeChecked,

@@ -13,6 +13,7 @@ import { connectAgent, mayConnect } from './connectAgent';
 import { ChatPermissions } from './chatPermissions';
 import { ContextNotes, type ContextNoteSummary } from './contextNotes';
 import { describeStartError, exitTitle } from './startErrors';
+import { StartSteps } from './startSteps';
 import { restoreSession } from './restoreSession';
 import { SignIn } from './signIn';
 import type { ChatSessionOptions } from './chatSessionOptions';
@@ -43,6 +44,7 @@ export class ChatSession implements Disposable {
   private restartingValue = false;
   /** The title the chat gave the session itself (a fork's), until the agent names it. */
   private localTitleValue: string | undefined;
+  private readonly steps: StartSteps;
   private entryCounter = 0;
   /** Model and provider for the next `session/new` (a suggestion the user picked). */
   private startOptions: StartOptions = {};
@@ -78,6 +80,7 @@ export class ChatSession implements Disposable {
     const signInChat = { get host() { return hostOf(); }, claimStart: (run: () => Promise<boolean>) => this.claimStart(run), noteRestart: () => this.noteRestart(), changed: () => this.onDidChangeEmitter.fire() };
     this.signIn = new SignIn(signInChat, options.signIn, options.t);
     this.exitWatch = this.watchExit(options.host);
+    this.steps = new StartSteps(this, options.t);
   }
 
   /** Moves the chat to another host of its agent ("Reconnect with the new settings"); the next ensureStarted restores the session there. */
@@ -96,7 +99,10 @@ export class ChatSession implements Disposable {
       this.endReviews(exit.expected ? 'the agent was stopped' : 'the agent exited');
       const t = this.options.t;
       const title = exit.expected ? (this.restartRequested ? t('Restarting {0}…', this.agentName) : t('The agent was stopped.')) : exitTitle(exit, t);
-      this.controller.agentExited(title, exit.expected ? '' : exit.stderrTail, exit.expected);
+      // One card per failure: an exit that ends the chat's start is told by the start error's card,
+      // with the stderr and its likely cause.
+      const startFailure = this.steps.active || this.steps.endedBy(exit);
+      this.controller.agentExited(title, exit.expected ? '' : exit.stderrTail, exit.expected, !exit.expected && startFailure);
       this.restartRequested = false;
     });
   }
@@ -327,7 +333,7 @@ export class ChatSession implements Disposable {
     if (previous !== undefined) {
       return this.restore(client, previous);
     }
-    const started = await this.startStep(this.options.t('Starting a session with {0}…', this.agentName), () => this.controller.start(this.startOptions));
+    const started = await this.steps.run(this.options.t('Starting a session with {0}…', this.agentName), () => this.controller.start(this.startOptions));
     if ('error' in started) {
       return this.startFailed(started.error, () => this.start());
     }
@@ -341,25 +347,13 @@ export class ChatSession implements Disposable {
     if (!(await mayConnect(ctx))) {
       return undefined;
     }
-    const connected = await this.startStep(o.t('Starting {0}…', this.agentName), () => connectAgent(ctx));
+    const connected = await this.steps.run(o.t('Starting {0}…', this.agentName), () => connectAgent(ctx));
     if ('error' in connected) {
       await this.startFailed(connected.error);
       return undefined;
     }
     this.mcpViewValue = connected.value.mcpView;
     return connected.value.client;
-  }
-
-  /** One step of the start (the agent, then the session) under a status line. */
-  private async startStep<T>(status: string, step: () => Promise<T>): Promise<{ value: T } | { error: unknown }> {
-    this.showStatus(status);
-    try {
-      return { value: await step() };
-    } catch (error) {
-      return { error };
-    } finally {
-      this.showStatus(undefined);
-    }
   }
 
   /** A start failed: the sign-in card when the agent asks to sign in (`retry` repeats the call), else the start-error notice. */
@@ -386,7 +380,7 @@ export class ChatSession implements Disposable {
     if (ModelMismatchError.is(e)) {
       return; // the controller's notice already offers the suggestions
     }
-    const n = describeStartError(e, this.hostValue.definition, this.options.settingsScope?.(), this.options.t);
+    const n = describeStartError(e, this.hostValue.definition, this.options.settingsScope?.(), this.options.t, this.hostValue.stderrTail());
     this.controller.addNotice('error', n.title, n.detail, n.actions, undefined, n.log);
   }
 }

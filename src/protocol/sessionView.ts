@@ -134,12 +134,13 @@ export type EntryView =
       readonly id: string;
       readonly level: 'info' | 'warning' | 'error';
       readonly title: string;
+      /** Prose: what happened and what to do. */
       readonly detail?: string;
+      /** What the agent wrote (its last stderr lines), shown as a log. */
+      readonly log?: string;
       readonly actions: readonly NoticeActionView[];
       /** A user entry id: the notice offers "Start fresh from here" (a fork from before that message). */
       readonly forkFrom?: string;
-      /** Machine output (a stderr tail) in a monospace box; `detail` is prose. */
-      readonly log?: string;
       /** Values offered instead of what the agent refused (a model its provider cannot serve). */
       readonly suggestions?: SuggestionsView;
     }

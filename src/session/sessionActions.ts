@@ -11,6 +11,8 @@ export type SessionAction =
   /** The agent's `initialize` answer is known: its quirks apply from now on. */
   | { readonly type: 'agentConnected'; readonly quirks: AgentQuirks }
   | { readonly type: 'sessionStarting' }
+  /** session/new, load or resume failed: the chat is no longer "Starting…" (it shows why in a notice). */
+  | { readonly type: 'sessionStartFailed' }
   | {
       readonly type: 'sessionStarted';
       readonly sessionId: string;
@@ -82,6 +84,8 @@ export type SessionAction =
       readonly stderrTail: string;
       /** We stopped it (Restart Agent, settings change): said neutrally, without the crash actions. */
       readonly expected?: boolean;
+      /** No notice: the exit ended the chat's start, whose own card says why (one card per failure). */
+      readonly silent?: boolean;
     }
   | {
       readonly type: 'noticeAdded';
@@ -90,11 +94,10 @@ export type SessionAction =
       readonly level: NoticeLevel;
       readonly title: string;
       readonly detail?: string;
+      readonly log?: string;
       readonly actions?: readonly NoticeAction[];
       readonly forkFrom?: string;
       readonly suggestions?: NoticeSuggestions;
-      /** Machine output (a stderr tail), shown as such; `detail` is prose. */
-      readonly log?: string;
     }
   | { readonly type: 'modeChanged'; readonly modeId: string }
   | { readonly type: 'modelChanged'; readonly modelId: string }

@@ -187,14 +187,12 @@ export class SessionController implements Disposable {
       this.attach(res.sessionId, res);
     } catch (e) {
       this.dispatch(mismatchNotice(e, this.deps.newId(), this.deps.now(), this.t));
+      this.dispatch({ type: 'sessionStartFailed' });
       throw e;
     }
   }
 
-  /**
-   * Opens an existing session with `session/load` (or `session/resume`). History the agent replays
-   * is collected and merged so that nothing the chat already shows appears twice.
-   */
+  /** `session/load` (or `session/resume`): replayed history is collected and merged, so nothing shown appears twice. */
   async load(sessionId: string, how: 'load' | 'resume' = 'load'): Promise<void> {
     this.dispatch({ type: 'sessionStarting' });
     // Collect before subscribing: updates the connection buffered for this session are history too.
@@ -208,6 +206,7 @@ export class SessionController implements Disposable {
       this.dispatch(rowsBound(this.connectionValue, sessionId));
     } catch (e) {
       this.dispatch({ type: 'replayEnded' });
+      this.dispatch({ type: 'sessionStartFailed' });
       throw e;
     }
   }
@@ -345,15 +344,15 @@ export class SessionController implements Disposable {
     this.permissions.expire(requestId);
   }
 
-  /** The agent process ended: the transcript stays, the turn is marked interrupted; `expected` (a restart) is said neutrally. */
-  agentExited(message: string, stderrTail: string, expected = false): void {
+  /** The agent ended: the transcript stays, the turn is interrupted; `expected` (a restart) is neutral; `silent`: no notice (the caller's card says it). */
+  agentExited(message: string, stderrTail: string, expected = false, silent = false): void {
     this.permissions.cancelAll('agent exited');
     this.questions.cancelAll('agent exited');
     if (this.stateValue.phase === 'exited') {
       return;
     }
     this.feed.dispose();
-    this.dispatch({ type: 'agentExited', id: this.deps.newId(), noticeId: this.deps.newId(), at: this.deps.now(), message, stderrTail, ...(expected ? { expected } : {}) });
+    this.dispatch({ type: 'agentExited', id: this.deps.newId(), noticeId: this.deps.newId(), at: this.deps.now(), message, stderrTail, ...(expected ? { expected } : {}), ...(silent ? { silent } : {}) });
   }
 
   /**
@@ -368,6 +367,7 @@ export class SessionController implements Disposable {
       level,
       title,
       ...(detail !== undefined ? { detail } : {}),
+      ...(log !== undefined && log !== '' ? { log } : {}),
       ...(actions !== undefined ? { actions } : {}),
       ...(forkFrom !== undefined ? { forkFrom } : {}),
       ...(log !== undefined && log !== '' ? { log } : {}),

@@ -50,6 +50,7 @@ export function reduceSession(state: SessionState, action: SessionAction): Sessi
       return reduceRewrite(state, action);
     case 'agentConnected':
     case 'sessionStarting':
+    case 'sessionStartFailed':
     case 'sessionStarted':
     case 'replayStarted':
     case 'replayEnded':

@@ -189,14 +189,15 @@ export interface NoticeEntry {
   readonly id: string;
   readonly level: NoticeLevel;
   readonly title: string;
+  /** What happened and what to do, in words (wraps; never cut off). */
   readonly detail?: string;
+  /** What the agent wrote (its last stderr lines): shown apart from the prose, as a scrollable log. */
+  readonly log?: string;
   readonly actions?: readonly NoticeAction[];
   /** Offers "Start fresh from here": a fork from before this user message (the prompt the agent still holds). */
   readonly forkFrom?: string;
   /** Values the user can pick instead (a refused model: the provider's suggestions). */
   readonly suggestions?: NoticeSuggestions;
-  /** Machine output (an agent's stderr tail), shown in a monospace box; `detail` is prose in the normal font. */
-  readonly log?: string;
   readonly at: number;
 }
 

@@ -103,6 +103,7 @@ export class ViewProjector {
           title: e.title,
           actions: e.actions ?? [],
           ...(e.detail !== undefined ? { detail: e.detail } : {}),
+          ...(e.log !== undefined ? { log: e.log } : {}),
           ...(e.forkFrom !== undefined ? { forkFrom: e.forkFrom } : {}),
           ...(e.suggestions !== undefined ? { suggestions: e.suggestions } : {}),
           ...(e.log !== undefined ? { log: e.log } : {}),

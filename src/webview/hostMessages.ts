@@ -234,6 +234,7 @@ function isEntry(v: unknown): v is EntryView {
         isLevel(v.level) &&
         isStr(v.title) &&
         optional(v.detail, isStr) &&
+        optional(v.log, isStr) &&
         isArr(v.actions, isNoticeAction) &&
         optional(v.forkFrom, isStr) &&
         optional(v.log, isStr) &&

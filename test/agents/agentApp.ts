@@ -136,7 +136,7 @@ function afterSetupResponse(
         sessionId,
         update: { sessionUpdate: 'available_commands_update', availableCommands: initialCommands },
       });
-      if (withUsage) {
+      if (withUsage && !runtime.knobs.noStartUsage) {
         await client.notify('session/update', {
           sessionId,
           update: { sessionUpdate: 'usage_update', used: 10_000, size: contextWindow },

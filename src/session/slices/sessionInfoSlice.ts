@@ -12,6 +12,7 @@ export type SessionInfoAction = Extract<
     type:
       | 'agentConnected'
       | 'sessionStarting'
+      | 'sessionStartFailed'
       | 'sessionStarted'
       | 'replayStarted'
       | 'replayEnded'
@@ -46,6 +47,8 @@ export function reduceSessionInfo(state: SessionState, action: SessionInfoAction
       return { ...state, quirks: action.quirks };
     case 'sessionStarting':
       return { ...state, phase: 'starting' };
+    case 'sessionStartFailed':
+      return state.phase === 'starting' ? { ...state, phase: state.sessionId !== undefined ? 'idle' : 'new' } : state;
     case 'sessionStarted':
       return {
         ...state,
@@ -80,6 +83,7 @@ export function reduceSessionInfo(state: SessionState, action: SessionInfoAction
           title: action.title,
           at: action.at,
           ...(action.detail !== undefined ? { detail: action.detail } : {}),
+          ...(action.log !== undefined && action.log !== '' ? { log: action.log } : {}),
           ...(action.actions !== undefined ? { actions: action.actions } : {}),
           ...(action.forkFrom !== undefined ? { forkFrom: action.forkFrom } : {}),
           ...(action.suggestions !== undefined ? { suggestions: action.suggestions } : {}),

@@ -131,7 +131,7 @@ export function reduceTurn(state: SessionState, action: TurnAction): SessionStat
         }, action.at);
       }
       // Only an exit nobody asked for is an error; a stop we made (Restart Agent) is a neutral line.
-      entries = append(entries, {
+      entries = action.silent === true ? entries : append(entries, {
         kind: 'notice',
         id: action.noticeId,
         level: action.expected === true ? 'info' : 'error',

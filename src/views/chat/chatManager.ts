@@ -22,6 +22,7 @@ import { PermissionNotifications } from '../permissions/permissionNotifications'
 import { watchPermissionSettings } from '../permissions/permissionSettings';
 import { ChatSession, type SpawnConsent } from '../../app/chatSession';
 import { ChatMessages } from './chatMessages';
+import { openRequestedDiff, openToolDiff } from './toolDiffs';
 import { DiffReviewer } from '../permissions/diffReview';
 import { WorkspaceFileSystem, type WriteRecord } from '../workspaceFileSystem';
 import { demoAgentQuirks, type Configuration } from '../configuration';
@@ -59,6 +60,7 @@ export class ChatManager implements vscode.Disposable {
   /** Any chat or agent state changed (status bar, context keys). */
   readonly onDidChange = this.onDidChangeEmitter.event;
   private sidebarChat: ChatSession | undefined;
+  private activeChatValue: ChatSession | undefined;
   readonly reviewer = new DiffReviewer();
   private readonly messages: ChatMessages;
   private readonly history: SessionHistory;
@@ -199,6 +201,19 @@ export class ChatManager implements vscode.Disposable {
     return this.sidebarChat;
   }
 
+  /** The chat the user looked at last (an editor tab that became active, the side bar shown, a new side bar chat). */
+  get activeChat(): ChatSession | undefined {
+    const chat = this.activeChatValue;
+    return chat !== undefined && this.chats.all.includes(chat) ? chat : this.sidebarChat;
+  }
+
+  setActiveChat(chat: ChatSession): void {
+    if (this.activeChatValue !== chat) {
+      this.activeChatValue = chat;
+      this.onDidChangeEmitter.fire();
+    }
+  }
+
   private workspaceFolders(): string[] {
     return (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath);
   }
@@ -256,6 +271,7 @@ export class ChatManager implements vscode.Disposable {
     const old = this.sidebarChat;
     const chat = this.createChat(def);
     this.sidebarChat = chat;
+    this.activeChatValue = chat; // New Session, Select Agent, a registry install: now in view
     // Before anyone shows the chat: a reveal auto-starts a chat nothing has started yet.
     begin?.(chat);
     this.onDidChangeSidebarChatEmitter.fire(chat);
@@ -366,18 +382,8 @@ export class ChatManager implements vscode.Disposable {
   }
 
   /** Opens the diff of a tool card's `diff` content; Allow/Reject in its title answer the card's pending permission. */
-  async openDiff(chat: ChatSession, entryId: string, contentIndex: number, preserveFocus: boolean): Promise<void> {
-    const entry = chat.controller.state.entries.find((e) => e.id === entryId);
-    const c = entry?.kind === 'tool' ? entry.content[contentIndex] : undefined;
-    if (entry?.kind !== 'tool' || c?.type !== 'diff') {
-      return;
-    }
-    const requestId = entry.permission?.status === 'pending' ? entry.permission.requestId : undefined;
-    await this.reviewer.show(c, {
-      agentName: chat.agentName,
-      preserveFocus,
-      ...(requestId !== undefined ? { target: { kind: 'permission' as const, chat, requestId } } : {}),
-    });
+  openDiff(chat: ChatSession, entryId: string, contentIndex: number, preserveFocus: boolean): Promise<void> {
+    return openToolDiff(this.reviewer, chat, entryId, contentIndex, preserveFocus);
   }
 
   /** Answers remembered for this workspace; parsed like settings (workspace state is data, not code). */
@@ -387,12 +393,7 @@ export class ChatManager implements vscode.Disposable {
 
   /** A permission is waiting: open its diff (per hermes.review.openDiffs) and make sure it is seen. */
   private async onPermissionRequested(chat: ChatSession, p: PendingPermission): Promise<void> {
-    const mode = this.options.config.openDiffs();
-    const entry = chat.controller.state.entries.find((e) => e.kind === 'tool' && e.permission?.requestId === p.requestId);
-    const diffIndex = entry?.kind === 'tool' ? entry.content.findIndex((c) => c.type === 'diff') : -1;
-    if (entry !== undefined && diffIndex >= 0 && mode !== 'onClick') {
-      await this.openDiff(chat, entry.id, diffIndex, mode === 'background');
-    }
+    await openRequestedDiff(this.reviewer, chat, p, this.options.config.openDiffs());
     await this.notifications.notify(chat, p);
   }
 }

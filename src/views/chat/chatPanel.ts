@@ -46,7 +46,11 @@ export class ChatPanel implements vscode.Disposable {
     };
     update();
     const titleSub = chat.onDidChange(update);
+    manager.setActiveChat(chat);
     panel.onDidChangeViewState(() => {
+      if (panel.active) {
+        manager.setActiveChat(chat);
+      }
       if (panel.visible) {
         this.channel.resync();
       } else {

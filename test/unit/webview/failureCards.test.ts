@@ -87,7 +87,7 @@ suite('webview: failures, held prompts, finished cards (issue 38)', () => {
 
   test("a notice's prose is a paragraph, its log a preformatted box", () => {
     h.send(snapshot(1, [{ kind: 'notice', id: 'n1', level: 'error', title: 'The agent exited with code 1.', detail: 'Restart it to continue.', log: 'Traceback:\n  boom', actions: [] }]));
-    assert.equal(h.doc.querySelector('p.notice-detail')?.textContent, 'Restart it to continue.');
+    assert.equal(h.doc.querySelector('p.notice-text')?.textContent, 'Restart it to continue.');
     assert.equal(h.doc.querySelector('pre.notice-log')?.textContent, 'Traceback:\n  boom');
   });
 
