@@ -108,6 +108,12 @@ export class Worktrees {
     return { record, repo, cwd, included, carried };
   }
 
+  /** Whether the checkout at `cwd` has uncommitted changes (staged, unstaged, untracked; `.worktrees/` aside). */
+  async hasUncommittedChanges(cwd: string): Promise<boolean> {
+    const out = await this.git.text(cwd, ['status', '--porcelain', '--untracked-files=normal']);
+    return out.split('\n').some((l) => l.trim() !== '' && !l.slice(3).startsWith('.worktrees/'));
+  }
+
   /** Updates a record (the chat binds its session to the worktree once the agent answered `session/new`). */
   async updateRecord(record: WorktreeRecord, patch: Partial<Pick<WorktreeRecord, 'sessionId' | 'agent'>>): Promise<WorktreeRecord> {
     const repo = await openRepository(this.git, record.repoRoot);

@@ -204,14 +204,19 @@ export class ChatManager implements vscode.Disposable {
     return this.hosts.hostFor(def);
   }
 
-  createChat(def: AgentDefinition = this.options.config.defaultAgent()): ChatSession {
+  /**
+   * A new chat; `cwd`: a worktree session's folder (issue 40) — then the session's cwd and its
+   * permission workspace are that folder alone, not the workspace folders.
+   */
+  createChat(def: AgentDefinition = this.options.config.defaultAgent(), cwd?: string): ChatSession {
+    const folders = (): string[] => (cwd !== undefined ? [cwd] : this.workspaceFolders());
     const chat = new ChatSession({
       host: this.hostFor(def),
-      cwd: this.workspaceRoot,
+      cwd: cwd ?? this.workspaceRoot,
       consent: this.options.consent,
       t: vscode.l10n.t,
       rules: () => [...this.workspaceRules(), ...this.options.config.permissionRules().rules],
-      permissionContext: () => hostPolicyContext(this.workspaceRoot, this.workspaceFolders(), this.options.config.sensitivePaths().patterns),
+      permissionContext: () => hostPolicyContext(cwd ?? this.workspaceRoot, folders(), this.options.config.sensitivePaths().patterns),
       endReviews: (sessionId, reason) => this.reviewer.endWrites(sessionId, reason),
       rememberAlways: () => this.options.config.rememberAlways(),
       rememberForWorkspace: (rule) => void this.options.workspaceState.update(this.workspaceRulesKey, [...this.workspaceRules(), rule]),
