@@ -154,6 +154,11 @@ export function parseCommandLine(argv: readonly string[], cwd: string, readStdin
   if (typeof transport === 'string') {
     return error(transport);
   }
+  const t = transport.transport;
+  if (values.worktree === true && (t?.kind === 'api-server' || (t?.kind === 'tui-gateway' && t.url !== undefined))) {
+    // The agent runs elsewhere: a local worktree would not be where it works.
+    return error(`--worktree needs an agent this runner starts (--transport acp, or tui-gateway with --hermes-root), not ${t.kind === 'api-server' ? '--transport api-server' : '--gateway-url'}`);
+  }
   const agentArgv = terminator !== undefined ? argv.slice(terminator.index + 1) : [...defaultAgentCommand];
   const [command, ...args] = agentArgv;
   if (command === undefined || command === '') {

@@ -108,6 +108,13 @@ suite('hermes-acp-run --worktree and --checkpoints / --restore', () => {
     assert.match(misuse.stderr, /--restore takes only --cwd/);
   });
 
+  test('--worktree with an agent the runner does not start is a usage error', async () => {
+    const run = await runCli(['-q', 'x', '--worktree', '--transport', 'api-server', '--base-url', 'http://127.0.0.1:9'], { cwd: work.path, env: { ...env(), HERMES_API_KEY: 'k'.repeat(20) } });
+    assert.equal(run.code, 2);
+    assert.match(run.stderr, /--worktree needs an agent this runner starts .* not --transport api-server/);
+    assert.equal(run.stdout, '');
+  });
+
   test('--checkpoints with a denied change: nothing changed, an empty checkpoint', async () => {
     write(work.path, 'keep.txt', 'original\n');
     const run = await runCli(['-q', '[delete path=keep.txt ask=yes]', '--format', 'stream-json', '--cwd', work.path, '--checkpoints', '--', ...scriptedAgent], { cwd: work.path, env: env() });
