@@ -20,6 +20,7 @@ suite('worktree module on real git repositories', () => {
     assert.equal(git(made.record.path, 'rev-parse', '--abbrev-ref', 'HEAD'), 'hermes/task-1');
     assert.equal(read(made.record.path, 'a.txt'), read(root, 'a.txt'));
     assert.equal(status(root), '', 'the main checkout shows nothing new');
+    assert.equal(await wt.hasUncommittedChanges(root), false, 'a worktree is not a change of the main checkout');
     assert.match(fs.readFileSync(path.join(root, '.git', 'info', 'exclude'), 'utf8'), /^\/\.worktrees\/$/m);
     assert.equal(git(root, 'diff', 'HEAD', '--stat'), '', 'no tracked file edited (.gitignore untouched)');
     assert.ok(fs.existsSync(path.join(root, '.git', 'hermes-acp', 'worktrees', 'task-1.json')));
@@ -69,6 +70,7 @@ suite('worktree module on real git repositories', () => {
     write(root, 'new/file.txt', 'untracked\n');
     write(root, '.env', 'SECRET=1\n');
     const before = status(root);
+    assert.equal(await wt.hasUncommittedChanges(root), true);
     const plain = await wt.create({ cwd: root, name: 'plain', createdBy: 'chat' });
     assert.equal(read(plain.record.path, 'a.txt'), 'one\ntwo\nthree\nfour\nfive\n');
     assert.equal(plain.carried.length, 0);
