@@ -118,6 +118,16 @@ export default tseslint.config(
     },
   },
   {
+    // Worktrees and checkpoints (issue 40): git through the launcher, the permission layer's path checks; shared by the chat and the runner.
+    files: ['src/worktree/**'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        ...vscodeBan,
+        patterns: [{ group: ['**/acp/*', '**/app/*', '**/session/*', '**/views/*', '**/webview/*', '**/cli/*', '**/registry/*', '**/transports/*', '**/mcp/*', '**/changes/*', '**/host/*', '**/wire/*', '**/agentPort/*', '**/protocol/*'], message: 'src/worktree may import only src/permissions, src/process and src/util.' }],
+      }],
+    },
+  },
+  {
     // The permission policy: pure apart from an injected file system; shared by the extension and the runner.
     files: ['src/permissions/**'],
     rules: {

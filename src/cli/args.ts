@@ -33,10 +33,15 @@ export interface RunOptions {
   readonly mcpConfig?: string;
   /** `--transport tui-gateway|api-server` and its settings; absent: ACP over the agent command's stdio. */
   readonly transport?: TransportSettings;
+  /** `--worktree`: run in a new git worktree of the repository `cwd` is in (`<repo>/.worktrees/<name>`, branch `hermes/<name>`). */
+  readonly worktree?: boolean;
+  /** `--checkpoints`: save the files before the turn changes them; `result.checkpoint` names the checkpoint. */
+  readonly checkpoints?: boolean;
 }
 
 export type ParsedCommandLine =
   | { readonly kind: 'run'; readonly options: RunOptions }
+  | { readonly kind: 'restore'; readonly id: string; readonly cwd: string }
   | { readonly kind: 'help' }
   | { readonly kind: 'version' }
   | { readonly kind: 'error'; readonly message: string };
@@ -74,6 +79,12 @@ Options:
                            HERMES_API_KEY
       --api-mode API       api-server: chat (default: chat completions, no approvals: only
                            --permissions deny) or runs (the runs API: approvals, stop)
+      --worktree           run in a new git worktree of the --cwd's repository
+                           (<repo>/.worktrees/hermes-<id> on branch hermes/hermes-<id>, from HEAD;
+                           .worktreeinclude copied); it stays after the run with the agent's
+                           changes uncommitted (result.worktree)
+      --checkpoints        save every file before the turn changes it (result.checkpoint)
+      --restore ID         no run: put the files of checkpoint ID of the --cwd back as they were
   -h, --help               show this help
   -V, --version            show the version
 
@@ -101,6 +112,9 @@ export function parseCommandLine(argv: readonly string[], cwd: string, readStdin
         mode: { type: 'string' },
         auth: { type: 'string' },
         'mcp-config': { type: 'string' },
+        worktree: { type: 'boolean' },
+        checkpoints: { type: 'boolean' },
+        restore: { type: 'string' },
         ...transportOptionSpecs,
         help: { type: 'boolean', short: 'h' },
         version: { type: 'boolean', short: 'V' },
@@ -125,9 +139,25 @@ export function parseCommandLine(argv: readonly string[], cwd: string, readStdin
   if (stray?.kind === 'positional') {
     return error(`unexpected argument "${stray.value}" (put the agent command after "--")`);
   }
+  if (values.restore !== undefined) {
+    const others = tokens.filter((t) => t.kind === 'option' && t.name !== 'restore' && t.name !== 'cwd');
+    if (others[0]?.kind === 'option' || terminator !== undefined) {
+      return error(`--restore takes only --cwd (got ${others[0]?.kind === 'option' ? others[0].rawName : '"--"'})`);
+    }
+    if (!/^[A-Za-z0-9-]{1,80}$/.test(values.restore)) {
+      return error(`--restore needs a checkpoint id (as result.checkpoint.id printed it), not "${values.restore}"`);
+    }
+    const dir = path.resolve(cwd, values.cwd ?? '.');
+    return isDirectory(dir) ? { kind: 'restore', id: values.restore, cwd: dir } : error(`--cwd ${dir} is not a directory`);
+  }
   const transport = parseTransportFlags(values, terminator !== undefined, cwd);
   if (typeof transport === 'string') {
     return error(transport);
+  }
+  const t = transport.transport;
+  if (values.worktree === true && (t?.kind === 'api-server' || (t?.kind === 'tui-gateway' && t.url !== undefined))) {
+    // The agent runs elsewhere: a local worktree would not be where it works.
+    return error(`--worktree needs an agent this runner starts (--transport acp, or tui-gateway with --hermes-root), not ${t.kind === 'api-server' ? '--transport api-server' : '--gateway-url'}`);
   }
   const agentArgv = terminator !== undefined ? argv.slice(terminator.index + 1) : [...defaultAgentCommand];
   const [command, ...args] = agentArgv;
@@ -206,6 +236,8 @@ export function parseCommandLine(argv: readonly string[], cwd: string, readStdin
       ...(transport.transport !== undefined ? { transport: transport.transport } : {}),
       ...(values.auth !== undefined ? { auth: values.auth } : {}),
       ...(values['mcp-config'] !== undefined ? { mcpConfig: path.resolve(cwd, values['mcp-config']) } : {}),
+      ...(values.worktree === true ? { worktree: true } : {}),
+      ...(values.checkpoints === true ? { checkpoints: true } : {}),
     },
   };
 }

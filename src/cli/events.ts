@@ -168,6 +168,10 @@ export interface ResultEvent {
   readonly turn_duration_ms: number | null;
   /** Set exactly when `exit_code` is not 0. */
   readonly error?: string;
+  /** `--worktree`: where the run worked; it stays, with the agent's changes uncommitted. */
+  readonly worktree?: { readonly path: string; readonly branch: string; readonly base: string };
+  /** `--checkpoints`: the checkpoint `--restore ID` puts back, and the paths the run changed. */
+  readonly checkpoint?: { readonly id: string; readonly files: readonly string[] };
 }
 
 export type CliEvent = SystemInitEvent | TextEvent | ToolUseEvent | PermissionEvent | QuestionEvent | ToolResultEvent | PlanEvent | ResultEvent;

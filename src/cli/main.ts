@@ -4,6 +4,7 @@ import { parseCommandLine, usage } from './args';
 import { JsonlSink, TextSink } from './events';
 import { ExitCode } from './exitCodes';
 import { Runner } from './runner';
+import { restoreCheckpoint } from './restore';
 
 /** `hermes-acp-run`: parse, run one turn, exit with the `result` event's exit code. */
 async function main(): Promise<number> {
@@ -18,6 +19,8 @@ async function main(): Promise<number> {
     case 'error':
       process.stderr.write(`hermes-acp-run: ${parsed.message}\nRun "hermes-acp-run --help" for usage.\n`);
       return ExitCode.usage;
+    case 'restore':
+      return restoreCheckpoint(parsed.id, parsed.cwd);
     case 'run':
       break;
   }

@@ -21,6 +21,7 @@ import { describeSignIn, isAuthRequired, signInMethods, soleAgentMethod, type Si
 import { TurnEvents } from './turnEvents';
 import { tokensOf } from './turnUsage';
 import { TurnRun } from '../app/turnRun';
+import { RunIsolation } from './runIsolation';
 
 export interface RunnerDeps {
   readonly sink: EventSink;
@@ -63,13 +64,15 @@ export class Runner {
   private readonly marker = newRunMarker();
   private readonly log = new TrafficLog();
   private readonly redactor = new McpSecretRedactor();
+  private readonly isolation: RunIsolation;
 
   constructor(
-    private readonly options: RunOptions,
+    private options: RunOptions,
     private readonly deps: RunnerDeps,
   ) {
     this.profile = profileFor(undefined, executableName(options.agent.command, options.agent.args));
     this.log.addRedactor(this.redactor);
+    this.isolation = new RunIsolation(options, (line) => deps.sink.diagnostic(line));
   }
 
   /** SIGINT/SIGTERM. The first one cancels the turn (`session/cancel`); the next kills the agent at once. */
@@ -91,7 +94,14 @@ export class Runner {
     }
     let outcome: Outcome;
     try {
-      outcome = await this.runSession();
+      // --worktree: made before any agent starts; without a repository the run ends here.
+      const prepared = await this.isolation.prepare(this.options.cwd);
+      if ('error' in prepared) {
+        outcome = { verdict: { exitCode: 1, stopReason: null, error: prepared.error } };
+      } else {
+        this.options = { ...this.options, cwd: prepared.cwd };
+        outcome = await this.runSession();
+      }
     } catch (e) {
       // A bug of ours: still end with a result, so no caller mistakes it for success.
       outcome = { verdict: { exitCode: 1, stopReason: null, error: `internal error: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}` } };
@@ -100,7 +110,7 @@ export class Runner {
       this.turn?.dispose();
     }
     const left = await this.cleanup();
-    return this.finish(outcome, left);
+    return this.finish(outcome, left, await this.isolation.finish());
   }
 
   private async runSession(): Promise<Outcome> {
@@ -174,6 +184,8 @@ export class Runner {
       return { verdict: startFailureVerdict(undefined, this.stop) };
     }
 
+    this.isolation.watch(controller, options.cwd);
+    await this.isolation.beginTurn(options.cwd);
     const run = new TurnRun(controller, [{ type: 'text', text: options.query }], { now: this.deps.now, closeOnAgentExit: true, files: readSmallText });
     // The turn is submitted: from here on a stop cancels it.
     this.turn = run;
@@ -306,7 +318,7 @@ export class Runner {
     }
   }
 
-  private finish(outcome: Outcome, left: readonly LeftProcess[]): number {
+  private finish(outcome: Outcome, left: readonly LeftProcess[], isolated: Awaited<ReturnType<RunIsolation['finish']>>): number {
     const { verdict } = outcome;
     const sessionId = this.controller?.sessionId ?? '';
     this.writeSystem(sessionId, this.controller?.state);
@@ -329,6 +341,7 @@ export class Runner {
       duration_ms: Math.max(0, this.deps.now() - this.startedAt),
       turn_duration_ms: outcome.turnMs ?? null,
       ...(verdict.exitCode !== 0 ? { error: error ?? 'failed' } : {}),
+      ...isolated,
     });
     return verdict.exitCode;
   }

@@ -54,6 +54,7 @@ export const markerKeys = {
   'late-input': ['path', 'text', 'ask'],
   'silent-edit': ['path', 'text'],
   'silent-command': ['cmd'],
+  delete: ['path', 'ask'],
   empty: [],
   retrying: ['n', 'cause'],
   'spawn-daemon': [],

@@ -51,6 +51,7 @@ export const scenarios: Record<MarkerName, Scenario> = {
   'late-input': shapes.lateInput,
   'silent-edit': shapes.silentEdit,
   'silent-command': shapes.silentCommand,
+  delete: shapes.deleteFile,
   empty: shapes.empty,
   retrying: shapes.retrying,
   'spawn-daemon': shapes.spawnDaemon,

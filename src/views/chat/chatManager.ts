@@ -4,7 +4,7 @@ import type { AgentDefinition, AgentHost } from '../../host/agentHost';
 import { AgentHosts } from '../../app/agentHosts';
 import { ChatRegistry } from '../../app/chatRegistry';
 import { forkChat } from '../../app/forkChat';
-import { defaultMaxFileBytes, readDiskText } from '../../changes/diskText';
+import { readTextIfAny } from '../../changes/diskText';
 import { SessionHistory, type KnownSession } from '../../app/sessionHistory';
 import { describeError } from '../../agentPort/agentErrors';
 import { notificationLabel } from '../../util/displayText';
@@ -227,14 +227,19 @@ export class ChatManager implements vscode.Disposable {
     return this.hosts.hostFor(def);
   }
 
-  createChat(def: AgentDefinition = this.options.config.defaultAgent()): ChatSession {
+  /**
+   * A new chat; `cwd`: a worktree session's folder (issue 40) — then the session's cwd and its
+   * permission workspace are that folder alone, not the workspace folders.
+   */
+  createChat(def: AgentDefinition = this.options.config.defaultAgent(), cwd?: string): ChatSession {
+    const folders = (): string[] => (cwd !== undefined ? [cwd] : this.workspaceFolders());
     const chat = new ChatSession({
       host: this.hostFor(def),
-      cwd: this.workspaceRoot,
+      cwd: cwd ?? this.workspaceRoot,
       consent: this.options.consent,
       t: vscode.l10n.t,
       rules: () => [...this.workspaceRules(), ...this.options.config.permissionRules().rules],
-      permissionContext: () => hostPolicyContext(this.workspaceRoot, this.workspaceFolders(), this.options.config.sensitivePaths().patterns),
+      permissionContext: () => hostPolicyContext(cwd ?? this.workspaceRoot, folders(), this.options.config.sensitivePaths().patterns),
       endReviews: (sessionId, reason) => this.reviewer.endWrites(sessionId, reason),
       rememberAlways: () => this.options.config.rememberAlways(),
       rememberForWorkspace: (rule) => void this.options.workspaceState.update(this.workspaceRulesKey, [...this.workspaceRules(), rule]),
@@ -242,10 +247,7 @@ export class ChatManager implements vscode.Disposable {
       signIn: this.signInPorts,
       setup: this.sessionSetup,
       // Edits the agent leaves open (Hermes' patch/write_file) end completed when the file shows them applied.
-      fileText: async (p) => {
-        const disk = await readDiskText(p, defaultMaxFileBytes);
-        return disk.kind === 'text' ? disk.text : undefined;
-      },
+      fileText: (p) => readTextIfAny(p),
       ...(def.demo === true ? { quirks: demoAgentQuirks } : {}),
     });
     this.chats.add(chat);
@@ -291,11 +293,7 @@ export class ChatManager implements vscode.Disposable {
     return this.chats.forSession(sessionId);
   }
 
-  /**
-   * Workspace trust: whether `def`'s process (the agent, or a helper run of its command such as
-   * `--check` or `--setup`) may start. In an untrusted workspace the user is asked (once per agent
-   * per window); declining tells them why nothing happened.
-   */
+  /** Workspace trust: may `def`'s process (the agent, or a `--check`/`--setup` run) start? Asked once per agent per window. */
   async allowAgent(def: AgentDefinition): Promise<boolean> {
     if (await this.options.consent.allow(def)) {
       return true;
