@@ -21,6 +21,10 @@ import { describeSignIn, isAuthRequired, signInMethods, soleAgentMethod, type Si
 import { TurnEvents } from './turnEvents';
 import { reportedUsage, tokensOf } from './turnUsage';
 import { TurnRun } from '../app/turnRun';
+import { RunSessions } from './runSessions';
+import { SummarySink } from './summary';
+import { injectedSecrets, MaskingSink, secretMark, signInSecrets } from './secretMask';
+import type { SessionRecords } from './sessionRecords';
 
 export interface RunnerDeps {
   readonly sink: EventSink;
@@ -29,6 +33,8 @@ export interface RunnerDeps {
   readonly clientVersion: string;
   /** After `session/cancel`, how long the agent gets to end the turn before it is killed. */
   readonly cancelGraceMs?: number;
+  /** The runner's session records (`--continue`, `--resume`, `sessions`). */
+  readonly records: SessionRecords;
 }
 
 const defaultCancelGraceMs = 10_000;
@@ -62,7 +68,10 @@ export class Runner {
   private readonly stderrTail = new RecentLines(stderrTailLines);
   private readonly marker = newRunMarker();
   private readonly log = new TrafficLog();
-  private readonly redactor = new McpSecretRedactor();
+  private readonly redactor = new McpSecretRedactor(secretMark);
+  /** Everything printed goes through the mask of injected values. */
+  private readonly sink: EventSink;
+  private readonly sessions: RunSessions;
 
   constructor(
     private readonly options: RunOptions,
@@ -70,6 +79,9 @@ export class Runner {
   ) {
     this.profile = profileFor(undefined, executableName(options.agent.command, options.agent.args));
     this.log.addRedactor(this.redactor);
+    this.redactor.add(injectedSecrets(process.env, options.transport).values);
+    this.sink = new MaskingSink(options.summary !== undefined ? new SummarySink(deps.sink, options.summary) : deps.sink, this.redactor);
+    this.sessions = new RunSessions(options, deps.records, deps.now);
   }
 
   /** SIGINT/SIGTERM. The first one cancels the turn (`session/cancel`); the next kills the agent at once. */
@@ -78,7 +90,7 @@ export class Runner {
       this.requestStop('interrupt');
       return;
     }
-    this.deps.sink.diagnostic('hermes-acp-run: interrupted again; stopping the agent now');
+    this.sink.diagnostic('hermes-acp-run: interrupted again; stopping the agent now');
     this.link?.kill();
   }
 
@@ -115,7 +127,7 @@ export class Runner {
       questions: new HeadlessQuestions((body) => this.emit(body)),
       stderrLine: (shown) => {
         this.stderrTail.push(shown);
-        this.deps.sink.diagnostic(shown);
+        this.sink.diagnostic(shown);
       },
     });
     this.link = link;
@@ -134,7 +146,7 @@ export class Runner {
 
     // Non-ACP transports: Hermes uses the MCP servers of its own config (args.ts refuses --mcp-config).
     const mcp = link.kind === 'acp' ? await runnerMcpServers({ cwd: options.cwd, mcpConfig: options.mcpConfig, env: process.env }, init, agentIdentity(init.agentInfo, options.agent.command, options.agent.args).name, this.redactor) : { servers: [], diagnostics: [] };
-    mcp.diagnostics.forEach((line) => this.deps.sink.diagnostic(line));
+    mcp.diagnostics.forEach((line) => this.sink.diagnostic(line));
     const decider = new HeadlessPermissions(options.permissions, options.cwd);
     let ids = 0;
     const controller = new SessionController({
@@ -158,32 +170,42 @@ export class Runner {
       }
     });
 
+    const signIn = signInSecrets(signInMethods((init as { authMethods?: unknown }).authMethods), process.env);
+    this.redactor.add(signIn.values);
+    if (signIn.problems.length > 0) {
+      return { verdict: { exitCode: 1, stopReason: null, error: signIn.problems.join('\n') } };
+    }
+    const unusable = await this.sessions.choose(link.connection, this.agentName());
+    if (unusable !== undefined) {
+      return { verdict: { exitCode: 1, stopReason: null, error: unusable } };
+    }
     const started = await this.startSession(link, controller, signInMethods((init as { authMethods?: unknown }).authMethods));
     if (started !== undefined) {
       return started;
     }
-    const modeFailure = await applyMode(controller, this.profile, options, (line) => this.deps.sink.diagnostic(line));
+    const modeFailure = await applyMode(controller, this.profile, options, (line) => this.sink.diagnostic(line));
     if (modeFailure !== undefined) {
       return { verdict: modeFailure };
     }
     const sessionId = controller.sessionId ?? '';
     this.writeSystem(sessionId, controller.state);
-    this.deps.sink.diagnostic(`session_id: ${sessionId}`);
+    this.sink.diagnostic(`session_id: ${sessionId}`);
     if (this.stop !== undefined) {
       return { verdict: startFailureVerdict(undefined, this.stop) };
     }
 
+    const before = controller.state;
     const run = new TurnRun(controller, [{ type: 'text', text: options.query }], { now: this.deps.now, closeOnAgentExit: true });
     // The turn is submitted: from here on a stop cancels it.
     this.turn = run;
-    events.begin(run.turnId);
+    events.begin(run.turnId, before);
     const { result: turn, reply: text, turnMs, footerUsage } = await run.done;
     const state = controller.state;
     events.finish(state);
     const facts = events.turnFacts;
     const enforced = permissionsEnforced(this.profile, sessionModes(state), options.permissions, facts);
     if (!enforced) {
-      this.deps.sink.diagnostic(
+      this.sink.diagnostic(
         `hermes-acp-run: warning: the agent edited or ran something without asking for permission, and it offers no mode that asks: ` +
           `--permissions ${options.permissions.kind === 'rules' ? options.permissions.file : options.permissions.kind} was not enforced (result.permissions_enforced: false)`,
       );
@@ -220,21 +242,21 @@ export class Runner {
       return { verdict: startFailureVerdict(undefined, this.stop) };
     }
     try {
-      await controller.start();
+      await this.sessions.open(controller);
       return undefined;
     } catch (e) {
       const sole = soleAgentMethod(methods);
       if (!isAuthRequired(e) || requested !== undefined || sole === undefined || this.stop !== undefined) {
         return { verdict: startFailureVerdict(e, this.stop, isAuthRequired(e) ? describeSignIn(methods, command) : undefined) };
       }
-      this.deps.sink.diagnostic(`hermes-acp-run: the agent requires sign-in; authenticating with its only agent method "${sole.id}" and retrying`);
+      this.sink.diagnostic(`hermes-acp-run: the agent requires sign-in; authenticating with its only agent method "${sole.id}" and retrying`);
       const failed = await this.authenticate(client, sole, methods);
       if (failed !== undefined) {
         return failed;
       }
     }
     try {
-      await controller.start();
+      await this.sessions.open(controller);
       return undefined;
     } catch (e) {
       return { verdict: startFailureVerdict(e, this.stop, isAuthRequired(e) ? describeSignIn(methods, command) : undefined) };
@@ -261,17 +283,17 @@ export class Runner {
     const turn = this.turn;
     if (turn?.running === true) {
       const graceMs = this.deps.cancelGraceMs ?? defaultCancelGraceMs;
-      this.deps.sink.diagnostic(
+      this.sink.diagnostic(
         `hermes-acp-run: ${why}; cancelling the turn${cause === 'interrupt' ? ' (interrupt again to stop at once)' : ''}`,
       );
       const onExpired = (): void => {
-        this.deps.sink.diagnostic(`hermes-acp-run: the agent did not end the turn within ${graceMs / 1000} s of session/cancel; killing it`);
+        this.sink.diagnostic(`hermes-acp-run: the agent did not end the turn within ${graceMs / 1000} s of session/cancel; killing it`);
         this.link?.kill();
       };
       turn.cancel({ ms: graceMs, onExpired }).catch(() => undefined);
     } else {
       // Nothing to cancel yet (starting up): stop the agent; the pending request fails at once.
-      this.deps.sink.diagnostic(`hermes-acp-run: ${why}; stopping the agent`);
+      this.sink.diagnostic(`hermes-acp-run: ${why}; stopping the agent`);
       this.link?.kill();
     }
   }
@@ -293,14 +315,22 @@ export class Runner {
     });
   }
 
+  private agentName(): string {
+    return agentIdentity(this.init?.agentInfo, this.options.agent.command, this.options.agent.args).name;
+  }
+
   private finish(outcome: Outcome, left: readonly LeftProcess[]): number {
     const { verdict } = outcome;
     const sessionId = this.controller?.sessionId ?? '';
     this.writeSystem(sessionId, this.controller?.state);
+    const unrecorded = this.sessions.save(sessionId, this.controller?.state, this.agentName(), (text) => this.redactor.mask(text));
+    if (unrecorded !== undefined) {
+      this.sink.diagnostic(unrecorded);
+    }
     let error = verdict.error;
     if (left.length > 0) {
       const names = left.map((p) => `${p.pid} (${p.command})`).join(', ');
-      this.deps.sink.diagnostic(`hermes-acp-run: warning: could not stop ${names}`);
+      this.sink.diagnostic(`hermes-acp-run: warning: could not stop ${names}`);
       error = error !== undefined ? `${error}\n(also left running: ${names})` : undefined;
     }
     this.emit({
@@ -322,7 +352,7 @@ export class Runner {
 
   private emit(body: EventBody): void {
     // `type` and `timestamp` first, for readers of the raw lines.
-    this.deps.sink.emit(Object.assign({ type: body.type, timestamp: this.deps.now() }, body));
+    this.sink.emit(Object.assign({ type: body.type, timestamp: this.deps.now() }, body));
   }
 
   /** Stops the agent and everything it started (also what left its process group), then writes the traffic log if asked. */
@@ -337,7 +367,7 @@ export class Runner {
       try {
         writeFileSync(file, `${this.log.toJsonl()}\n`);
       } catch (e) {
-        this.deps.sink.diagnostic(`hermes-acp-run: cannot write the traffic log ${file}: ${e instanceof Error ? e.message : String(e)}`);
+        this.sink.diagnostic(`hermes-acp-run: cannot write the traffic log ${file}: ${e instanceof Error ? e.message : String(e)}`);
       }
     }
     return left;

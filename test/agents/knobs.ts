@@ -33,6 +33,8 @@ export interface Knobs {
   readonly additionalDirs: boolean;
   /** `SCRIPTED_AGENT_NO_CLOSE=1`: `sessionCapabilities.close` is not advertised (`session/close` still works). */
   readonly noClose: boolean;
+  /** `SCRIPTED_AGENT_NO_RESUME=1`: `sessionCapabilities.resume` is not advertised (`session/resume` still works): clients use `session/load`. */
+  readonly noResume: boolean;
 }
 
 function authFail(raw: string | undefined): Knobs['authFail'] {
@@ -81,5 +83,6 @@ export function readKnobs(env: NodeJS.ProcessEnv = process.env): Knobs {
     authFail: authFail(env.SCRIPTED_AGENT_AUTH_FAIL),
     additionalDirs: flag(env, 'SCRIPTED_AGENT_ADDITIONAL_DIRS'),
     noClose: flag(env, 'SCRIPTED_AGENT_NO_CLOSE'),
+    noResume: flag(env, 'SCRIPTED_AGENT_NO_RESUME'),
   };
 }
