@@ -79,6 +79,8 @@ export interface TurnEventsDeps {
 export class TurnEvents {
   private readonly wire = new Map<string, WireFacts>();
   private readonly tools = new Map<string, TrackedTool>();
+  /** Tool entries that were there before the turn (history a load or resume replayed). */
+  private readonly history = new Set<string>();
   private turnId: number | undefined;
   private finished = false;
   private lastPlan: string | undefined;
@@ -86,9 +88,17 @@ export class TurnEvents {
 
   constructor(private readonly deps: TurnEventsDeps) {}
 
-  /** Starts translating changes: call right after the prompt was submitted. */
-  begin(turnId: number | undefined): void {
+  /**
+   * Starts translating changes: call right after the prompt was submitted. `before`: the session
+   * as it was then — its tool calls (a resumed session's history) are never this turn's.
+   */
+  begin(turnId: number | undefined, before?: SessionState): void {
     this.turnId = turnId;
+    for (const e of before?.entries ?? []) {
+      if (e.kind === 'tool') {
+        this.history.add(e.id);
+      }
+    }
   }
 
   get turnFacts(): TurnFacts {
@@ -251,6 +261,9 @@ export class TurnEvents {
   }
 
   private inTurn(e: ToolEntry): boolean {
+    if (this.history.has(e.id)) {
+      return false;
+    }
     return this.turnId === undefined || e.turnId === undefined || e.turnId === this.turnId;
   }
 

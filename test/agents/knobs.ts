@@ -37,6 +37,8 @@ export interface Knobs {
   readonly ignoreEof: boolean;
   /** `SCRIPTED_AGENT_NO_START_USAGE=1`: no `usage_update` after `session/new` (the Demo: no figure before a turn). */
   readonly noStartUsage: boolean;
+  /** `SCRIPTED_AGENT_NO_RESUME=1`: `sessionCapabilities.resume` is not advertised (`session/resume` still works): clients use `session/load`. */
+  readonly noResume: boolean;
 }
 
 function authFail(raw: string | undefined): Knobs['authFail'] {
@@ -87,5 +89,6 @@ export function readKnobs(env: NodeJS.ProcessEnv = process.env): Knobs {
     noClose: flag(env, 'SCRIPTED_AGENT_NO_CLOSE'),
     ignoreEof: flag(env, 'SCRIPTED_AGENT_IGNORE_EOF'),
     noStartUsage: flag(env, 'SCRIPTED_AGENT_NO_START_USAGE'),
+    noResume: flag(env, 'SCRIPTED_AGENT_NO_RESUME'),
   };
 }

@@ -59,6 +59,8 @@ export const markerKeys = {
   retrying: ['n', 'cause'],
   'spawn-daemon': [],
   'deep-input': ['depth', 'leaf', 'kb'],
+  recall: [],
+  'echo-secrets': ['env'],
 } as const satisfies Record<string, readonly string[]>;
 
 export type MarkerName = keyof typeof markerKeys;

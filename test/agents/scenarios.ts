@@ -1,5 +1,6 @@
 /** Marker name → scenario, and the locally handled slash commands. */
 import * as client from './clientScenarios';
+import * as continuity from './continuityScenarios';
 import type { Marker, MarkerName } from './markers';
 import * as permission from './permissionScenarios';
 import * as shapes from './runnerScenarios';
@@ -56,6 +57,8 @@ export const scenarios: Record<MarkerName, Scenario> = {
   retrying: shapes.retrying,
   'spawn-daemon': shapes.spawnDaemon,
   'deep-input': shapes.deepInput,
+  recall: continuity.recall,
+  'echo-secrets': continuity.echoSecrets,
 };
 
 /** Markers that end the turn: later markers in the same prompt are not run. */
