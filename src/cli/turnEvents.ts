@@ -7,8 +7,8 @@ import type { SessionState, ToolEntry } from '../session/sessionState';
 import { toolInput, toolName, type ToolFacts } from '../session/toolIdentity';
 import { isObject } from '../util/json';
 import { boundJson, capText } from './bounded';
-import { maxToolOutputChars, type EventBody, type ToolResultStatus } from './events';
-import { toolOutput } from './toolOutput';
+import { maxToolOutputChars, type EventBody } from './events';
+import { outcomeOf, type Denial } from './toolOutput';
 
 /** Kinds that change something: running one without being asked is what `permissions_enforced` is about. */
 const guardedKinds: ReadonlySet<string> = new Set(['edit', 'delete', 'move', 'execute']);
@@ -25,12 +25,6 @@ interface WireFacts {
   agentFinished: boolean;
   /** The title of the first update that carried one (opencode, pi: the tool's name). */
   firstTitle?: string;
-}
-
-/** Why the runner did not let a call run: a rejected option (`denied`), or no answer that allows it. */
-interface Denial {
-  readonly text: string;
-  readonly rejected: boolean;
 }
 
 /**
@@ -357,38 +351,6 @@ export class TurnEvents {
       duration_ms: Math.max(0, this.deps.now() - t.firstSeen),
       is_error: status === 'failed' || status === 'cancelled' || status === 'interrupted',
     });
-  }
-}
-
-/**
- * The agent's own `completed`/`failed` wins; else a call the runner did not allow failed with the
- * answer as its output; else the local end: `cancelled`, `interrupted`, or `ended` — the turn
- * ended normally without a result for it (Hermes' patch/write_file, #50723), not an error.
- */
-function outcomeOf(e: ToolEntry, agentFinished: boolean, denial: Denial | undefined): { readonly status: ToolResultStatus; readonly output: string } {
-  // A rejected permission is the runner's choice ("Denied" in the chat), whatever the agent then reports.
-  const rejected = denial?.rejected === true && e.status !== 'completed';
-  if (agentFinished && (e.status === 'completed' || e.status === 'failed')) {
-    const output = toolOutput(e);
-    return { status: rejected ? 'denied' : e.status, output: output !== '' ? output : (denial?.text ?? '') };
-  }
-  if (denial !== undefined) {
-    return { status: rejected ? 'denied' : 'failed', output: denial.text };
-  }
-  if (e.status === 'completed' && e.confirmed === 'disk') {
-    const files = e.content.flatMap((c) => (c.type === 'diff' ? [c.path] : []));
-    return { status: 'completed', output: `applied: ${files.join(', ')} now holds the proposed change (the agent reported no result)` };
-  }
-  switch (e.status) {
-    case 'cancelled':
-      return { status: 'cancelled', output: 'cancelled' };
-    case 'interrupted':
-      return { status: 'interrupted', output: 'the agent exited before the call finished' };
-    case 'completed':
-    case 'failed':
-      return { status: e.status, output: toolOutput(e) };
-    default:
-      return { status: 'ended', output: 'ended without a result' };
   }
 }
 
