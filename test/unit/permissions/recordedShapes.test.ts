@@ -47,7 +47,9 @@ function* fixtureFiles(dir: string): Generator<string> {
 /** One request per agent and `rawInput` shape (its sorted keys), the first one recorded. */
 function recordedShapes(): Map<string, Shape> {
   const shapes = new Map<string, Shape>();
-  for (const file of fixtureFiles(fixturesDir)) {
+  // ACP recordings only: the gateway, API Server and start-failure recordings have other formats.
+  const acpRecordings = ['hermes', 'agents', 'realAgents'].flatMap((d) => [...fixtureFiles(path.join(fixturesDir, d))]);
+  for (const file of acpRecordings) {
     const rel = path.relative(fixturesDir, file);
     for (const e of readFixture(file)) {
       if (e.type !== 'frame' || e.method !== 'session/request_permission') {
