@@ -179,7 +179,7 @@ suite('issue 19: TUI Gateway and API Server in the real chat (code-server + Chro
     await paletteCommand(ui.page, 'Hermes: Attach to a Running Hermes Session…');
     // Two gateway agents are configured (the newer one and Hermes v0.19.0's): which one is asked first.
     const through = ui.page.locator('.quick-input-widget').filter({ hasText: 'Attach through which gateway?' });
-    await through.locator('.quick-input-list .monaco-list-row').filter({ hasText: /^\s*Hermes Gateway\s*$/ }).first().click({ timeout: 30_000 });
+    await through.locator('.quick-input-list .monaco-list-row').filter({ has: ui.page.locator('.label-name', { hasText: /^Hermes Gateway$/ }) }).first().click({ timeout: 30_000 });
     await answerMaskedInputBox(ui.page, token, 'Hermes Gateway: gateway session token');
     const pick = ui.page.locator('.quick-input-widget').filter({ hasText: 'Attach to a running Hermes Gateway session' });
     const rows = pick.locator('.quick-input-list .monaco-list-row');
