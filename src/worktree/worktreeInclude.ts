@@ -103,7 +103,8 @@ async function copyTree(from: string, to: string, realRoot: string, sem: PathSem
   }
 }
 
-async function exists(p: string): Promise<boolean> {
+/** Whether something (a file, folder or link, even a dangling one) is at `p`. */
+export async function exists(p: string): Promise<boolean> {
   try {
     await fs.lstat(p);
     return true;

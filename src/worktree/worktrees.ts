@@ -3,7 +3,7 @@ import * as path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { Git, GitError } from './git';
 import { openRepository, resolveCommit, type Repository } from './repository';
-import { copyWorktreeIncludes, type IncludeResult } from './worktreeInclude';
+import { copyWorktreeIncludes, exists, type IncludeResult } from './worktreeInclude';
 import { WorktreeRecords, type WorktreeRecord } from './worktreeRecords';
 import { treeChanges, workingTree, type TreeChange } from './worktreeTree';
 import { carryChanges } from './carryChanges';
@@ -222,13 +222,4 @@ export async function excludeWorktreesFolder(commonDir: string): Promise<void> {
     return;
   }
   await fs.appendFile(file, `${text === '' || text.endsWith('\n') ? '' : '\n'}# Hermes ACP worktrees\n${line}\n`);
-}
-
-async function exists(p: string): Promise<boolean> {
-  try {
-    await fs.lstat(p);
-    return true;
-  } catch {
-    return false;
-  }
 }
