@@ -7,7 +7,7 @@ const vscodeBan = {
 };
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'out/**', 'node_modules/**', 'test/harness/**/node_modules/**', '.cache/**', '**/*.js', '**/*.mjs', 'media/**'] },
+  { ignores: ['dist/**', 'out/**', 'node_modules/**', 'test/harness/**/node_modules/**', '.cache/**', '.package/**', '**/*.js', '**/*.mjs', 'media/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   ...tseslint.configs.stylisticTypeChecked,
@@ -114,6 +114,16 @@ export default tseslint.config(
       'no-restricted-imports': ['error', {
         ...vscodeBan,
         patterns: [{ group: ['**/acp/*', '**/host/*', '**/session/*', '**/app/*', '**/views/*', '**/webview/*', '**/cli/*', '**/registry/*', '**/mcp/*', '**/permissions/*', '**/changes/*', '**/protocol/*'], message: 'src/transports may import only src/agentPort, src/wire, src/process and src/util.' }],
+      }],
+    },
+  },
+  {
+    // Worktrees and checkpoints (issue 40): git through the launcher, the permission layer's path checks; shared by the chat and the runner.
+    files: ['src/worktree/**'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        ...vscodeBan,
+        patterns: [{ group: ['**/acp/*', '**/app/*', '**/session/*', '**/views/*', '**/webview/*', '**/cli/*', '**/registry/*', '**/transports/*', '**/mcp/*', '**/changes/*', '**/host/*', '**/wire/*', '**/agentPort/*', '**/protocol/*'], message: 'src/worktree may import only src/permissions, src/process and src/util.' }],
       }],
     },
   },

@@ -3,9 +3,16 @@
 //   node scripts/build.mjs --production  the same, minified, no source maps
 //   node scripts/build.mjs --tests       also transpiles src/ and test/ to out/ for mocha
 //   node scripts/build.mjs --watch       rebuilds on change
+//   node scripts/build.mjs --production --shipped --outdir DIR
+//                                        only what the extension package ships, into DIR instead of dist/
+//                                        (scripts/package.mjs stages the .vsix this way)
+//
+// Every build says whether its files ship in the extension package (`ship`). The files of the
+// shipping builds are listed in <outdir>/package-files.json; test/checks/checkPackage.mjs fails when
+// the .vsix lacks one of them, so a new chunk or helper script cannot be left out of the package.
 import * as esbuild from 'esbuild';
-import { mkdirSync, writeFileSync, existsSync, cpSync, readFileSync, readdirSync, rmSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { chmodSync, mkdirSync, writeFileSync, existsSync, cpSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -13,6 +20,10 @@ const args = new Set(process.argv.slice(2));
 const production = args.has('--production');
 const withTests = args.has('--tests');
 const watch = args.has('--watch');
+const shippedOnly = args.has('--shipped');
+const outdirArg = process.argv.indexOf('--outdir');
+/** Where the bundles go: dist/ by default; scripts/package.mjs builds a staged copy elsewhere. */
+const outRoot = outdirArg > 0 && process.argv[outdirArg + 1] !== undefined ? process.argv[outdirArg + 1] : join(root, 'dist');
 
 /** @type {esbuild.BuildOptions} */
 const common = {
@@ -37,6 +48,7 @@ const builds = [
   {
     ...common,
     entryPoints: { extension: 'src/extension.ts' },
+    ship: true,
     outdir: 'dist',
     platform: 'node',
     format: 'cjs',
@@ -46,6 +58,7 @@ const builds = [
   {
     ...common,
     entryPoints: { cli: 'src/cli/main.ts' },
+    ship: true,
     outdir: 'dist',
     platform: 'node',
     format: 'cjs',
@@ -59,6 +72,7 @@ const builds = [
     // needs it in its own folder (see the rig's below); test/unit/util/lazyChunk.test.ts runs them.
     ...common,
     entryPoints: { bunzip2Worker: 'src/registry/bunzip2Worker.ts', ...chunks },
+    ship: true,
     outdir: 'dist',
     platform: 'node',
     format: 'cjs',
@@ -68,14 +82,27 @@ const builds = [
     // The agents' watchdog (src/process/launcher.ts starts one per agent from next to the extension).
     ...common,
     entryPoints: { watchdog: 'src/process/watchdog.ts' },
+    ship: true,
     outdir: 'dist',
     platform: 'node',
     format: 'cjs',
     target: 'node20',
   },
   {
+    // The scripted agent ships as the Demo agent (src/views/configuration.ts).
     ...common,
-    entryPoints: { scriptedAgent: 'test/agents/scriptedAgent.ts', stubbornAgent: 'test/agents/stubbornAgent.ts' },
+    entryPoints: { scriptedAgent: 'test/agents/scriptedAgent.ts' },
+    ship: true,
+    outdir: 'dist/agents',
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+  },
+  {
+    // An agent that ignores stdin EOF, for the process-hygiene tests; not shipped.
+    ...common,
+    entryPoints: { stubbornAgent: 'test/agents/stubbornAgent.ts' },
+    ship: false,
     outdir: 'dist/agents',
     platform: 'node',
     format: 'cjs',
@@ -85,6 +112,7 @@ const builds = [
     // The real-agents rig (scripts/realAgents.mjs, test/realAgents/README.md); not shipped.
     ...common,
     entryPoints: { modelServer: 'test/realAgents/modelServerCli.ts', loadSession: 'test/realAgents/loadSession.ts', rig: 'test/realAgents/rig.ts', scrubTraffic: 'test/realAgents/scrubTraffic.ts', processSpawn: chunks.processSpawn },
+    ship: false,
     outdir: 'dist/realAgents',
     platform: 'node',
     format: 'cjs',
@@ -93,6 +121,7 @@ const builds = [
   {
     ...common,
     entryPoints: { main: 'src/webview/main.ts' },
+    ship: true,
     outdir: 'dist/webview',
     platform: 'browser',
     format: 'iife',
@@ -166,7 +195,7 @@ const markedLexerOnly = {
   },
 };
 builds.find((b) => b.entryPoints.main !== undefined).plugins = [markedLexerOnly];
-const webviewScripts = { platform: 'browser', format: 'iife', target: 'chrome120', minify: true, outdir: 'dist/webview/hljs' };
+const webviewScripts = { platform: 'browser', format: 'iife', target: 'chrome120', minify: true, ship: true, outdir: 'dist/webview/hljs' };
 /**
  * The cards chunk (dist/webview/cards.js, src/webview/lazy/cards.ts) uses the bundle's own `dom`,
  * `strings` and `text` (src/webview/lazy/shared.ts publishes them): a copy would have no window,
@@ -174,7 +203,7 @@ const webviewScripts = { platform: 'browser', format: 'iife', target: 'chrome120
  * copy too, so the build fails when one is bundled that is not listed here.
  */
 const sharedModules = ['dom', 'strings', 'text'];
-const cardsOwn = /^src\/webview\/(cards\/entry|lazy\/cards|ansi|render\/(signInCard|mcpSummary|question|rewriteEditor|slashMenu|mentionMenu|listboxMenu|notice|turnEnd|plan|findBar|findInChat|permission|permissionCheck|terminalItem))\.ts$/;
+const cardsOwn = /^src\/webview\/(cards\/entry|lazy\/cards|ansi|render\/(signInCard|mcpSummary|question|rewriteEditor|slashMenu|mentionMenu|listboxMenu|notice|turnEnd|plan|heldPrompt|findBar|findInChat|permission|permissionCheck|terminalItem))\.ts$/;
 const sharedWithBundle = {
   name: 'shared-with-bundle',
   setup(b) {
@@ -201,7 +230,15 @@ builds.push(
   { ...common, ...webviewScripts, entryPoints: Object.fromEntries(grammars.map((g) => [g, `grammar:${g}`])), plugins: [grammarEntries] },
 );
 
-const present = builds.filter((b) => Object.values(b.entryPoints).every((p) => p.startsWith('grammar:') || existsSync(join(root, p))));
+const unmarked = builds.filter((b) => typeof b.ship !== 'boolean').map((b) => Object.keys(b.entryPoints).join(', '));
+if (unmarked.length > 0) {
+  throw new Error(`scripts/build.mjs: say whether the extension package ships ${unmarked.join('; ')} (ship: true or false)`);
+}
+/** An esbuild options object from a build of the list: its outdir under `outRoot`, `ship` taken off. */
+const toEsbuild = ({ ship: _ship, ...b }) => (b.outdir !== undefined && b.outdir.startsWith('dist') ? { ...b, outdir: join(outRoot, b.outdir.slice('dist'.length)) } : b);
+const present = builds
+  .filter((b) => !shippedOnly || b.ship)
+  .filter((b) => Object.values(b.entryPoints).every((p) => p.startsWith('grammar:') || existsSync(join(root, p))));
 
 // src/acp/sdkSchema.ts imports the SDK's generated schemas by path (the package does not export
 // them); Node refuses that deep import, so in out/ this one file is bundled with the schemas inside
@@ -242,26 +279,34 @@ if (withTests) {
 }
 
 const metas = {};
+/** A metafile output path (relative to the repository) as `dist/…`, wherever `outRoot` is. */
+const distName = (file) => {
+  const rel = relative(outRoot, join(root, file)).replaceAll('\\', '/');
+  return rel.startsWith('..') ? file : `dist/${rel}`;
+};
 if (watch) {
   for (const b of present) {
-    const ctx = await esbuild.context(b);
+    const ctx = await esbuild.context(toEsbuild(b));
     await ctx.watch();
   }
   console.log('[build] watching for changes');
 } else {
-  const results = await Promise.all(present.map((b) => esbuild.build(b)));
+  const results = await Promise.all(present.map((b) => esbuild.build(toEsbuild(b))));
+  /** Every file the shipping builds wrote (no source maps): what the package must contain. */
+  const shipped = new Set();
   results.forEach((r, i) => {
-    if (r.metafile) {
-      for (const [file, info] of Object.entries(r.metafile.outputs)) {
-        if (file.endsWith('.js') || file.endsWith('.css')) {
-          metas[file] = info.bytes;
-        }
+    for (const [file, info] of Object.entries(r.metafile?.outputs ?? {})) {
+      const name = distName(file);
+      if (file.endsWith('.js') || file.endsWith('.css')) {
+        metas[name] = info.bytes;
+      }
+      if (present[i].ship === true && !file.endsWith('.map')) {
+        shipped.add(name);
       }
     }
-    void i;
   });
-  mkdirSync(join(root, 'dist'), { recursive: true });
-  writeFileSync(join(root, 'dist', 'sizes.json'), JSON.stringify(metas, null, 2) + '\n');
+  mkdirSync(outRoot, { recursive: true });
+  writeFileSync(join(outRoot, 'sizes.json'), JSON.stringify(metas, null, 2) + '\n');
   const lazy = Object.entries(metas).filter(([f]) => f.startsWith('dist/webview/hljs/') && f.endsWith('.js'));
   const shown = Object.entries(metas)
     .filter(([f]) => !f.startsWith('out/') && !f.startsWith('dist/webview/hljs/'))
@@ -278,7 +323,15 @@ if (watch) {
     cpSync(join(root, 'src/webview/highlight/languages.json'), join(root, 'out/src/webview/highlight/languages.json'));
   }
   if (existsSync(join(root, 'node_modules/@vscode/codicons/dist'))) {
-    cpSync(join(root, 'node_modules/@vscode/codicons/dist/codicon.css'), join(root, 'dist/webview/codicon.css'));
-    cpSync(join(root, 'node_modules/@vscode/codicons/dist/codicon.ttf'), join(root, 'dist/webview/codicon.ttf'));
+    // The webview's icon font: copied, not built, and loaded by the chat page (webviewHtml.ts).
+    for (const f of ['codicon.css', 'codicon.ttf']) {
+      cpSync(join(root, 'node_modules/@vscode/codicons/dist', f), join(outRoot, 'webview', f));
+      shipped.add(`dist/webview/${f}`);
+    }
+  }
+  writeFileSync(join(outRoot, 'package-files.json'), JSON.stringify([...shipped].sort(), null, 2) + '\n');
+  // hermes-acp-run: executable, so a symbolic link on PATH runs it (README: "from anywhere").
+  if (existsSync(join(outRoot, 'cli.js'))) {
+    chmodSync(join(outRoot, 'cli.js'), 0o755);
   }
 }

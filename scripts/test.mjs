@@ -1,9 +1,9 @@
 // The whole test suite, as README.md documents it: `npm test`.
-//   build → typecheck → lint → static checks → unit (mocha, real agent processes) →
-//   extension host (mocha inside a real VS Code: code-server) → UI (Chromium driving code-server).
+//   build → typecheck → lint → static checks (incl. the package) → unit (mocha, real agent processes) →
+//   extension host (mocha inside a real VS Code: code-server) → UI (Chromium driving code-server,
+//   which runs the packaged .vsix).
 // Ends with one plain line "N passed, N failed" and a non-zero exit code on any failure.
-//   --quick           stop after the unit suites (no VS Code, no browser)
-//   --only <stage>    run one stage (build always runs): types, lint, checks, unit, host, ui
+// `npm test -- --help` prints the options.
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, realpathSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -11,10 +11,47 @@ import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const stages = ['build', 'types', 'lint', 'checks', 'unit', 'host', 'ui'];
+const help = `Usage: npm test [-- OPTIONS]        (or: node scripts/test.mjs [OPTIONS])
+
+Runs the stages in order and ends with one line "N passed, N failed".
+
+  build    bundles and the transpiled tests (always runs)
+  types    tsc --noEmit for the extension, the webview and the webview tests
+  lint     eslint, no warnings allowed
+  checks   manifest, bundle sizes, layout rules, and the package: builds the .vsix once
+           (scripts/package.mjs) and checks it holds every file the extension loads
+  unit     mocha on out/test/unit (real agent processes, no VS Code)
+  host     mocha inside a real VS Code (code-server) — needs the harness (below)
+  ui       Chromium driving code-server with the packaged .vsix installed — needs the harness
+
+Options:
+  --quick           stop after the unit stage (no VS Code, no browser)
+  --only STAGE[,STAGE…]
+                    run only these stages (build always runs), e.g. --only unit or --only checks,ui
+  --help            print this and exit
+
+The host and ui stages need Debian's chromium, libkrb5-dev, pkg-config, python3, make and g++;
+the first run installs code-server into .cache/harness (a few minutes; progress is printed, the npm
+log is .cache/harness/code-server/install.log). Environment: HARNESS_CHROMIUM (another Chromium),
+HARNESS_KEEP_RUNDIR=1 (keep code-server's run folders), CI=true (reduced counts in the heavy suites).
+Run one mocha file: node scripts/build.mjs --tests && npx mocha out/test/unit/registry/npx.test.js
+(a UI file: npx mocha --ui tdd --timeout 120000 --exit out/test/ui/registry.test.js).
+`;
+
 const args = process.argv.slice(2);
+if (args.includes('--help') || args.includes('-h')) {
+  process.stdout.write(help);
+  process.exit(0);
+}
 const quick = args.includes('--quick');
 const onlyIndex = args.indexOf('--only');
-const only = onlyIndex >= 0 ? args[onlyIndex + 1] : undefined;
+const only = onlyIndex >= 0 ? (args[onlyIndex + 1] ?? '').split(',').filter((s) => s !== '') : undefined;
+const unknown = [...(only ?? []).filter((s) => !stages.includes(s)), ...args.filter((a, i) => a.startsWith('-') && !['--quick', '--only', '--help', '-h'].includes(a) && (onlyIndex < 0 || i !== onlyIndex + 1))];
+if ((only !== undefined && only.length === 0) || unknown.length > 0) {
+  process.stderr.write(`${only !== undefined && only.length === 0 ? '--only needs a stage' : `unknown: ${unknown.join(' ')}`}\n\n${help}`);
+  process.exit(2);
+}
 const totals = { passed: 0, failed: 0 };
 const stageResults = [];
 const t0 = Date.now();
@@ -38,7 +75,7 @@ function run(cmd, cmdArgs, { capture = false, env = {} } = {}) {
 }
 
 async function stage(name, fn) {
-  if (only !== undefined && only !== name && name !== 'build') {
+  if (only !== undefined && !only.includes(name) && name !== 'build') {
     return;
   }
   const started = Date.now();
@@ -78,6 +115,13 @@ await stage('types', async () => {
   return { passed: configs.length - failed, failed };
 });
 await stage('lint', () => check(bin('eslint'), ['.', '--max-warnings=0']));
+/** The .vsix of this run: packaged once (scripts/package.mjs), checked, and installed by the UI suites. */
+let packaged;
+function packageOnce() {
+  packaged ??= import('./package.mjs').then((m) => m.packageExtension({ out: join(root, '.package', 'test', 'hermes-acp.vsix') }));
+  return packaged;
+}
+
 await stage('checks', async () => {
   const checks = ['test/checks/checkManifest.mjs', 'test/checks/checkBundleSize.mjs', 'test/checks/checkLayout.mjs', 'test/checks/checkImports.mjs'].filter((c) => existsSync(join(root, c)));
   let failed = 0;
@@ -86,7 +130,11 @@ await stage('checks', async () => {
       failed++;
     }
   }
-  return { passed: checks.length - failed, failed };
+  const { vsix, stage: staged } = await packageOnce();
+  if ((await run(process.execPath, ['test/checks/checkPackage.mjs', '--vsix', vsix, '--stage', staged])).code !== 0) {
+    failed++;
+  }
+  return { passed: checks.length + 1 - failed, failed };
 });
 await stage('unit', async () => mochaCounts(await run(bin('mocha'), [], { capture: true })));
 
@@ -112,7 +160,8 @@ if (!quick) {
     if (!existsSync(specs)) {
       return { passed: 0, failed: 0 };
     }
-    return mochaCounts(await run(bin('mocha'), ['--config', 'test/ui/.mocharc.json'], { capture: true }));
+    const { vsix } = await packageOnce();
+    return mochaCounts(await run(bin('mocha'), ['--config', 'test/ui/.mocharc.json'], { capture: true, env: { HERMES_TEST_VSIX: vsix } }));
   });
 }
 

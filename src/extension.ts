@@ -84,6 +84,11 @@ export function activate(context: vscode.ExtensionContext): HermesApi {
     ...registerCommands({ extensionUri: context.extensionUri, manager, chatView, config, traffic }),
     ...registerRegistryCommands({ context, manager, chatView, config, log: traffic.channel, extensionVersion: typeof version === 'string' ? version : '0.0.0' }),
   );
+  // `npm start` opens its chat by itself (package.json activates on the Demo workspace's marker file;
+  // only the environment `npm start` sets makes it reveal the view).
+  if (process.env.HERMES_ACP_OPEN_CHAT === '1') {
+    void chatView.reveal();
+  }
   return { manager, chatView, statusBar, changes, activationMs: performance.now() - started };
 }
 

@@ -1,52 +1,26 @@
 import type * as acp from '@agentclientprotocol/sdk';
 import type { AgentHost, HostConnection } from '../host/agentHost';
-import { SessionController, type PermissionDecider, type RewriteTurnResult, type StartOptions, type TurnResult } from '../session/sessionController';
+import { SessionController, type RewriteTurnResult, type StartOptions, type TurnResult } from '../session/sessionController';
 import type { DeepCutQuestion } from '../agentPort/transport';
 import { ModelMismatchError } from '../agentPort/transportErrors';
 import { PermissionDeadlines } from './permissionDeadlines';
-import { defaultQuirks, type AgentQuirks } from '../session/sessionState';
+import { defaultQuirks } from '../session/sessionState';
 import { afterTurn, heldAfterLoad } from './turnNotices';
 import { TurnRun } from './turnRun';
 import { DisposableStore, type Disposable } from '../util/disposable';
-import type { Localize } from '../util/l10n';
 import { Emitter } from '../util/emitter';
-import { connectAgent, mayConnect, type SpawnConsent } from './connectAgent';
-import { ChatPermissions, type ChatPermissionOptions } from './chatPermissions';
+import { connectAgent, mayConnect } from './connectAgent';
+import { ChatPermissions } from './chatPermissions';
 import { ContextNotes, type ContextNoteSummary } from './contextNotes';
-import type { AgentSettingsScope } from './settingsScope';
 import { describeStartError, exitTitle } from './startErrors';
+import { StartSteps } from './startSteps';
 import { restoreSession } from './restoreSession';
-import { SignIn, type SignInPorts } from './signIn';
-import type { SessionSetupSource } from './sessionSetup';
+import { SignIn } from './signIn';
+import type { ChatSessionOptions } from './chatSessionOptions';
 import type { McpServersView } from '../protocol/sessionView';
 
 export type { SpawnConsent } from './connectAgent';
-
-export interface ChatSessionOptions extends ChatPermissionOptions {
-  readonly host: AgentHost;
-  readonly cwd: string;
-  readonly consent: SpawnConsent;
-  /** Every notice and status line of the chat goes through it (`vscode.l10n.t` in the extension). */
-  readonly t: Localize;
-  readonly now?: () => number;
-  /** Behaviours of this agent its `initialize` answer does not reveal (see quirksFor), e.g. the demo agent's. */
-  readonly quirks?: Partial<AgentQuirks>;
-  /** Where this window reads agent commands (named by the "not found" notice). */
-  readonly settingsScope?: () => AgentSettingsScope;
-  /** Ends this session's writes waiting for review, as rejected (cancel, exit, close). */
-  readonly endReviews?: (sessionId: string, reason: string) => void;
-  /**
-   * Decides permission requests instead of the chat's own policy ({@link ChatPermissions}): the
-   * runner's `--permissions`, where nobody is there to ask.
-   */
-  readonly decider?: PermissionDecider;
-  /** Secrets and prompts for the sign-in card (env-var and terminal methods); agent-type methods need none. */
-  readonly signIn?: SignInPorts;
-  /** MCP servers and workspace folders for session setup. */
-  readonly setup?: SessionSetupSource;
-  /** A turn's deadline (SessionControllerDeps.promptDeadlineMs); tests shorten it. */
-  readonly promptDeadlineMs?: number;
-}
+export type { ChatSessionOptions } from './chatSessionOptions';
 
 let chatCounter = 0;
 
@@ -64,10 +38,13 @@ export class ChatSession implements Disposable {
   private readonly notes = new ContextNotes(() => this.onDidChangeEmitter.fire());
   private usedValue = false;
   private startAttempted = false;
-  /** The first prompt the agent still holds from failed or cancelled turns (see afterTurn). */
-  private heldPrompt: string | undefined;
   /** The user asked for a restart: the agent's exit that follows is not a crash. */
   private restartRequested = false;
+  /** From a restart's click until the session is back (or could not be): shown as starting, not as an exit. */
+  private restartingValue = false;
+  /** The title the chat gave the session itself (a fork's), until the agent names it. */
+  private localTitleValue: string | undefined;
+  private readonly steps: StartSteps;
   private entryCounter = 0;
   /** Model and provider for the next `session/new` (a suggestion the user picked). */
   private startOptions: StartOptions = {};
@@ -103,6 +80,7 @@ export class ChatSession implements Disposable {
     const signInChat = { get host() { return hostOf(); }, claimStart: (run: () => Promise<boolean>) => this.claimStart(run), noteRestart: () => this.noteRestart(), changed: () => this.onDidChangeEmitter.fire() };
     this.signIn = new SignIn(signInChat, options.signIn, options.t);
     this.exitWatch = this.watchExit(options.host);
+    this.steps = new StartSteps(this, options.t);
   }
 
   /** Moves the chat to another host of its agent ("Reconnect with the new settings"); the next ensureStarted restores the session there. */
@@ -121,7 +99,10 @@ export class ChatSession implements Disposable {
       this.endReviews(exit.expected ? 'the agent was stopped' : 'the agent exited');
       const t = this.options.t;
       const title = exit.expected ? (this.restartRequested ? t('Restarting {0}…', this.agentName) : t('The agent was stopped.')) : exitTitle(exit, t);
-      this.controller.agentExited(title, exit.expected ? '' : exit.stderrTail, exit.expected);
+      // One card per failure: an exit that ends the chat's start is told by the start error's card,
+      // with the stderr and its likely cause.
+      const startFailure = this.steps.active || this.steps.endedBy(exit);
+      this.controller.agentExited(title, exit.expected ? '' : exit.stderrTail, exit.expected, !exit.expected && startFailure);
       this.restartRequested = false;
     });
   }
@@ -145,6 +126,16 @@ export class ChatSession implements Disposable {
 
   get readOnly(): boolean {
     return this.readOnlyValue;
+  }
+
+  /** A restart the user asked for is under way (the exit, the new process, the session's restore). */
+  get restarting(): boolean {
+    return this.restartingValue;
+  }
+
+  /** The title this chat gave its session (a fork's "Fork of …"), while the agent has not named it. */
+  get localTitle(): string | undefined {
+    return this.localTitleValue !== undefined && this.controller.state.title === this.localTitleValue ? this.localTitleValue : undefined;
   }
 
   get sessionId(): string | undefined {
@@ -197,15 +188,13 @@ export class ChatSession implements Disposable {
     }
     const context = this.notes.take();
     this.usedValue = true;
-    const turn = await new TurnRun(this.controller, blocks, { context, now: this.now }).done;
+    const files = this.options.fileText;
+    const turn = await new TurnRun(this.controller, blocks, { context, now: this.now, ...(files !== undefined ? { files } : {}) }).done;
     this.endReviews('the turn ended');
-    const { result } = turn;
-    const after = afterTurn({ ...turn, quirks: this.controller.state.quirks, agentName: this.agentName, held: this.heldPrompt, t: this.options.t });
-    this.heldPrompt = after.held;
-    for (const n of after.notices) {
-      this.controller.addNotice(n.level, n.title, n.detail, n.actions, n.forkFrom);
+    for (const n of afterTurn({ ...turn, agentName: this.agentName, t: this.options.t })) {
+      this.controller.addNotice(n.level, n.title, n.detail, n.actions);
     }
-    return result;
+    return turn.result;
   }
 
   /**
@@ -234,6 +223,7 @@ export class ChatSession implements Disposable {
    */
   noteRestart(): void {
     this.restartRequested = this.controller.hasConnection;
+    this.restartingValue ||= this.restartRequested;
     this.showStatus(this.restartRequested ? this.options.t('Restarting {0}…', this.agentName) : this.statusValue);
     // Writes waiting for review end rejected: the agent that asked is going away.
     this.endReviews('the agent was restarted');
@@ -242,6 +232,7 @@ export class ChatSession implements Disposable {
   /** A title the chat shows until the agent names the session (a fork, a session from the list). */
   showTitle(title: string): void {
     if (this.controller.state.title === undefined) {
+      this.localTitleValue = title;
       this.controller.dispatch({ type: 'updateReceived', id: `${this.id}-title`, at: this.now(), update: { sessionUpdate: 'session_info_update', title } });
     }
   }
@@ -305,10 +296,9 @@ export class ChatSession implements Disposable {
       return false;
     }
     const state = this.controller.state;
-    const held = heldAfterLoad(state.entries, state.quirks, this.agentName, this.options.t);
+    const held = heldAfterLoad(state.entries, state.quirks);
     if (held !== undefined) {
-      this.heldPrompt = held.held;
-      this.controller.addNotice(held.notice.level, held.notice.title, held.notice.detail, held.notice.actions, held.notice.forkFrom);
+      this.controller.dispatch({ type: 'promptHeld', held });
     }
     return true;
   }
@@ -323,6 +313,17 @@ export class ChatSession implements Disposable {
   }
 
   private async start(): Promise<boolean> {
+    try {
+      return await this.startNow();
+    } finally {
+      if (this.restartingValue) {
+        this.restartingValue = false;
+        this.onDidChangeEmitter.fire();
+      }
+    }
+  }
+
+  private async startNow(): Promise<boolean> {
     this.startAttempted = true;
     const client = await this.connect();
     if (client === undefined) {
@@ -332,7 +333,7 @@ export class ChatSession implements Disposable {
     if (previous !== undefined) {
       return this.restore(client, previous);
     }
-    const started = await this.startStep(this.options.t('Starting a session with {0}…', this.agentName), () => this.controller.start(this.startOptions));
+    const started = await this.steps.run(this.options.t('Starting a session with {0}…', this.agentName), () => this.controller.start(this.startOptions));
     if ('error' in started) {
       return this.startFailed(started.error, () => this.start());
     }
@@ -346,25 +347,13 @@ export class ChatSession implements Disposable {
     if (!(await mayConnect(ctx))) {
       return undefined;
     }
-    const connected = await this.startStep(o.t('Starting {0}…', this.agentName), () => connectAgent(ctx));
+    const connected = await this.steps.run(o.t('Starting {0}…', this.agentName), () => connectAgent(ctx));
     if ('error' in connected) {
       await this.startFailed(connected.error);
       return undefined;
     }
     this.mcpViewValue = connected.value.mcpView;
     return connected.value.client;
-  }
-
-  /** One step of the start (the agent, then the session) under a status line. */
-  private async startStep<T>(status: string, step: () => Promise<T>): Promise<{ value: T } | { error: unknown }> {
-    this.showStatus(status);
-    try {
-      return { value: await step() };
-    } catch (error) {
-      return { error };
-    } finally {
-      this.showStatus(undefined);
-    }
   }
 
   /** A start failed: the sign-in card when the agent asks to sign in (`retry` repeats the call), else the start-error notice. */
@@ -391,7 +380,7 @@ export class ChatSession implements Disposable {
     if (ModelMismatchError.is(e)) {
       return; // the controller's notice already offers the suggestions
     }
-    const n = describeStartError(e, this.hostValue.definition, this.options.settingsScope?.(), this.options.t);
-    this.controller.addNotice('error', n.title, n.detail, n.actions);
+    const n = describeStartError(e, this.hostValue.definition, this.options.settingsScope?.(), this.options.t, this.hostValue.stderrTail());
+    this.controller.addNotice('error', n.title, n.detail, n.actions, undefined, n.log);
   }
 }

@@ -26,6 +26,12 @@ export async function forkChat(
   const caps = client?.agent?.agentCapabilities?.sessionCapabilities as { fork?: unknown } | null | undefined;
   const sessionId = source.sessionId;
   const chat = newChat(source.host.definition);
+  const prior = index >= 0 ? entries.slice(0, index) : entries;
+  const draft = fromMessage?.kind === 'user' ? fromMessage.blocks.map((b) => (b.type === 'text' ? b.text : '')).join('') : undefined;
+  if (fromMessage !== undefined && !prior.some((e) => e.kind === 'user' || e.kind === 'assistant' || e.kind === 'tool')) {
+    // From the first message there is nothing to carry: a plain new session, the message in its composer.
+    return draft !== undefined ? { chat, draft } : { chat };
+  }
   // Until the agent names the fork (session_info_update), it is named after its source.
   chat.showTitle(t('Fork of {0}', source.controller.state.title ?? firstUserText(source) ?? source.agentName));
   if (fromMessage === undefined && client !== undefined && sessionId !== undefined && caps?.fork !== undefined && caps.fork !== null) {
@@ -37,7 +43,6 @@ export async function forkChat(
     chat.controller.addNotice('info', t('Forked from “{0}” — both sessions continue independently.', source.controller.state.title ?? source.agentName));
     return { chat };
   }
-  const prior = index >= 0 ? entries.slice(0, index) : entries;
   chat.controller.dispatch({ type: 'transcriptCopied', entries: prior });
   const transcript = toMarkdown({ ...source.controller.state, entries: prior, plan: [], commands: [] });
   chat.setContextNote('fork', t('The conversation this fork starts from'), [
@@ -57,6 +62,5 @@ The new message follows.
     'info',
     t('Forked with transcript: {0} starts a new session; your next message carries the conversation above as text.', chat.agentName),
   );
-  const draft = fromMessage?.kind === 'user' ? fromMessage.blocks.map((b) => (b.type === 'text' ? b.text : '')).join('') : undefined;
   return draft !== undefined ? { chat, draft } : { chat };
 }

@@ -8,6 +8,12 @@ export interface KnownSession {
   readonly title: string;
   /** ISO 8601. */
   readonly updatedAt: string;
+  /**
+   * The title is the chat's own (a fork's "Fork of …") and the agent has named the session nothing
+   * better: it wins over the agent's list, which titles an unnamed session by its first message
+   * (Hermes `_build_session_title`), the fork's source's.
+   */
+  readonly ownTitle?: boolean;
 }
 
 /** Where the workspace's sessions are kept (the extension's workspace state). */
@@ -17,6 +23,21 @@ export interface KeyValueStore {
 }
 
 const knownSessionsKey = 'hermes.knownSessions';
+
+/**
+ * The workspace's sessions and the agent's list, newest first: the newer record of a session wins,
+ * except that a title the chat gave its session itself (a fork's "Fork of …", `ownTitle`) stays over
+ * the agent's, which names an untitled session by its first message — the fork's source's (Hermes).
+ */
+export function mergeSessions(known: readonly KnownSession[], fromAgent: readonly KnownSession[]): KnownSession[] {
+  const merged = new Map<string, KnownSession>();
+  for (const k of [...known, ...fromAgent]) {
+    const prev = merged.get(k.sessionId);
+    const next = prev === undefined || k.updatedAt > prev.updatedAt ? { ...prev, ...k } : prev;
+    merged.set(k.sessionId, prev?.ownTitle === true ? { ...next, title: prev.title, ownTitle: true } : next);
+  }
+  return [...merged.values()].sort((a, b) => (a.updatedAt < b.updatedAt ? 1 : -1));
+}
 
 /** The text of a chat's first prompt (80 characters), for titles. */
 export function firstUserText(chat: ChatSession): string | undefined {
@@ -42,13 +63,15 @@ export class SessionHistory {
     const state = chat.controller.state;
     const list = this.known();
     const existing = list.find((k) => k.sessionId === sessionId);
+    const own = chat.localTitle;
     const record: KnownSession = {
       sessionId,
       agentId: chat.host.definition.id,
       title: state.title ?? existing?.title ?? firstUserText(chat) ?? sessionId,
       updatedAt: new Date().toISOString(),
+      ...(own !== undefined ? { ownTitle: true } : {}),
     };
-    if (existing?.title === record.title) {
+    if (existing?.title === record.title && existing.ownTitle === record.ownTitle) {
       return;
     }
     void this.store.update(knownSessionsKey, [record, ...list.filter((k) => k.sessionId !== sessionId)].slice(0, 200));
@@ -101,12 +124,7 @@ export class SessionHistory {
     } catch (e) {
       error = e;
     }
-    const merged = new Map<string, KnownSession>();
-    for (const k of [...known, ...fromAgent]) {
-      const prev = merged.get(k.sessionId);
-      merged.set(k.sessionId, prev === undefined || k.updatedAt > prev.updatedAt ? { ...prev, ...k } : prev);
-    }
-    const sessions = [...merged.values()].sort((a, b) => (a.updatedAt < b.updatedAt ? 1 : -1));
+    const sessions = mergeSessions(known, fromAgent);
     return error !== undefined ? { sessions, listed, error } : { sessions, listed };
   }
 

@@ -3,24 +3,39 @@ import { AgentExitedError, AgentNotFoundError, AgentProtocolError, AgentSpawnErr
 import type { NoticeAction } from '../session/sessionState';
 import { formatMessage, type Localize } from '../util/l10n';
 import { scopeName, type AgentSettingsScope } from './settingsScope';
+import { lastLines, recogniseStderr } from './stderrCauses';
 
 export interface StartErrorNotice {
   readonly title: string;
+  /** Prose: what to do. */
   readonly detail?: string;
+  /** The agent's last stderr lines. */
+  readonly log?: string;
   readonly actions: readonly NoticeAction[];
+}
+
+/** Prose and log from what the agent wrote: the cause recognised in it, else `fallback`. */
+function withStderr(stderr: string, fallback: string | undefined, t: Localize): Pick<StartErrorNotice, 'detail' | 'log'> {
+  const cause = recogniseStderr(stderr, t);
+  const log = lastLines(stderr);
+  const detail = cause !== undefined ? t('Likely cause: {0} {1}', cause.summary, cause.advice) : fallback;
+  return { ...(detail !== undefined ? { detail } : {}), ...(log !== '' ? { log } : {}) };
 }
 
 /**
  * What to tell the user when an agent or a session could not start: what happened, where to look
  * (the traffic log) and the next step — never a stack trace. `scope` is where this window reads the
  * agent commands: a remote window ignores the local User settings, so naming "the user setting"
- * there would send the user to a value that is never read (issue 22).
+ * there would send the user to a value that is never read (issue 22). `stderr` is what the agent
+ * wrote since its last message (the exit's own tail when it exited): its last lines are shown,
+ * and a cause recognised in them (root, credentials, a missing package; stderrCauses.ts) is named.
  */
 export function describeStartError(
   e: unknown,
   agent: AgentDefinition,
   scope: AgentSettingsScope = { kind: 'user' },
   t: Localize = formatMessage,
+  stderr = '',
 ): StartErrorNotice {
   const name = agent.name;
   const openScope: NoticeAction = scope.kind === 'remote' ? 'openRemoteSettings' : 'openSettings';
@@ -46,14 +61,14 @@ export function describeStartError(
   if (AgentTimeoutError.is(e)) {
     return {
       title: t('{0} did not answer `{1}` within {2} s.', name, e.method, Math.round(e.timeoutMs / 1000)),
-      detail: t('The traffic log shows what the agent sent and its stderr output.'),
+      ...withStderr(stderr, stderr.trim() !== '' ? t('Its last lines of output are below; the traffic log has everything it sent.') : t('It wrote nothing to stderr; the traffic log shows what it sent.'), t),
       actions: ['showTraffic', 'restartAgent'],
     };
   }
   if (AgentExitedError.is(e)) {
     return {
       title: e.signal !== null ? t('{0} exited while starting (signal {1}).', name, e.signal) : t('{0} exited while starting (code {1}).', name, String(e.exitCode)),
-      ...(e.stderrTail !== '' ? { detail: e.stderrTail } : {}),
+      ...withStderr(e.stderrTail, e.stderrTail.trim() === '' ? t('It wrote nothing to stderr; the traffic log shows what it sent.') : undefined, t),
       actions: ['showTraffic', 'checkInstallation', 'restartAgent'],
     };
   }
@@ -69,9 +84,21 @@ export function describeStartError(
         actions: ['setupProvider', 'showTraffic'],
       };
     }
-    return { title: t('{0} could not start a session.', name), detail: `${text} (JSON-RPC ${e.code})`, actions: ['showTraffic', 'restartAgent'] };
+    const cause = recogniseStderr(stderr, t);
+    return {
+      title: t('{0} could not start a session.', name),
+      detail: cause !== undefined ? `${text} (JSON-RPC ${e.code})\n${t('Likely cause: {0} {1}', cause.summary, cause.advice)}` : `${text} (JSON-RPC ${e.code})`,
+      ...(stderr.trim() !== '' ? { log: lastLines(stderr) } : {}),
+      actions: ['showTraffic', 'restartAgent'],
+    };
   }
-  return { title: t('{0} could not start.', name), detail: describeError(e), actions: ['showTraffic', 'restartAgent'] };
+  const cause = recogniseStderr(stderr, t);
+  return {
+    title: t('{0} could not start.', name),
+    detail: cause !== undefined ? `${describeError(e)}\n${t('Likely cause: {0} {1}', cause.summary, cause.advice)}` : describeError(e),
+    ...(stderr.trim() !== '' ? { log: lastLines(stderr) } : {}),
+    actions: ['showTraffic', 'restartAgent'],
+  };
 }
 
 /** How the chat says an exit nobody asked for (AgentExitedError's message, localized). */

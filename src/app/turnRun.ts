@@ -3,6 +3,7 @@ import { AgentExitedError } from '../agentPort/agentErrors';
 import { detectProviderFailureText, type ProviderFailure } from '../session/providerErrors';
 import type { SessionController, TurnResult } from '../session/sessionController';
 import type { Entry, TokenUsage } from '../session/sessionState';
+import { confirmAppliedEdits, type FileText } from './editOutcomes';
 
 /** How one turn ended, as both the chat and the runner read it. */
 export interface TurnOutcome {
@@ -32,6 +33,8 @@ export interface TurnRunOptions {
    * leaves the exit to its host's exit watch, which words the notice.
    */
   readonly closeOnAgentExit?: boolean;
+  /** Reads files after the turn, to end the edits the agent left open that were applied (editOutcomes.ts). */
+  readonly files?: FileText;
 }
 
 /**
@@ -94,8 +97,11 @@ export class TurnRun {
     if (this.options.closeOnAgentExit === true && result.kind === 'interrupted' && AgentExitedError.is(result.error)) {
       this.controller.agentExited(result.error.message, result.error.stderrTail);
     }
+    if (this.options.files !== undefined && result.kind === 'ended') {
+      await confirmAppliedEdits(this.controller, this.turnId, this.options.files, this.options.now);
+    }
     const { entries } = this.controller.state;
-    const reply = finalAnswer(entries, this.turnId);
+    const reply = turnReply(entries, this.turnId);
     return {
       result,
       turnId: this.turnId,
@@ -128,6 +134,25 @@ export function finalAnswer(entries: readonly Entry[], turnId: number | undefine
       if (text !== '') {
         return text;
       }
+    }
+  }
+  return '';
+}
+
+/**
+ * What the agent answered: its last message, or — a provider failure's report having left the reply
+ * for the footer (turnSlice.ts) — that report.
+ */
+export function turnReply(entries: readonly Entry[], turnId: number | undefined): string {
+  return finalAnswer(entries, turnId) || failureReport(entries, turnId);
+}
+
+/** The provider failure the turn's footer carries (the reply it replaced), or ''. */
+function failureReport(entries: readonly Entry[], turnId: number | undefined): string {
+  for (let i = entries.length - 1; i >= 0; i--) {
+    const e = entries[i];
+    if (e?.kind === 'turnEnd' && (turnId === undefined || e.turnId === turnId)) {
+      return e.errorWasReply === true ? (e.error ?? '') : '';
     }
   }
   return '';

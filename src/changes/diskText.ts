@@ -21,6 +21,12 @@ export async function readDiskText(p: string, maxFileBytes: number): Promise<Dis
   }
 }
 
+/** A file's text (up to `maxFileBytes`), or undefined when it is absent, binary, too large or not a file. */
+export async function readTextIfAny(p: string, maxFileBytes = defaultMaxFileBytes): Promise<string | undefined> {
+  const disk = await readDiskText(p, maxFileBytes);
+  return disk.kind === 'text' ? disk.text : undefined;
+}
+
 /** Why a path with this stat is not read as text (not a file, too large), or undefined to read it. */
 function unreadable(stat: fs.Stats, maxFileBytes: number): DiskText | undefined {
   if (!stat.isFile()) {

@@ -8,6 +8,9 @@ import type { TransportSettings } from '../host/transportSettings';
 import { isObject } from '../util/json';
 import type { PermissionMode } from './permissions';
 import { parseTransportFlags, transportOptionSpecs } from './transportArgs';
+import type { SessionRequest } from './sessionChoice';
+import { parseSessionFlags, sessionOptionSpecs } from './sessionArgs';
+import { applyHermesFlags, hermesOptionSpecs } from './hermesFlags';
 
 export type OutputFormat = 'text' | 'stream-json';
 
@@ -25,6 +28,8 @@ export interface RunOptions {
   readonly agent: { readonly command: string; readonly args: readonly string[] };
   /** Where to write the ACP traffic (JSONL) when the run ends. */
   readonly trafficLog?: string;
+  /** `--summary FILE`: the run as Markdown (a CI job summary), written with the result. */
+  readonly summary?: string;
   /** `--mode ID`: the session mode to use. */
   readonly mode?: string;
   /** `--auth ID`: the agent sign-in method to `authenticate` with before `session/new`. */
@@ -33,16 +38,28 @@ export interface RunOptions {
   readonly mcpConfig?: string;
   /** `--transport tui-gateway|api-server` and its settings; absent: ACP over the agent command's stdio. */
   readonly transport?: TransportSettings;
+  /** `--worktree`: run in a new git worktree of the repository `cwd` is in (`<repo>/.worktrees/<name>`, branch `hermes/<name>`). */
+  readonly worktree?: boolean;
+  /** `--checkpoints`: save the files before the turn changes them; `result.checkpoint` names the checkpoint. */
+  readonly checkpoints?: boolean;
+  /** `--continue` or `--resume ID|NAME`: the run resumes a session instead of creating one. */
+  readonly session?: SessionRequest;
+  /** Hermes' isolation flags as the environment of a TUI Gateway the runner starts. */
+  readonly gatewayEnv?: Readonly<Record<string, string>>;
+  /** `--name NAME`: the name the run's session is recorded under. */
+  readonly sessionName?: string;
 }
 
 export type ParsedCommandLine =
   | { readonly kind: 'run'; readonly options: RunOptions }
+  | { readonly kind: 'restore'; readonly id: string; readonly cwd: string }
   | { readonly kind: 'help' }
   | { readonly kind: 'version' }
   | { readonly kind: 'error'; readonly message: string };
 
 export const usage = `Usage: hermes-acp-run (-q TEXT | --query-file FILE) [options] [-- AGENT [ARGS...]]
        hermes-acp-run (-q TEXT | --query-file FILE) [options] --transport tui-gateway|api-server ...
+       hermes-acp-run sessions list|show ID|close ID [--cwd DIR] [--format stream-json] [-- AGENT [ARGS...]]
 
 Runs one prompt turn against an Agent Client Protocol (ACP) agent and exits with a code that
 says whether the turn really completed.
@@ -57,6 +74,7 @@ Options:
                            permission rule format); unmatched requests are denied
       --timeout SEC        stop the run after SEC seconds: cancel the turn, exit 1 "timeout"
       --traffic-log FILE   write the ACP traffic (both directions, agent stderr) as JSONL
+      --summary FILE       write the run as Markdown (reply, tools, tokens, duration, exit reason)
       --mode ID            use this session mode (default: the agent's, or under deny/rules
                            the mode that asks when the agent starts in one that does not)
       --auth ID            sign in with this agent method (ACP authenticate) before the session
@@ -72,8 +90,20 @@ Options:
       --python PYTHON      tui-gateway: the Hermes install's interpreter (default: python3)
       --base-url URL       api-server: the server (http(s)://HOST:PORT); its key comes from
                            HERMES_API_KEY
-      --api-mode API       api-server: chat (default: streamed chat completions) or runs (the
-                           runs API: approvals, stop)
+      --api-mode API       api-server: chat (default: chat completions, no approvals: only
+                           --permissions deny) or runs (the runs API: approvals, stop)
+      --worktree           run in a new git worktree of the --cwd's repository
+                           (<repo>/.worktrees/hermes-<id> on branch hermes/hermes-<id>, from HEAD;
+                           .worktreeinclude copied); it stays after the run with the agent's
+                           changes uncommitted (result.worktree)
+      --checkpoints        save every file before the turn changes it (result.checkpoint)
+      --restore ID         no run: put the files of checkpoint ID of the --cwd back as they were
+  -c, --continue           resume the latest session this runner had with the agent in --cwd
+      --resume ID|NAME     resume this session (an id or a --name) instead of starting one
+      --name NAME          record the run's session under NAME (for --resume NAME)
+      --ignore-user-config, --ignore-rules, --pass-session-id, --skills NAME[,NAME], --safe-mode
+                           Hermes' own flags, given to Hermes (hermes acp, or a gateway
+                           started from --hermes-root); with any other agent a usage error
   -h, --help               show this help
   -V, --version            show the version
 
@@ -98,10 +128,16 @@ export function parseCommandLine(argv: readonly string[], cwd: string, readStdin
         permissions: { type: 'string' },
         timeout: { type: 'string' },
         'traffic-log': { type: 'string' },
+        summary: { type: 'string' },
         mode: { type: 'string' },
         auth: { type: 'string' },
         'mcp-config': { type: 'string' },
+        worktree: { type: 'boolean' },
+        checkpoints: { type: 'boolean' },
+        restore: { type: 'string' },
         ...transportOptionSpecs,
+        ...sessionOptionSpecs,
+        ...hermesOptionSpecs,
         help: { type: 'boolean', short: 'h' },
         version: { type: 'boolean', short: 'V' },
       },
@@ -125,15 +161,40 @@ export function parseCommandLine(argv: readonly string[], cwd: string, readStdin
   if (stray?.kind === 'positional') {
     return error(`unexpected argument "${stray.value}" (put the agent command after "--")`);
   }
+  if (values.restore !== undefined) {
+    const others = tokens.filter((t) => t.kind === 'option' && t.name !== 'restore' && t.name !== 'cwd');
+    if (others[0]?.kind === 'option' || terminator !== undefined) {
+      return error(`--restore takes only --cwd (got ${others[0]?.kind === 'option' ? others[0].rawName : '"--"'})`);
+    }
+    if (!/^[A-Za-z0-9-]{1,80}$/.test(values.restore)) {
+      return error(`--restore needs a checkpoint id (as result.checkpoint.id printed it), not "${values.restore}"`);
+    }
+    const dir = path.resolve(cwd, values.cwd ?? '.');
+    return isDirectory(dir) ? { kind: 'restore', id: values.restore, cwd: dir } : error(`--cwd ${dir} is not a directory`);
+  }
   const transport = parseTransportFlags(values, terminator !== undefined, cwd);
   if (typeof transport === 'string') {
     return error(transport);
   }
+  const t = transport.transport;
+  if (values.worktree === true && (t?.kind === 'api-server' || (t?.kind === 'tui-gateway' && t.url !== undefined))) {
+    // The agent runs elsewhere: a local worktree would not be where it works.
+    return error(`--worktree needs an agent this runner starts (--transport acp, or tui-gateway with --hermes-root), not ${t.kind === 'api-server' ? '--transport api-server' : '--gateway-url'}`);
+  }
+  const sessionFlags = parseSessionFlags(values);
+  if (typeof sessionFlags === 'string') {
+    return error(sessionFlags);
+  }
   const agentArgv = terminator !== undefined ? argv.slice(terminator.index + 1) : [...defaultAgentCommand];
-  const [command, ...args] = agentArgv;
-  if (command === undefined || command === '') {
+  const [given, ...givenArgs] = agentArgv;
+  if (given === undefined || given === '') {
     return error('no agent command after "--"');
   }
+  const hermes = applyHermesFlags(values, { command: given, args: givenArgs }, transport.transport);
+  if (typeof hermes === 'string') {
+    return error(hermes);
+  }
+  const { command, args } = hermes.agent;
 
   let query: string;
   if (values.query !== undefined && values['query-file'] !== undefined) {
@@ -202,10 +263,16 @@ export function parseCommandLine(argv: readonly string[], cwd: string, readStdin
       agent: { command, args },
       ...(timeoutMs !== undefined ? { timeoutMs } : {}),
       ...(values['traffic-log'] !== undefined ? { trafficLog: path.resolve(cwd, values['traffic-log']) } : {}),
+      ...(values.summary !== undefined ? { summary: path.resolve(cwd, values.summary) } : {}),
       ...(transport.sessionMode !== undefined ? { mode: transport.sessionMode } : {}),
       ...(transport.transport !== undefined ? { transport: transport.transport } : {}),
+      ...(hermes.gatewayEnv !== undefined ? { gatewayEnv: hermes.gatewayEnv } : {}),
       ...(values.auth !== undefined ? { auth: values.auth } : {}),
       ...(values['mcp-config'] !== undefined ? { mcpConfig: path.resolve(cwd, values['mcp-config']) } : {}),
+      ...(values.worktree === true ? { worktree: true } : {}),
+      ...(values.checkpoints === true ? { checkpoints: true } : {}),
+      ...(sessionFlags.request !== undefined ? { session: sessionFlags.request } : {}),
+      ...(sessionFlags.name !== undefined ? { sessionName: sessionFlags.name } : {}),
     },
   };
 }

@@ -91,14 +91,35 @@ export interface QuestionEvent {
   readonly reason: string;
 }
 
-export type ToolResultStatus = 'completed' | 'failed' | 'ended' | 'cancelled' | 'interrupted';
+/**
+ * A plan the agent sent (ACP `plan`: Claude's TodoWrite, Codex's update_plan, Hermes' todo), the
+ * whole list every time it changes. Additive: consumers that select other types are unaffected.
+ */
+export interface PlanEvent {
+  readonly type: 'plan';
+  readonly timestamp: number;
+  readonly entries: readonly PlanEventEntry[];
+}
+
+export interface PlanEventEntry {
+  readonly content: string;
+  readonly status: 'pending' | 'in_progress' | 'completed';
+  readonly priority: 'high' | 'medium' | 'low';
+}
+
+export type ToolResultStatus = 'completed' | 'failed' | 'ended' | 'cancelled' | 'interrupted' | 'denied';
 
 export interface ToolResultEvent {
   readonly type: 'tool_result';
   readonly timestamp: number;
   readonly tool_call_id: string;
   readonly name: string;
-  /** `completed` / `failed` as the agent reported (or `failed`: permission denied); `ended` (no result by a normal turn end), `cancelled`, `interrupted` (the agent exited). */
+  /**
+   * `completed` / `failed` as the agent reported — or `completed` for an edit the agent left open
+   * whose file shows it applied (app/editOutcomes.ts); `denied` (a permission the runner rejected:
+   * a choice, not an error — as the chat's "Denied"); `ended` (no result by a normal turn end),
+   * `cancelled`, `interrupted` (the agent exited).
+   */
   readonly status: ToolResultStatus;
   /** Text content of the call (else its raw output, else the denial), at most {@link maxToolOutputChars} characters. */
   readonly output: string;
@@ -147,9 +168,13 @@ export interface ResultEvent {
   readonly turn_duration_ms: number | null;
   /** Set exactly when `exit_code` is not 0. */
   readonly error?: string;
+  /** `--worktree`: where the run worked; it stays, with the agent's changes uncommitted. */
+  readonly worktree?: { readonly path: string; readonly branch: string; readonly base: string };
+  /** `--checkpoints`: the checkpoint `--restore ID` puts back, and the paths the run changed. */
+  readonly checkpoint?: { readonly id: string; readonly files: readonly string[] };
 }
 
-export type CliEvent = SystemInitEvent | TextEvent | ToolUseEvent | PermissionEvent | QuestionEvent | ToolResultEvent | ResultEvent;
+export type CliEvent = SystemInitEvent | TextEvent | ToolUseEvent | PermissionEvent | QuestionEvent | ToolResultEvent | PlanEvent | ResultEvent;
 
 /** Distributes `Omit` over the union so each event keeps its own fields. */
 export type EventBody<E extends CliEvent = CliEvent> = E extends CliEvent ? Omit<E, 'timestamp'> : never;
@@ -227,6 +252,9 @@ export class TextSink extends BaseSink {
         return;
       case 'tool_result':
         this.diagnostic(`[tool] ${event.name}: ${event.status} in ${event.duration_ms} ms`);
+        return;
+      case 'plan':
+        this.diagnostic(`[plan] ${event.entries.map((e) => `${e.status === 'completed' ? '[x]' : e.status === 'in_progress' ? '[~]' : '[ ]'} ${e.content}`).join(' | ')}`);
         return;
       case 'result':
         if (event.exit_code === 0) {

@@ -4,9 +4,16 @@ import { parseCommandLine, usage } from './args';
 import { JsonlSink, TextSink } from './events';
 import { ExitCode } from './exitCodes';
 import { Runner } from './runner';
+import { restoreCheckpoint } from './restore';
+import { injectedSecrets } from './secretMask';
+import { SessionRecords, stateDirectory } from './sessionRecords';
+import { parseSessionsCommand, runSessionsCommand, sessionsUsage } from './sessionsCommand';
 
 /** `hermes-acp-run`: parse, run one turn, exit with the `result` event's exit code. */
 async function main(): Promise<number> {
+  if (process.argv[2] === 'sessions') {
+    return sessions(process.argv.slice(3));
+  }
   const parsed = parseCommandLine(process.argv.slice(2), process.cwd(), () => readFileSync(0, 'utf8'));
   switch (parsed.kind) {
     case 'help':
@@ -18,19 +25,45 @@ async function main(): Promise<number> {
     case 'error':
       process.stderr.write(`hermes-acp-run: ${parsed.message}\nRun "hermes-acp-run --help" for usage.\n`);
       return ExitCode.usage;
+    case 'restore':
+      return restoreCheckpoint(parsed.id, parsed.cwd);
     case 'run':
       break;
+  }
+  const tooShort = injectedSecrets(process.env, parsed.options.transport).problems;
+  if (tooShort.length > 0) {
+    process.stderr.write(`${tooShort.map((p) => `hermes-acp-run: ${p}`).join('\n')}\n`);
+    return ExitCode.usage;
   }
   // A reader that went away (EPIPE) must not crash the run: the exit code still tells the outcome.
   process.stdout.on('error', () => undefined);
   process.stderr.on('error', () => undefined);
   const sink = parsed.options.format === 'stream-json' ? new JsonlSink(process.stdout, process.stderr) : new TextSink(process.stdout, process.stderr);
-  const runner = new Runner(parsed.options, { sink, now: Date.now, clientVersion: version });
+  const records = new SessionRecords(stateDirectory(process.env));
+  const runner = new Runner(parsed.options, { sink, now: Date.now, clientVersion: version, records });
   const onSignal = (): void => runner.interrupt();
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
   const code = await runner.run();
   await sink.flush();
+  return code;
+}
+
+/** `hermes-acp-run sessions list|show|close`. */
+async function sessions(argv: readonly string[]): Promise<number> {
+  const cmd = parseSessionsCommand(argv, process.cwd());
+  if (typeof cmd !== 'string' && 'help' in cmd) {
+    process.stdout.write(sessionsUsage);
+    return 0;
+  }
+  if (typeof cmd === 'string') {
+    process.stderr.write(`hermes-acp-run: ${cmd}\nRun "hermes-acp-run sessions --help" for usage.\n`);
+    return ExitCode.usage;
+  }
+  process.stdout.on('error', () => undefined);
+  const records = new SessionRecords(stateDirectory(process.env));
+  const code = await runSessionsCommand(cmd, { records, stdout: process.stdout, stderr: process.stderr, now: Date.now, clientVersion: version });
+  await new JsonlSink(process.stdout, process.stderr).flush();
   return code;
 }
 

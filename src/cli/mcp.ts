@@ -3,6 +3,7 @@ import { filterForAgent } from '../mcp/acpServers';
 import { environmentInputs, inputVariableName, McpInputResolver } from '../mcp/inputs';
 import { loadMcpServers, nodeMcpHost, workspaceMcpFile, type McpSourceSpec } from '../mcp/mcpServers';
 import { secretValuesOf, type McpSecretRedactor } from '../mcp/redaction';
+import { minSecretLength } from './secretMask';
 
 export interface RunnerMcp {
   /** What `session/new` carries: the configured servers the agent can take. */
@@ -30,7 +31,8 @@ export async function runnerMcpServers(
   const all = await loadMcpServers(specs, nodeMcpHost({ workspaceFolder: o.cwd, env: o.env, inputs }));
   const list = filterForAgent(all, init.agentCapabilities?.mcpCapabilities, agentName);
   redactor.add(inputs.secrets);
-  redactor.add(secretValuesOf(list.servers));
+  // Credential-named values of the files: a value too short to be a secret would shred ordinary text.
+  redactor.add(secretValuesOf(list.servers).filter((v) => v.length >= minSecretLength));
   const diagnostics = [
     ...list.skipped.map((s) => `hermes-acp-run: MCP server "${s.name}" (${s.origin}) left out: ${s.reason}${inputHint(s.reason)}`),
     ...list.warnings.map((s) => `hermes-acp-run: MCP server "${s.name}" (${s.origin}): ${s.reason}`),

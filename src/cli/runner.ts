@@ -1,10 +1,10 @@
-import { writeFileSync } from 'node:fs';
+import { promises as fsp, writeFileSync } from 'node:fs';
 import type * as acp from '@agentclientprotocol/sdk';
 import { TrafficLog } from '../wire/trafficLog';
 import { profileFor, type AgentProfile } from '../session/agentProfiles';
 import { quirksFor } from '../session/agentQuirks';
 import { SessionController } from '../session/sessionController';
-import type { SessionState } from '../session/sessionState';
+import type { SessionState, TokenUsage } from '../session/sessionState';
 import { agentIdentity, executableName } from './agentIdentity';
 import type { RunOptions } from './args';
 import type { EventBody, EventSink, LeftProcess } from './events';
@@ -17,10 +17,16 @@ import { RecentLines } from './recentLines';
 import { HeadlessQuestions } from './headlessQuestions';
 import { newRunMarker, stopMarked } from './processSweep';
 import { runnerConnection, type RunnerConnection } from './runnerConnection';
-import { describeSignIn, isAuthRequired, signInMethods, soleAgentMethod, type SignInMethod } from './signIn';
+import { signInMethods } from './signIn';
+import { startSession } from './sessionStart';
 import { TurnEvents } from './turnEvents';
-import { reportedUsage, tokensOf } from './turnUsage';
+import { tokensOf } from './turnUsage';
 import { TurnRun } from '../app/turnRun';
+import { RunIsolation } from './runIsolation';
+import { RunSessions } from './runSessions';
+import { SummarySink } from './summary';
+import { injectedSecrets, MaskingSink, secretMark, signInSecrets } from './secretMask';
+import type { SessionRecords } from './sessionRecords';
 
 export interface RunnerDeps {
   readonly sink: EventSink;
@@ -29,6 +35,8 @@ export interface RunnerDeps {
   readonly clientVersion: string;
   /** After `session/cancel`, how long the agent gets to end the turn before it is killed. */
   readonly cancelGraceMs?: number;
+  /** The runner's session records (`--continue`, `--resume`, `sessions`). */
+  readonly records: SessionRecords;
 }
 
 const defaultCancelGraceMs = 10_000;
@@ -38,7 +46,7 @@ const stderrTailLines = 20;
 interface Outcome {
   readonly verdict: Verdict;
   readonly text?: string;
-  readonly usage?: ReturnType<typeof reportedUsage>;
+  readonly usage?: TokenUsage | undefined;
   readonly turnMs?: number;
   readonly permissionsEnforced?: boolean;
 }
@@ -62,14 +70,22 @@ export class Runner {
   private readonly stderrTail = new RecentLines(stderrTailLines);
   private readonly marker = newRunMarker();
   private readonly log = new TrafficLog();
-  private readonly redactor = new McpSecretRedactor();
+  private readonly redactor = new McpSecretRedactor(secretMark);
+  private readonly isolation: RunIsolation;
+  /** Everything printed goes through the mask of injected values. */
+  private readonly sink: EventSink;
+  private readonly sessions: RunSessions;
 
   constructor(
-    private readonly options: RunOptions,
+    private options: RunOptions,
     private readonly deps: RunnerDeps,
   ) {
     this.profile = profileFor(undefined, executableName(options.agent.command, options.agent.args));
     this.log.addRedactor(this.redactor);
+    this.redactor.add(injectedSecrets(process.env, options.transport).values);
+    this.sink = new MaskingSink(options.summary !== undefined ? new SummarySink(deps.sink, options.summary) : deps.sink, this.redactor);
+    this.isolation = new RunIsolation(options, (line) => this.sink.diagnostic(line));
+    this.sessions = new RunSessions(options, deps.records, deps.now);
   }
 
   /** SIGINT/SIGTERM. The first one cancels the turn (`session/cancel`); the next kills the agent at once. */
@@ -78,7 +94,7 @@ export class Runner {
       this.requestStop('interrupt');
       return;
     }
-    this.deps.sink.diagnostic('hermes-acp-run: interrupted again; stopping the agent now');
+    this.sink.diagnostic('hermes-acp-run: interrupted again; stopping the agent now');
     this.link?.kill();
   }
 
@@ -91,7 +107,14 @@ export class Runner {
     }
     let outcome: Outcome;
     try {
-      outcome = await this.runSession();
+      // --worktree: made before any agent starts; without a repository the run ends here.
+      const prepared = await this.isolation.prepare(this.options.cwd);
+      if ('error' in prepared) {
+        outcome = { verdict: { exitCode: 1, stopReason: null, error: prepared.error } };
+      } else {
+        this.options = { ...this.options, cwd: prepared.cwd };
+        outcome = await this.runSession();
+      }
     } catch (e) {
       // A bug of ours: still end with a result, so no caller mistakes it for success.
       outcome = { verdict: { exitCode: 1, stopReason: null, error: `internal error: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}` } };
@@ -100,7 +123,7 @@ export class Runner {
       this.turn?.dispose();
     }
     const left = await this.cleanup();
-    return this.finish(outcome, left);
+    return this.finish(outcome, left, await this.isolation.finish());
   }
 
   private async runSession(): Promise<Outcome> {
@@ -115,7 +138,7 @@ export class Runner {
       questions: new HeadlessQuestions((body) => this.emit(body)),
       stderrLine: (shown) => {
         this.stderrTail.push(shown);
-        this.deps.sink.diagnostic(shown);
+        this.sink.diagnostic(shown);
       },
     });
     this.link = link;
@@ -134,13 +157,14 @@ export class Runner {
 
     // Non-ACP transports: Hermes uses the MCP servers of its own config (args.ts refuses --mcp-config).
     const mcp = link.kind === 'acp' ? await runnerMcpServers({ cwd: options.cwd, mcpConfig: options.mcpConfig, env: process.env }, init, agentIdentity(init.agentInfo, options.agent.command, options.agent.args).name, this.redactor) : { servers: [], diagnostics: [] };
-    mcp.diagnostics.forEach((line) => this.deps.sink.diagnostic(line));
+    mcp.diagnostics.forEach((line) => this.sink.diagnostic(line));
     const decider = new HeadlessPermissions(options.permissions, options.cwd);
     let ids = 0;
     const controller = new SessionController({
       connection: link.connection,
       cwd: options.cwd,
-      quirks: quirksFor(init.agentInfo),
+      // Tokens are read where this agent's profile says (usage.ts: the chat reads them the same way).
+      quirks: { ...quirksFor(init.agentInfo), usageSources: this.profile.usage },
       now: this.deps.now,
       newId: () => `e${++ids}`,
       permissions: decider,
@@ -158,32 +182,45 @@ export class Runner {
       }
     });
 
-    const started = await this.startSession(link, controller, signInMethods((init as { authMethods?: unknown }).authMethods));
-    if (started !== undefined) {
-      return started;
+    const signIn = signInSecrets(signInMethods((init as { authMethods?: unknown }).authMethods), process.env);
+    this.redactor.add(signIn.values);
+    if (signIn.problems.length > 0) {
+      return { verdict: { exitCode: 1, stopReason: null, error: signIn.problems.join('\n') } };
     }
-    const modeFailure = await applyMode(controller, this.profile, options, (line) => this.deps.sink.diagnostic(line));
+    const unusable = await this.sessions.choose(link.connection, this.agentName());
+    if (unusable !== undefined) {
+      return { verdict: { exitCode: 1, stopReason: null, error: unusable } };
+    }
+    const ctx = { options, client: link, controller, sessions: this.sessions, stop: () => this.stop, diagnostic: (line: string) => this.sink.diagnostic(line) };
+    const notStarted = await startSession(ctx, signInMethods((init as { authMethods?: unknown }).authMethods));
+    if (notStarted !== undefined) {
+      return { verdict: notStarted };
+    }
+    const modeFailure = await applyMode(controller, this.profile, options, (line) => this.sink.diagnostic(line));
     if (modeFailure !== undefined) {
       return { verdict: modeFailure };
     }
     const sessionId = controller.sessionId ?? '';
     this.writeSystem(sessionId, controller.state);
-    this.deps.sink.diagnostic(`session_id: ${sessionId}`);
+    this.sink.diagnostic(`session_id: ${sessionId}`);
     if (this.stop !== undefined) {
       return { verdict: startFailureVerdict(undefined, this.stop) };
     }
 
-    const run = new TurnRun(controller, [{ type: 'text', text: options.query }], { now: this.deps.now, closeOnAgentExit: true });
+    const before = controller.state;
+    this.isolation.watch(controller, options.cwd);
+    await this.isolation.beginTurn(options.cwd);
+    const run = new TurnRun(controller, [{ type: 'text', text: options.query }], { now: this.deps.now, closeOnAgentExit: true, files: readSmallText });
     // The turn is submitted: from here on a stop cancels it.
     this.turn = run;
-    events.begin(run.turnId);
+    events.begin(run.turnId, before);
     const { result: turn, reply: text, turnMs, footerUsage } = await run.done;
     const state = controller.state;
     events.finish(state);
     const facts = events.turnFacts;
     const enforced = permissionsEnforced(this.profile, sessionModes(state), options.permissions, facts);
     if (!enforced) {
-      this.deps.sink.diagnostic(
+      this.sink.diagnostic(
         `hermes-acp-run: warning: the agent edited or ran something without asking for permission, and it offers no mode that asks: ` +
           `--permissions ${options.permissions.kind === 'rules' ? options.permissions.file : options.permissions.kind} was not enforced (result.permissions_enforced: false)`,
       );
@@ -195,61 +232,10 @@ export class Runner {
     return {
       verdict: turnVerdict(turn, { text, empty, stderrTail: this.stderrTail.text() }, this.stop),
       text,
-      usage: reportedUsage(this.profile, { footer: footerUsage, response: turn.kind === 'ended' ? turn.response : undefined, chunks: facts.chunkUsage }),
+      usage: footerUsage,
       turnMs,
       permissionsEnforced: enforced,
     };
-  }
-
-  /** `--auth`, then `session/new`; on `auth_required` signs in with the agent's only agent-type method and tries once more. */
-  private async startSession(client: RunnerConnection, controller: SessionController, methods: readonly SignInMethod[]): Promise<Outcome | undefined> {
-    const command = [this.options.agent.command, ...this.options.agent.args];
-    const requested = this.options.auth;
-    if (requested !== undefined) {
-      const method = methods.find((m) => m.id === requested);
-      if (method?.type !== 'agent') {
-        const why = method === undefined ? 'the agent offers no such method' : `it is a ${method.type} method, which needs a human`;
-        return { verdict: { exitCode: 1, stopReason: null, error: `--auth ${requested}: ${why}.\n${describeSignIn(methods, command)}` } };
-      }
-      const failed = await this.authenticate(client, method, methods);
-      if (failed !== undefined) {
-        return failed;
-      }
-    }
-    if (this.stop !== undefined) {
-      return { verdict: startFailureVerdict(undefined, this.stop) };
-    }
-    try {
-      await controller.start();
-      return undefined;
-    } catch (e) {
-      const sole = soleAgentMethod(methods);
-      if (!isAuthRequired(e) || requested !== undefined || sole === undefined || this.stop !== undefined) {
-        return { verdict: startFailureVerdict(e, this.stop, isAuthRequired(e) ? describeSignIn(methods, command) : undefined) };
-      }
-      this.deps.sink.diagnostic(`hermes-acp-run: the agent requires sign-in; authenticating with its only agent method "${sole.id}" and retrying`);
-      const failed = await this.authenticate(client, sole, methods);
-      if (failed !== undefined) {
-        return failed;
-      }
-    }
-    try {
-      await controller.start();
-      return undefined;
-    } catch (e) {
-      return { verdict: startFailureVerdict(e, this.stop, isAuthRequired(e) ? describeSignIn(methods, command) : undefined) };
-    }
-  }
-
-  private async authenticate(client: RunnerConnection, method: SignInMethod, methods: readonly SignInMethod[]): Promise<Outcome | undefined> {
-    try {
-      await client.authenticate(method.id);
-      return undefined;
-    } catch (e) {
-      const verdict = startFailureVerdict(e, this.stop);
-      const help = describeSignIn(methods, [this.options.agent.command, ...this.options.agent.args]);
-      return { verdict: { ...verdict, error: `authenticate ${method.id} failed: ${verdict.error ?? 'unknown error'}\n${help}` } };
-    }
   }
 
   private requestStop(cause: StopCause): void {
@@ -261,17 +247,17 @@ export class Runner {
     const turn = this.turn;
     if (turn?.running === true) {
       const graceMs = this.deps.cancelGraceMs ?? defaultCancelGraceMs;
-      this.deps.sink.diagnostic(
+      this.sink.diagnostic(
         `hermes-acp-run: ${why}; cancelling the turn${cause === 'interrupt' ? ' (interrupt again to stop at once)' : ''}`,
       );
       const onExpired = (): void => {
-        this.deps.sink.diagnostic(`hermes-acp-run: the agent did not end the turn within ${graceMs / 1000} s of session/cancel; killing it`);
+        this.sink.diagnostic(`hermes-acp-run: the agent did not end the turn within ${graceMs / 1000} s of session/cancel; killing it`);
         this.link?.kill();
       };
       turn.cancel({ ms: graceMs, onExpired }).catch(() => undefined);
     } else {
       // Nothing to cancel yet (starting up): stop the agent; the pending request fails at once.
-      this.deps.sink.diagnostic(`hermes-acp-run: ${why}; stopping the agent`);
+      this.sink.diagnostic(`hermes-acp-run: ${why}; stopping the agent`);
       this.link?.kill();
     }
   }
@@ -288,19 +274,39 @@ export class Runner {
       session_id: sessionId,
       model: state !== undefined ? (currentModel(state) ?? '') : '',
       mode: state !== undefined ? (sessionModes(state)?.current ?? '') : '',
-      agent: agentIdentity(this.init?.agentInfo, this.options.agent.command, this.options.agent.args),
+      agent: agentIdentity(this.agentInfo(), this.options.agent.command, this.options.agent.args),
       cwd: this.options.cwd,
     });
   }
 
-  private finish(outcome: Outcome, left: readonly LeftProcess[]): number {
+  /** The agent's identity as it stands now: a transport learns Hermes' version after the handshake (`session.info`). */
+  private agentInfo(): acp.Implementation | null | undefined {
+    if (this.init === undefined) {
+      return undefined;
+    }
+    try {
+      return (this.link?.connection.agent ?? this.init).agentInfo;
+    } catch {
+      return this.init.agentInfo;
+    }
+  }
+
+  private agentName(): string {
+    return agentIdentity(this.init?.agentInfo, this.options.agent.command, this.options.agent.args).name;
+  }
+
+  private finish(outcome: Outcome, left: readonly LeftProcess[], isolated: Awaited<ReturnType<RunIsolation['finish']>>): number {
     const { verdict } = outcome;
     const sessionId = this.controller?.sessionId ?? '';
     this.writeSystem(sessionId, this.controller?.state);
+    const unrecorded = this.sessions.save(sessionId, this.controller?.state, this.agentName(), (text) => this.redactor.mask(text));
+    if (unrecorded !== undefined) {
+      this.sink.diagnostic(unrecorded);
+    }
     let error = verdict.error;
     if (left.length > 0) {
       const names = left.map((p) => `${p.pid} (${p.command})`).join(', ');
-      this.deps.sink.diagnostic(`hermes-acp-run: warning: could not stop ${names}`);
+      this.sink.diagnostic(`hermes-acp-run: warning: could not stop ${names}`);
       error = error !== undefined ? `${error}\n(also left running: ${names})` : undefined;
     }
     this.emit({
@@ -316,13 +322,14 @@ export class Runner {
       duration_ms: Math.max(0, this.deps.now() - this.startedAt),
       turn_duration_ms: outcome.turnMs ?? null,
       ...(verdict.exitCode !== 0 ? { error: error ?? 'failed' } : {}),
+      ...isolated,
     });
     return verdict.exitCode;
   }
 
   private emit(body: EventBody): void {
     // `type` and `timestamp` first, for readers of the raw lines.
-    this.deps.sink.emit(Object.assign({ type: body.type, timestamp: this.deps.now() }, body));
+    this.sink.emit(Object.assign({ type: body.type, timestamp: this.deps.now() }, body));
   }
 
   /** Stops the agent and everything it started (also what left its process group), then writes the traffic log if asked. */
@@ -337,7 +344,7 @@ export class Runner {
       try {
         writeFileSync(file, `${this.log.toJsonl()}\n`);
       } catch (e) {
-        this.deps.sink.diagnostic(`hermes-acp-run: cannot write the traffic log ${file}: ${e instanceof Error ? e.message : String(e)}`);
+        this.sink.diagnostic(`hermes-acp-run: cannot write the traffic log ${file}: ${e instanceof Error ? e.message : String(e)}`);
       }
     }
     return left;
@@ -355,4 +362,14 @@ function currentModel(state: SessionState): string | undefined {
     }
   }
   return undefined;
+}
+
+/** A file's text for editOutcomes.ts (up to 8 MB), or undefined. */
+async function readSmallText(p: string): Promise<string | undefined> {
+  try {
+    const stat = await fsp.stat(p);
+    return stat.isFile() && stat.size <= 8 * 1024 * 1024 ? await fsp.readFile(p, 'utf8') : undefined;
+  } catch {
+    return undefined;
+  }
 }

@@ -70,7 +70,7 @@ export class TransportRunnerConnection implements RunnerConnection {
       log,
       ports: { permission: this.deps.permission, questions: this.deps.questions },
       ...(secret !== undefined && secret !== '' ? { secret } : {}),
-      env: { [runMarkerVariable]: this.deps.marker },
+      env: { ...options.gatewayEnv, [runMarkerVariable]: this.deps.marker },
     });
     const connected = await Promise.race([this.pending, this.stopped.promise]);
     this.connected = connected;

@@ -1,5 +1,6 @@
 import type * as acp from '@agentclientprotocol/sdk';
 import type { ToolEntry } from '../session/sessionState';
+import type { ToolResultStatus } from './events';
 
 /** What the call produced, as text: its content, else its raw output. */
 export function toolOutput(e: ToolEntry): string {
@@ -44,5 +45,43 @@ function blockText(b: acp.ContentBlock): string {
     case 'image':
     case 'audio':
       return `[${b.type}]`;
+  }
+}
+
+/** Why the runner did not let a call run: a rejected option (`denied`), or no answer that allows it. */
+export interface Denial {
+  readonly text: string;
+  readonly rejected: boolean;
+}
+
+/**
+ * The agent's own `completed`/`failed` wins; else a call the runner did not allow failed with the
+ * answer as its output; else the local end: `cancelled`, `interrupted`, or `ended` — the turn
+ * ended normally without a result for it (Hermes' patch/write_file, #50723), not an error.
+ */
+export function outcomeOf(e: ToolEntry, agentFinished: boolean, denial: Denial | undefined): { readonly status: ToolResultStatus; readonly output: string } {
+  // A rejected permission is the runner's choice ("Denied" in the chat), whatever the agent then reports.
+  const rejected = denial?.rejected === true && e.status !== 'completed';
+  if (agentFinished && (e.status === 'completed' || e.status === 'failed')) {
+    const output = toolOutput(e);
+    return { status: rejected ? 'denied' : e.status, output: output !== '' ? output : (denial?.text ?? '') };
+  }
+  if (denial !== undefined) {
+    return { status: rejected ? 'denied' : 'failed', output: denial.text };
+  }
+  if (e.status === 'completed' && e.confirmed === 'disk') {
+    const files = e.content.flatMap((c) => (c.type === 'diff' ? [c.path] : []));
+    return { status: 'completed', output: `applied: ${files.join(', ')} now holds the proposed change (the agent reported no result)` };
+  }
+  switch (e.status) {
+    case 'cancelled':
+      return { status: 'cancelled', output: 'cancelled' };
+    case 'interrupted':
+      return { status: 'interrupted', output: 'the agent exited before the call finished' };
+    case 'completed':
+    case 'failed':
+      return { status: e.status, output: toolOutput(e) };
+    default:
+      return { status: 'ended', output: 'ended without a result' };
   }
 }

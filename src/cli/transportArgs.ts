@@ -20,6 +20,7 @@ export interface TransportFlags {
   readonly 'base-url'?: string;
   readonly 'api-mode'?: string;
   readonly mode?: string;
+  readonly permissions?: string;
   readonly auth?: string;
   readonly 'mcp-config'?: string;
 }
@@ -120,6 +121,13 @@ function apiServerSettings(values: TransportFlags): TransportChoice | string {
   const mode = values['api-mode'] ?? 'chat';
   if (mode !== 'chat' && mode !== 'runs') {
     return `--api-mode is "chat" (streamed chat completions) or "runs" (the runs API, with approvals), not "${mode}"`;
+  }
+  const permissions = values.permissions ?? 'deny';
+  if (mode === 'chat' && permissions !== 'deny') {
+    return (
+      `--permissions ${permissions} cannot be held over the API Server's chat completions: Hermes has no approval channel there ` +
+      '(a dangerous command is parked and never run, edits run without asking). Use --api-mode runs to answer approvals, or leave --permissions at deny'
+    );
   }
   return { transport: { kind: 'api-server', baseUrl, mode } };
 }

@@ -3,13 +3,12 @@ import type { AgentProfile } from '../session/agentProfiles';
 import { sessionUpdatesOf, type SessionAction } from '../session/sessionActions';
 import type { SessionChange } from '../session/sessionController';
 import { findPermissionTool, lastIndexOfTool } from '../session/slices/toolSlice';
-import type { SessionState, TokenUsage, ToolEntry } from '../session/sessionState';
+import type { SessionState, ToolEntry } from '../session/sessionState';
 import { toolInput, toolName, type ToolFacts } from '../session/toolIdentity';
-import { addUsage, parseChunkMetaUsage } from '../session/usage';
 import { isObject } from '../util/json';
 import { boundJson, capText } from './bounded';
-import { maxToolOutputChars, type EventBody, type ToolResultStatus } from './events';
-import { toolOutput } from './toolOutput';
+import { maxToolOutputChars, type EventBody } from './events';
+import { outcomeOf, type Denial } from './toolOutput';
 
 /** Kinds that change something: running one without being asked is what `permissions_enforced` is about. */
 const guardedKinds: ReadonlySet<string> = new Set(['edit', 'delete', 'move', 'execute']);
@@ -24,6 +23,8 @@ interface WireFacts {
   lastMeta: unknown;
   /** The agent itself reported `completed` or `failed`. */
   agentFinished: boolean;
+  /** The title of the first update that carried one (opencode, pi: the tool's name). */
+  firstTitle?: string;
 }
 
 /**
@@ -36,9 +37,11 @@ interface TrackedTool {
   name?: string;
   callId?: string;
   /** Why the runner did not let the call run (the permission answer). */
-  denial?: string;
+  denial?: Denial;
   /** Of a kind that changes something (edit, delete, move, execute). */
   guarded: boolean;
+  /** The agent says the call never ran (`_meta.hermes.notRun`: the API Server parked it for an approval). */
+  notRun: boolean;
   done: boolean;
 }
 
@@ -50,8 +53,6 @@ export interface TurnFacts {
   readonly permissionsAsked: number;
   /** A call of kind edit/delete/move/execute appeared. */
   readonly guardedCalls: number;
-  /** `_meta.usage` of the turn's message chunks, summed. */
-  readonly chunkUsage?: TokenUsage;
 }
 
 export interface TurnEventsDeps {
@@ -72,21 +73,32 @@ export interface TurnEventsDeps {
 export class TurnEvents {
   private readonly wire = new Map<string, WireFacts>();
   private readonly tools = new Map<string, TrackedTool>();
+  /** Tool entries that were there before the turn (history a load or resume replayed). */
+  private readonly history = new Set<string>();
   private turnId: number | undefined;
   private finished = false;
-  private facts: { text: boolean; plan: boolean; permissionsAsked: number; chunkUsage?: TokenUsage } = { text: false, plan: false, permissionsAsked: 0 };
+  private lastPlan: string | undefined;
+  private facts: { text: boolean; plan: boolean; permissionsAsked: number } = { text: false, plan: false, permissionsAsked: 0 };
 
   constructor(private readonly deps: TurnEventsDeps) {}
 
-  /** Starts translating changes: call right after the prompt was submitted. */
-  begin(turnId: number | undefined): void {
+  /**
+   * Starts translating changes: call right after the prompt was submitted. `before`: the session
+   * as it was then — its tool calls (a resumed session's history) are never this turn's.
+   */
+  begin(turnId: number | undefined, before?: SessionState): void {
     this.turnId = turnId;
+    for (const e of before?.entries ?? []) {
+      if (e.kind === 'tool') {
+        this.history.add(e.id);
+      }
+    }
   }
 
   get turnFacts(): TurnFacts {
     let guardedCalls = 0;
     for (const t of this.tools.values()) {
-      guardedCalls += t.guarded ? 1 : 0;
+      guardedCalls += t.guarded && !t.notRun ? 1 : 0;
     }
     return { ...this.facts, tools: this.tools.size, guardedCalls };
   }
@@ -101,18 +113,19 @@ export class TurnEvents {
       return;
     }
     switch (u.sessionUpdate) {
-      case 'agent_message_chunk':
-        this.noteChunkUsage(u._meta);
-        break;
       case 'tool_call':
       case 'tool_call_update':
         this.noteMeta(u.toolCallId, u._meta);
+        if (typeof u.title === 'string' && u.title !== '') {
+          this.wireFacts(u.toolCallId).firstTitle ??= u.title;
+        }
         if (u.status === 'completed' || u.status === 'failed') {
           this.wireFacts(u.toolCallId).agentFinished = true;
         }
         break;
       case 'plan':
         this.facts.plan ||= u.entries.length > 0;
+        this.onPlan(u.entries);
         break;
       default:
         break;
@@ -179,13 +192,13 @@ export class TurnEvents {
     }
   }
 
-  private noteChunkUsage(meta: unknown): void {
-    if (!this.deps.profile.usage.includes('chunkMetaUsage')) {
-      return;
-    }
-    const usage = parseChunkMetaUsage(meta);
-    if (usage !== undefined) {
-      this.facts.chunkUsage = addUsage(this.facts.chunkUsage, usage);
+  /** A `plan` event each time the plan changes (ACP: every update is the whole plan). */
+  private onPlan(entries: readonly acp.PlanEntry[]): void {
+    const plan = entries.map((e) => ({ content: capText(e.content, maxTitleChars).value, status: e.status, priority: e.priority }));
+    const key = JSON.stringify(plan);
+    if (key !== this.lastPlan) {
+      this.lastPlan = key;
+      this.deps.emit({ type: 'plan', entries: plan });
     }
   }
 
@@ -207,11 +220,18 @@ export class TurnEvents {
   }
 
   /** The wire facts of every id of the call, the call's own id last (its `_meta` wins). */
-  private factsOf(e: ToolEntry): { readonly meta: Record<string, unknown>; readonly lastMeta: unknown; readonly agentFinished: boolean; readonly firstSeen: number | undefined } {
+  private factsOf(e: ToolEntry): {
+    readonly meta: Record<string, unknown>;
+    readonly lastMeta: unknown;
+    readonly agentFinished: boolean;
+    readonly firstSeen: number | undefined;
+    readonly firstTitle: string | undefined;
+  } {
     let meta: Record<string, unknown> = {};
     let lastMeta: unknown;
     let agentFinished = false;
     let firstSeen: number | undefined;
+    let firstTitle: string | undefined;
     for (const id of [...(e.aliasIds ?? []), e.toolCallId]) {
       const w = this.wire.get(id);
       if (w !== undefined) {
@@ -219,21 +239,25 @@ export class TurnEvents {
         lastMeta = w.lastMeta ?? lastMeta;
         agentFinished ||= w.agentFinished;
         firstSeen = Math.min(firstSeen ?? w.firstSeen, w.firstSeen);
+        firstTitle = id === e.toolCallId ? (w.firstTitle ?? firstTitle) : (firstTitle ?? w.firstTitle);
       }
     }
-    return { meta, lastMeta, agentFinished, firstSeen };
+    return { meta, lastMeta, agentFinished, firstSeen, firstTitle };
   }
 
   private track(e: ToolEntry): TrackedTool {
     let t = this.tools.get(e.id);
     if (t === undefined) {
-      t = { firstSeen: this.factsOf(e).firstSeen ?? this.deps.now(), guarded: false, done: false };
+      t = { firstSeen: this.factsOf(e).firstSeen ?? this.deps.now(), guarded: false, notRun: false, done: false };
       this.tools.set(e.id, t);
     }
     return t;
   }
 
   private inTurn(e: ToolEntry): boolean {
+    if (this.history.has(e.id)) {
+      return false;
+    }
     return this.turnId === undefined || e.turnId === undefined || e.turnId === this.turnId;
   }
 
@@ -244,11 +268,15 @@ export class TurnEvents {
     const t = this.track(e);
     const facts = this.factsOf(e);
     t.guarded ||= guardedKinds.has(e.toolKind);
-    const inputKnown = toolInput(this.deps.profile, e.rawInput, facts.lastMeta) !== undefined;
-    if (inputKnown || e.status !== 'pending' || e.permission !== undefined) {
+    t.notRun ||= isObject(facts.meta.hermes) && typeof facts.meta.hermes.notRun === 'string';
+    const inputKnown = toolInput(this.deps.profile, e.rawInput, facts.lastMeta, e.title, facts.meta) !== undefined;
+    // A call whose arguments come with its result waits for them (or for the turn's end: finish()).
+    const started = e.status !== 'pending' && this.deps.profile.inputWithResult !== true;
+    if (inputKnown || started || e.permission !== undefined) {
       this.writeToolUse(e);
     }
     if (facts.agentFinished && (e.status === 'completed' || e.status === 'failed')) {
+      this.writeToolUse(e);
       this.writeResult(e);
     }
   }
@@ -259,9 +287,9 @@ export class TurnEvents {
       return;
     }
     const wire = this.factsOf(e);
-    t.name = capText(toolName(this.deps.profile, nameFacts(e, wire.meta)), 200).value;
+    t.name = capText(toolName(this.deps.profile, nameFacts(e, wire.meta, wire.firstTitle)), 200).value;
     t.callId = e.toolCallId;
-    const input = toolInput(this.deps.profile, e.rawInput, wire.lastMeta);
+    const input = toolInput(this.deps.profile, e.rawInput, wire.lastMeta, e.title, wire.meta);
     const bounded = input === undefined ? undefined : boundJson(input);
     this.deps.emit({
       type: 'tool_use',
@@ -285,11 +313,11 @@ export class TurnEvents {
     const option = outcome.kind === 'selected' ? tool.permission?.options.find((o) => o.optionId === outcome.optionId) : undefined;
     const rule = this.deps.ruleFor(tool.permission?.toolCallId ?? tool.toolCallId) ?? action.answeredBy.replace(/^rule: /, '');
     if (outcome.kind === 'cancelled') {
-      t.denial = `permission not granted (answered cancelled): ${rule}`;
+      t.denial = { text: `permission not granted (answered cancelled): ${rule}`, rejected: false };
     } else if (outcome.kind === 'expired') {
-      t.denial = `permission request expired: ${rule}`;
+      t.denial = { text: `permission request expired: ${rule}`, rejected: false };
     } else if (option?.kind === 'reject_once' || option?.kind === 'reject_always') {
-      t.denial = `permission denied: ${rule}`;
+      t.denial = { text: `permission denied: ${rule}`, rejected: true };
     }
     const check = tool.permission?.check;
     this.deps.emit({
@@ -326,33 +354,15 @@ export class TurnEvents {
   }
 }
 
-/**
- * The agent's own `completed`/`failed` wins; else a call the runner did not allow failed with the
- * answer as its output; else the local end: `cancelled`, `interrupted`, or `ended` — the turn
- * ended normally without a result for it (Hermes' patch/write_file, #50723), not an error.
- */
-function outcomeOf(e: ToolEntry, agentFinished: boolean, denial: string | undefined): { readonly status: ToolResultStatus; readonly output: string } {
-  if (agentFinished && (e.status === 'completed' || e.status === 'failed')) {
-    const output = toolOutput(e);
-    return { status: e.status, output: output !== '' ? output : (denial ?? '') };
-  }
-  if (denial !== undefined) {
-    return { status: 'failed', output: denial };
-  }
-  switch (e.status) {
-    case 'cancelled':
-      return { status: 'cancelled', output: 'cancelled' };
-    case 'interrupted':
-      return { status: 'interrupted', output: 'the agent exited before the call finished' };
-    case 'completed':
-    case 'failed':
-      return { status: e.status, output: toolOutput(e) };
-    default:
-      return { status: 'ended', output: 'ended without a result' };
-  }
-}
-
 /** What names the call: its entry (which holds a joined permission request's `rawInput`) and its `_meta`. */
-function nameFacts(e: ToolEntry, meta: Record<string, unknown>): ToolFacts {
-  return { toolCallId: e.toolCallId, title: e.title, kind: e.toolKind, rawInput: e.rawInput, meta, ...(e.name !== undefined ? { name: e.name } : {}) };
+function nameFacts(e: ToolEntry, meta: Record<string, unknown>, firstTitle: string | undefined): ToolFacts {
+  return {
+    toolCallId: e.toolCallId,
+    title: e.title,
+    kind: e.toolKind,
+    rawInput: e.rawInput,
+    meta,
+    ...(e.name !== undefined ? { name: e.name } : {}),
+    ...(firstTitle !== undefined ? { firstTitle } : {}),
+  };
 }

@@ -100,6 +100,11 @@ export class AgentHost {
     return this.process?.isRunning === true ? this.process.pid : undefined;
   }
 
+  /** What the running agent wrote to stderr since its last message on stdout (a start that hangs: why). */
+  stderrTail(maxLines = 40): string {
+    return this.process?.stderrTail(maxLines) ?? '';
+  }
+
   get signInEnv(): Readonly<Record<string, string>> {
     return this.signInEnvValue;
   }

@@ -23,6 +23,25 @@ const setupMethods = new Set(['session/new', 'session/load', 'session/resume', '
 export class McpSecretRedactor implements TrafficRedactor {
   private readonly secrets = new Set<string>();
 
+  /** `mark`: what replaces a secret (the runner masks with `***`, as CI systems do). */
+  constructor(private readonly mark: string = redactedMark) {}
+
+  /** Longest first, so a secret that contains another is replaced whole. */
+  private ordered(): string[] {
+    return [...this.secrets].sort((a, b) => b.length - a.length);
+  }
+
+  /** A plain string (not a wire line) with every secret replaced by the mark. */
+  mask(text: string): string {
+    let out = text;
+    for (const secret of this.ordered()) {
+      if (out.includes(secret)) {
+        out = out.replaceAll(secret, this.mark);
+      }
+    }
+    return out;
+  }
+
   add(values: Iterable<string>): void {
     for (const v of values) {
       if (v !== '') {
@@ -34,12 +53,12 @@ export class McpSecretRedactor implements TrafficRedactor {
   redact(text: string, entry: TrafficInput): string {
     let out = text;
     if (entry.dir === 'out' && entry.method !== undefined && setupMethods.has(entry.method) && out.includes('"mcpServers"')) {
-      out = redactServerFields(out);
+      out = redactServerFields(out, this.mark);
     }
-    for (const secret of this.secrets) {
+    for (const secret of this.ordered()) {
       for (const form of writtenForms(secret)) {
         if (out.includes(form)) {
-          out = out.replaceAll(form, redactedMark);
+          out = out.replaceAll(form, this.mark);
         }
       }
     }
@@ -68,7 +87,7 @@ export function secretValuesOf(servers: readonly acp.McpServer[]): string[] {
   return out;
 }
 
-function redactServerFields(line: string): string {
+function redactServerFields(line: string, mark: string): string {
   let msg: unknown;
   try {
     msg = JSON.parse(line);
@@ -86,7 +105,7 @@ function redactServerFields(line: string): string {
     for (const key of ['headers', 'env'] as const) {
       const list = server[key];
       if (Array.isArray(list)) {
-        copy[key] = (list as unknown[]).map((item) => (isObject(item) ? { ...item, value: redactedMark } : item));
+        copy[key] = (list as unknown[]).map((item) => (isObject(item) ? { ...item, value: mark } : item));
       }
     }
     return copy;

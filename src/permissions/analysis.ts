@@ -46,6 +46,7 @@ export function analyzeRequest(toolCall: acp.ToolCallUpdate, ctx: PolicyContext)
     addPath(p.value, p.source, accessFor(kind, p), input);
   }
   const commands: CheckedTarget[] = [];
+  const commandIndex = new Map<string, number>();
   const commandCwd = raw.commandCwd !== undefined ? pathApi(ctx.semantics).resolve(ctx.cwd, raw.commandCwd) : ctx.cwd;
   if (raw.commands.length > 0 && raw.commandCwd !== undefined) {
     // The folder a command runs in must be inside the workspace like any other target.
@@ -56,6 +57,15 @@ export function analyzeRequest(toolCall: acp.ToolCallUpdate, ctx: PolicyContext)
     problems.push(...parsed.problems.map((p) => `${c.source}: ${p}`));
     for (const sc of parsed.commands) {
       const sensitive = sc.argv.map((w) => sensitiveMatch(w, ctx.sensitive)).find((s) => s !== undefined);
+      // One command named twice (Codex: the argv `bash -lc …` and its `parsed_cmd`) is one target, with both sets of blockers.
+      const key = sc.argv.join('\u0000');
+      const seen = commandIndex.get(key) ?? -1;
+      const known = commands[seen];
+      if (known?.type === 'command') {
+        commands[seen] = { ...known, blockers: [...new Set([...known.blockers, ...sc.blockers])], sensitive: known.sensitive ?? sensitive };
+        continue;
+      }
+      commandIndex.set(key, commands.length);
       commands.push({ type: 'command', argv: sc.argv, blockers: sc.blockers, sensitive });
     }
     for (const w of parsed.writes) {

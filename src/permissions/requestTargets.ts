@@ -13,6 +13,8 @@ import type { TargetAccess } from './types';
  * - Claude: `file_path`, `command` (string); Gemini: `file_path`, `absolute_path`, `dir_path`, the
  *   command only in the title; opencode: `filePath`; Codex: `changes {path: {type, unified_diff,
  *   move_path}}`, `command` as argv (`["/bin/bash","-lc","…"]`), `cmd`, `parsed_cmd`, `cwd`.
+ * - Cline: `read_files {files: [{path}]}`, `run_commands {commands: [string]}`, `apply_patch {input}`
+ *   (test/fixtures/realAgents/cline-*.jsonl).
  */
 export interface RawPath {
   readonly value: string;
@@ -62,6 +64,8 @@ const listPathKeys = new Set(['paths', 'files', 'file_paths', 'filePaths']);
 /** Keys whose presence means the tool writes. */
 const writeKeys = new Set(['content', 'new_string', 'old_string', 'new_str', 'old_str', 'newText', 'new_text', 'edits', 'patch', 'diff', 'unified_diff', 'changes', 'new_path', 'newPath', 'move_path', 'movePath', 'insert_line']);
 const commandKeys = new Set(['command', 'cmd', 'script']);
+/** Keys holding several commands (Cline's run_commands: `commands: [string]`). */
+const commandListKeys = new Set(['commands']);
 const maxDepth = 6;
 const maxValues = 2000;
 
@@ -125,7 +129,8 @@ function walk(value: unknown, at: string, depth: number, out: Collector): void {
       out.path(v, here, writeKeys.has(key));
     } else if (listPathKeys.has(key)) {
       if (Array.isArray(v)) {
-        v.forEach((item, i) => out.path(item, `${here}[${i}]`, false));
+        // Paths, or objects naming them (Cline's read_files: `files: [{path}]`).
+        v.forEach((item, i) => (isObject(item) ? walk(item, `${here}[${i}]`, depth + 1, out) : out.path(item, `${here}[${i}]`, false)));
       } else {
         out.path(v, here, false);
       }
@@ -136,6 +141,9 @@ function walk(value: unknown, at: string, depth: number, out: Collector): void {
       }
     } else if (commandKeys.has(key)) {
       command(v, here, out);
+      continue;
+    } else if (commandListKeys.has(key) && Array.isArray(v) && v.every((c): c is string => typeof c === 'string')) {
+      v.forEach((c, i) => out.commands.push({ text: c, source: `${here}[${i}]` }));
       continue;
     } else if (key === 'cwd' && typeof v === 'string') {
       out.commandCwd ??= v;

@@ -8,7 +8,8 @@ export type PhaseView = 'new' | 'starting' | 'idle' | 'running' | 'cancelling' |
 
 export type ToolKindView = 'read' | 'edit' | 'delete' | 'move' | 'search' | 'execute' | 'think' | 'fetch' | 'switch_mode' | 'other';
 
-export type ToolStatusView = 'pending' | 'in_progress' | 'completed' | 'failed' | 'cancelled' | 'ended' | 'interrupted';
+/** ACP's statuses and the client's: `denied` is a permission the user (or a rule) rejected — a choice, not an error. */
+export type ToolStatusView = 'pending' | 'in_progress' | 'completed' | 'failed' | 'cancelled' | 'ended' | 'interrupted' | 'denied';
 
 /** A content block shown to the user (images only as data the host vetted; links are plain data). */
 export type BlockView =
@@ -102,6 +103,8 @@ export type EntryView =
       readonly blocks: readonly BlockView[];
       readonly origin: 'local' | 'replay' | 'agent';
       readonly excluded: boolean;
+      /** The agent sent this message together with a prompt it held (a cancelled or failed one): its text. */
+      readonly mergedWith?: { readonly reason: 'cancelled' | 'failed'; readonly text: string };
     }
   | { readonly kind: 'assistant'; readonly id: string; readonly parts: readonly PartView[] }
   | {
@@ -117,6 +120,8 @@ export type EntryView =
       readonly rawInput?: string;
       readonly rawOutput?: string;
       readonly permission?: PermissionView;
+      /** The agent never closed the call; the client saw it done (an allowed edit the file shows applied). */
+      readonly confirmed?: 'disk';
       /** A progress marker without a result (API Server `hermes.tool.progress`): emoji and label. */
       readonly progress?: ToolProgressView;
       readonly startedAt: number;
@@ -129,7 +134,10 @@ export type EntryView =
       readonly id: string;
       readonly level: 'info' | 'warning' | 'error';
       readonly title: string;
+      /** Prose: what happened and what to do. */
       readonly detail?: string;
+      /** What the agent wrote (its last stderr lines), shown as a log. */
+      readonly log?: string;
       readonly actions: readonly NoticeActionView[];
       /** A user entry id: the notice offers "Start fresh from here" (a fork from before that message). */
       readonly forkFrom?: string;
@@ -148,6 +156,13 @@ export type EntryView =
       readonly provider?: ProviderFailureView;
       /** The footer offers Retry: the turn failed and its prompt can be sent again. */
       readonly retry?: boolean;
+      /**
+       * Where Retry sends it: this session, or — when the agent holds the failed prompt and would
+       * send it twice — once, in a new session forked from before the first prompt it holds.
+       */
+      readonly retryIn?: 'session' | 'newSession';
+      /** "Start fresh": a new session from before this user entry (the first prompt the agent holds). */
+      readonly startFresh?: string;
       /** Files this turn changed that are still pending review (the Changes view). */
       readonly changes?: { readonly files: number; readonly added: number; readonly removed: number };
     };
@@ -284,6 +299,10 @@ export interface SessionHeaderView {
   readonly acceptsImages: boolean;
   /** A notice for the composer area (e.g. "agent restarting…"). */
   readonly status?: string;
+  /** A restart the user asked for is under way: shown as starting again, not as an exit. */
+  readonly restarting?: boolean;
+  /** The agent holds a prompt and will send it together with the next message (said before sending). */
+  readonly held?: { readonly reason: 'cancelled' | 'failed'; readonly preview: string; readonly startFresh?: string };
   /** Context the next prompt will carry (a fork's transcript, "the user reverted these hunks"), removable. */
   readonly contextNotes?: readonly ContextNoteView[];
   /** What the transport offers beyond plain prompts (absent: an ACP agent's defaults). */

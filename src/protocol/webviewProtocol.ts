@@ -88,7 +88,16 @@ export type WebviewMessage =
   /** Edit and resend from a user message; `confirmedTurns`: how many user turns the user agreed to cut. */
   | { readonly type: 'message/rewrite'; readonly entryId: string; readonly text: string; readonly confirmedTurns: number }
   /** A notice's suggestion picked (a model the provider can serve). */
-  | { readonly type: 'suggestion/choose'; readonly entryId: string; readonly value: string };
+  | { readonly type: 'suggestion/choose'; readonly entryId: string; readonly value: string }
+  /** One of the chat's own slash commands (run by the client, never sent to the agent). */
+  | { readonly type: 'clientCommand/run'; readonly name: ClientCommandName };
+
+/**
+ * The chat's own slash commands, offered in the `/` menu beside the agent's (an agent command of the
+ * same name wins) and while the agent is still starting, when it has sent none yet.
+ */
+export const clientCommandNames = ['new', 'sessions', 'restart', 'traffic', 'copy'] as const;
+export type ClientCommandName = (typeof clientCommandNames)[number];
 
 /** Webview → host requests that need an answer (`request/result`). One line per method. */
 export interface WebviewRequests {
@@ -149,4 +158,5 @@ export const webviewMessageTypes: readonly WebviewMessage['type'][] = [
   'question/cancel',
   'message/rewrite',
   'suggestion/choose',
+  'clientCommand/run',
 ];

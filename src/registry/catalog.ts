@@ -1,6 +1,6 @@
 import type { AgentDefinition } from '../host/agentHost';
 import { chooseDistribution, type DistributionChoice, type PackageTool } from './launch';
-import type { PlatformKey, Registry, RegistryAgent } from './registryFormat';
+import type { PlatformKey, Registry, RegistryAgent, SkippedEntry } from './registryFormat';
 
 /**
  * Semantic-version order (semver.org §11): numeric major.minor.patch, a pre-release sorts before
@@ -57,12 +57,22 @@ export interface CatalogItem {
   /** The `hermes.agents` entry installed from this registry id, if any. */
   readonly installed?: AgentDefinition;
   readonly updateAvailable: boolean;
+  /** The registry lists a lower version than the one installed: installing it is a downgrade. */
+  readonly downgrade: boolean;
+}
+
+/** An agent installed from the registry that the registry no longer lists validly: still startable and removable. */
+export interface InstalledOnly {
+  readonly definition: AgentDefinition;
+  /** Why it is not in the list: its entry is invalid (the reason), or gone. */
+  readonly reason: string;
 }
 
 export interface Catalog {
   readonly items: readonly CatalogItem[];
   /** The registry's Hermes entry, merged into the built-in Hermes rather than listed twice. */
   readonly hermes?: RegistryAgent;
+  readonly installedOnly: readonly InstalledOnly[];
 }
 
 export interface CatalogContext {
@@ -72,8 +82,11 @@ export interface CatalogContext {
   readonly agents: readonly AgentDefinition[];
 }
 
-/** The registry as the picker lists it: sorted by name, each with how it runs here and its marks. */
-export function buildCatalog(registry: Registry, ctx: CatalogContext): Catalog {
+/**
+ * The registry as the picker lists it: sorted by name, each with how it runs here and its marks;
+ * plus the installed registry agents it no longer lists validly (`skipped` says why).
+ */
+export function buildCatalog(registry: Registry, ctx: CatalogContext, skipped: readonly SkippedEntry[] = []): Catalog {
   let hermes: RegistryAgent | undefined;
   const items: CatalogItem[] = [];
   for (const agent of registry.agents) {
@@ -87,8 +100,16 @@ export function buildCatalog(registry: Registry, ctx: CatalogContext): Catalog {
       choice: chooseDistribution(agent, ctx.platform, ctx.tools),
       ...(installed !== undefined ? { installed } : {}),
       updateAvailable: installed?.version !== undefined && compareVersions(agent.version, installed.version) > 0,
+      downgrade: installed?.version !== undefined && compareVersions(agent.version, installed.version) < 0,
     });
   }
   items.sort((a, b) => a.agent.name.localeCompare(b.agent.name));
-  return hermes !== undefined ? { items, hermes } : { items };
+  const listed = new Set(registry.agents.map((a) => a.id));
+  const installedOnly = ctx.agents
+    .filter((a) => a.source === 'registry' && !listed.has(a.id))
+    .map((definition) => {
+      const why = skipped.find((s) => s.id === definition.id);
+      return { definition, reason: why !== undefined ? `its registry entry is invalid: ${why.reason}` : 'the registry no longer lists it' };
+    });
+  return hermes !== undefined ? { items, hermes, installedOnly } : { items, installedOnly };
 }

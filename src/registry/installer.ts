@@ -5,7 +5,9 @@ import { archiveKind, checkLinks, prepareCmd, unpack } from './archive';
 import { downloadToFile } from './download';
 import { defaultExtractLimits } from './extractLimits';
 import { foldsCase, versionDir, type RegistryLayout } from './installPaths';
-import { binaryLaunch, npxLaunch, uvxLaunch, type DistributionChoice, type LaunchCommand } from './launch';
+import { binaryLaunch, npmSpec, npxLaunch, uvxLaunch, type DistributionChoice, type LaunchCommand } from './launch';
+import { archiveUrl } from './installPlan';
+import { checkNpmPackage, type CommandRunner } from './packageCheck';
 import type { RegistryAgent } from './registryFormat';
 import { throwIfAborted } from './registryErrors';
 
@@ -23,7 +25,8 @@ export type InstallStep =
   | { readonly step: 'download'; readonly received: number; readonly total: number | undefined }
   | { readonly step: 'verify' }
   | { readonly step: 'extract' }
-  | { readonly step: 'finish' };
+  | { readonly step: 'finish' }
+  | { readonly step: 'checkPackage'; readonly spec: string };
 
 export interface InstallOptions {
   readonly layout: RegistryLayout;
@@ -33,6 +36,12 @@ export interface InstallOptions {
   /** Largest archive accepted (default 1 GiB). */
   readonly maxDownloadBytes?: number;
   readonly idleTimeoutMs?: number;
+  /** Where the agent will run (npm reads the project's `.npmrc` there when checking an npx package). */
+  readonly cwd?: string;
+  /** Added to npm's environment when checking an npx package (tests: a loopback registry). */
+  readonly env?: Readonly<Record<string, string>>;
+  /** Runs `npm view` (the process launcher by default). */
+  readonly runner?: CommandRunner;
 }
 
 /** Written into every version folder: where it came from, for the user and for support. */
@@ -61,7 +70,9 @@ export async function installBinary(agent: RegistryAgent, choice: Extract<Distri
   const { layout } = o;
   const target = choice.target;
   const caseInsensitive = foldsCase(o.platform ?? process.platform);
-  const kind = archiveKind(target.archive);
+  // The URL as fetched; one whose path says one place and fetches another is refused (installPlan.ts).
+  const url = archiveUrl(target.archive);
+  const kind = archiveKind(url);
   const finalDir = versionDir(layout, agent.id, agent.version);
   await mkdir(layout.tmpDir, { recursive: true });
   await removeStale(layout.tmpDir);
@@ -70,7 +81,7 @@ export async function installBinary(agent: RegistryAgent, choice: Extract<Distri
   const archiveFile = path.join(layout.tmpDir, `${tag}.download`);
   await mkdir(staging);
   try {
-    const downloaded = await downloadToFile(target.archive, archiveFile, {
+    const downloaded = await downloadToFile(url, archiveFile, {
       maxBytes: o.maxDownloadBytes ?? 1024 * 1024 * 1024,
       ...(target.sha256 !== undefined ? { sha256: target.sha256 } : {}),
       ...(o.signal !== undefined ? { signal: o.signal } : {}),
@@ -83,7 +94,7 @@ export async function installBinary(agent: RegistryAgent, choice: Extract<Distri
     await unpack(archiveFile, staging, { kind, cmd: target.cmd, limits: defaultExtractLimits(caseInsensitive), ...(o.signal !== undefined ? { signal: o.signal } : {}) });
     await checkLinks(staging, caseInsensitive);
     const named = await prepareCmd(staging, target.cmd, caseInsensitive);
-    const manifest = { id: agent.id, version: agent.version, platform: choice.platform, archive: target.archive, sha256: downloaded.sha256, checksumFromRegistry: target.sha256 !== undefined, bytes: downloaded.bytes, cmd: target.cmd, installedAt: new Date().toISOString() };
+    const manifest = { id: agent.id, version: agent.version, platform: choice.platform, archive: url, sha256: downloaded.sha256, checksumFromRegistry: target.sha256 !== undefined, bytes: downloaded.bytes, cmd: target.cmd, installedAt: new Date().toISOString() };
     await writeFile(path.join(staging, manifestName), `${JSON.stringify(manifest, null, 2)}\n`);
     throwIfAborted(o.signal);
     o.onProgress?.({ step: 'finish' });
@@ -119,15 +130,25 @@ async function moveIntoPlace(staging: string, finalDir: string, tmpDir: string):
   }
 }
 
-/** `npx`/`uvx` agents are fetched by their runner on first start: installing records the command. */
-export function packageAgent(agent: RegistryAgent, choice: Exclude<DistributionChoice, { kind: 'binary' }>): InstalledAgent {
+/**
+ * `npx`/`uvx` agents are fetched by their runner on first start: installing records the command.
+ * An npx package is checked first: its exact spec must resolve on the registry the user's npm uses
+ * (packageCheck.ts). uv has no such query; the caller starts a fresh uvx agent once instead
+ * (uvx resolves and fetches the package, and the agent must answer `initialize`).
+ */
+export async function packageAgent(agent: RegistryAgent, choice: Exclude<DistributionChoice, { kind: 'binary' }>, o: Pick<InstallOptions, 'cwd' | 'env' | 'runner' | 'signal' | 'onProgress'> = {}): Promise<InstalledAgent> {
   const launch = choice.kind === 'npx' ? npxLaunch(choice.dist) : uvxLaunch(choice.dist);
+  if (choice.kind === 'npx') {
+    const spec = npmSpec(choice.dist.package);
+    o.onProgress?.({ step: 'checkPackage', spec });
+    await checkNpmPackage(spec, { cwd: o.cwd ?? process.cwd(), ...(o.env !== undefined ? { env: o.env } : {}), ...(o.runner !== undefined ? { runner: o.runner } : {}), ...(o.signal !== undefined ? { signal: o.signal } : {}) });
+  }
   return { id: agent.id, name: agent.name, version: agent.version, kind: choice.kind, ...launch };
 }
 
 /** Installs `agent` the way `choice` says. */
 export function install(agent: RegistryAgent, choice: DistributionChoice, o: InstallOptions): Promise<InstalledAgent> {
-  return choice.kind === 'binary' ? installBinary(agent, choice, o) : Promise.resolve(packageAgent(agent, choice));
+  return choice.kind === 'binary' ? installBinary(agent, choice, o) : packageAgent(agent, choice, o);
 }
 
 /** Removes installed versions of `id` except `keep` (best effort: a running agent may hold files on Windows). */

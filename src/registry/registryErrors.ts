@@ -14,7 +14,13 @@ export type RegistryErrorKind =
   | 'cmdOutside'
   | 'cmdMissing'
   | 'cancelled'
-  | 'startFailed';
+  | 'startFailed'
+  /** An npx/uvx package (or its version) the registry the user's npm or uv uses does not have. */
+  | 'packageMissing'
+  /** The package could not be checked (no npm, the registry unreachable). */
+  | 'packageUnchecked'
+  /** The index is not valid JSON, or not a registry index. */
+  | 'invalidIndex';
 
 export class RegistryError extends Error {
   override readonly name = 'RegistryError';

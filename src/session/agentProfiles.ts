@@ -26,7 +26,11 @@ export type ToolNameSource =
   /** Title prefixes, in order: the first that starts the title gives the name. */
   | { readonly from: 'titlePrefix'; readonly prefixes: readonly (readonly [prefix: string, name: string])[] }
   /** The title when it is one identifier, or the identifier before its first ": ". */
-  | { readonly from: 'titleWord' };
+  | { readonly from: 'titleWord' }
+  /** The title the call was first announced with, when it is one identifier. */
+  | { readonly from: 'firstTitle' }
+  /** A fixed name when the call's `_meta` has this key. */
+  | { readonly from: 'metaKey'; readonly key: string; readonly name: string };
 
 /** Where the turn's token counts are (turnUsage.ts reads each). */
 export type UsageSource =
@@ -61,6 +65,13 @@ export interface AgentProfile {
   readonly modes?: ModeProfile;
   /** The agent never sends a permission request, whatever its settings (pi). */
   readonly neverAsks?: boolean;
+  /**
+   * A call's arguments arrive only with its end (or after it), never while it runs: its `tool_use`
+   * waits for them rather than going out without an input (the TUI Gateway and the API Server).
+   */
+  readonly inputWithResult?: boolean;
+  /** A call whose `_meta` has this key carries its command only as the title (pi's bash): the input is `{command: title}`. */
+  readonly commandInTitle?: { readonly metaKey: string };
 }
 
 /** Hermes 0.19 titles (hermes-acp.md §6 "Titles"); newer Hermes writes `<tool_name>: <preview>` (titleWord). */
@@ -150,20 +161,30 @@ export const agentProfiles: readonly AgentProfile[] = [
   {
     // opencode-ai 1.18.33: usage in the response (last model step only); asks only when its
     // config says `permission: ask`, and its modes (build/plan agents) do not decide that.
+    // Names: a call is announced (`tool_call`, pending) titled with its tool's name, then retitled
+    // (its command, a path, "2 todos"); a failed one is titled with the name again — opencode's
+    // packages/opencode/src/acp/tool.ts (`pendingToolCall`: `title: state.title || toolName`,
+    // `errorToolUpdate`: `title: toolName`; anomalyco/opencode) and test/fixtures/realAgents/
+    // opencode-{bash,todowrite}.jsonl: `bash`, `todowrite`, `read`, `edit`.
     id: 'opencode',
     label: 'opencode',
     names: ['OpenCode', 'opencode'],
-    toolName: [{ from: 'acpName' }],
+    toolName: [{ from: 'acpName' }, { from: 'firstTitle' }],
     usage: ['promptUsage'],
   },
   {
-    // pi-acp 0.0.34: the title is the tool name (`read`, `edit`, `write`), a bash call's title is
-    // its command; `rawInput {partialArgs}` while streaming; never asks; no usage.
+    // pi-acp 0.0.34: a call is announced titled with its tool's name (`read`, `edit`, `write`), but a
+    // bash call is titled with its command and carries `_meta.terminal_info` instead of `rawInput`
+    // — pi-acp's src/acp/session.ts (`emitBashToolCall`: `title: bashCommand(args) ?? toolName`,
+    // `_meta: bashTerminalInfoMeta(…)`) and src/acp/translate/bash.ts (`isBashTool`: `bash`)
+    // (svkozak/pi-acp), test/fixtures/realAgents/pi-bash.jsonl; `rawInput {partialArgs}` while
+    // streaming; never asks; no usage.
     id: 'pi',
     label: 'pi',
     names: ['pi-acp', 'pi'],
-    toolName: [{ from: 'titleWord' }],
+    toolName: [{ from: 'metaKey', key: 'terminal_info', name: 'bash' }, { from: 'firstTitle' }, { from: 'titleWord' }],
     partialInput: { rawInputKeys: ['partialArgs'] },
+    commandInTitle: { metaKey: 'terminal_info' },
     usage: [],
     neverAsks: true,
   },
@@ -176,6 +197,26 @@ export const agentProfiles: readonly AgentProfile[] = [
     toolName: [{ from: 'titleWord' }],
     usage: [],
     modes: { asking: ['act', 'plan'], autoApproving: [] },
+  },
+  {
+    // Hermes over its TUI Gateway (src/transports/tuiGateway; test/fixtures/hermes-gateway): calls
+    // carry ACP `name`; the arguments come only in `tool.complete.args`; usage per turn in the response.
+    id: 'hermes-tui-gateway',
+    label: 'Hermes (TUI Gateway)',
+    names: ['hermes-tui-gateway'],
+    toolName: [{ from: 'acpName' }],
+    usage: ['promptUsage'],
+    inputWithResult: true,
+  },
+  {
+    // Hermes' API Server (src/transports/apiServer; test/fixtures/hermes-api-server): `hermes.tool.progress`
+    // and run events carry no arguments; they are read from the stored session once the stream ended.
+    id: 'hermes-api-server',
+    label: 'Hermes (API Server)',
+    names: ['hermes-api-server'],
+    toolName: [{ from: 'acpName' }],
+    usage: ['promptUsage'],
+    inputWithResult: true,
   },
   {
     // test/agents: the scripted agent imitates Hermes (titles, approvals) and sends ACP `name`.

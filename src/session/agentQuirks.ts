@@ -1,4 +1,5 @@
 import type * as acp from '@agentclientprotocol/sdk';
+import { profileFor } from './agentProfiles';
 import { defaultQuirks, type AgentQuirks } from './sessionState';
 
 /**
@@ -6,6 +7,11 @@ import { defaultQuirks, type AgentQuirks } from './sessionState';
  * observed; agents not listed get the spec-conforming defaults.
  */
 export function quirksFor(agentInfo: acp.Implementation | null | undefined): AgentQuirks {
+  // Where the agent reports a turn's tokens: its profile's sources, for the chat as for the runner.
+  return { ...agentSpecific(agentInfo), usageSources: profileFor(agentInfo?.name, undefined).usage };
+}
+
+function agentSpecific(agentInfo: acp.Implementation | null | undefined): AgentQuirks {
   switch (agentInfo?.name) {
     case 'hermes-agent':
       // Hermes 0.19 (`acp_adapter/`, observed): prompt usage is cumulative for the session

@@ -1,6 +1,6 @@
 import type * as acp from '@agentclientprotocol/sdk';
 import type { ConfigOptionView, SelectView, SessionHeaderView } from '../protocol/sessionView';
-import type { SessionState } from './sessionState';
+import type { HeldPrompt, SessionState } from './sessionState';
 import type { ViewContext } from './viewContext';
 
 /** The chat's header: agent, phase, plan, modes, models, config options, commands, usage, status. */
@@ -13,7 +13,8 @@ export function headerView(state: SessionState, ctx: ViewContext): SessionHeader
     agentName: ctx.agentName,
     demo: ctx.demo,
     phase: state.phase,
-    plan: state.plan,
+    // The dock shows the plan of the latest turn only: one the agent stopped updating goes with the next prompt.
+    plan: planIsCurrent(state) ? state.plan : [],
     configOptions: state.configOptions.map(configOptionView).filter((o): o is ConfigOptionView => o !== undefined),
     commands: state.commands.map((c) => ({
       name: c.name,
@@ -45,10 +46,36 @@ export function headerView(state: SessionState, ctx: ViewContext): SessionHeader
         }
       : {}),
     ...(ctx.status !== undefined ? { status: ctx.status } : {}),
+    ...(ctx.restarting === true ? { restarting: true } : {}),
+    ...(state.held !== undefined ? { held: heldView(state.held) } : {}),
     ...(ctx.signIn !== undefined ? { signIn: ctx.signIn } : {}),
     ...(ctx.mcp !== undefined && ctx.mcp.passed.length + ctx.mcp.skipped.length > 0 ? { mcp: ctx.mcp } : {}),
     ...(ctx.offers !== undefined ? { offers: ctx.offers } : {}),
   };
+}
+
+/** The plan was last updated by the running turn, or by the latest turn when none runs. */
+function planIsCurrent(state: SessionState): boolean {
+  if (state.planTurnId === undefined) {
+    return false;
+  }
+  if (state.turn !== undefined) {
+    return state.turn.id === state.planTurnId;
+  }
+  for (let i = state.entries.length - 1; i >= 0; i--) {
+    const e = state.entries[i];
+    if (e?.kind === 'user' && e.turnId !== undefined) {
+      return e.turnId === state.planTurnId;
+    }
+  }
+  return false;
+}
+
+/** The prompt the agent holds, for the line above the composer: its start, and where a fresh start forks. */
+function heldView(held: HeldPrompt): NonNullable<SessionHeaderView['held']> {
+  const line = held.text.replace(/\s+/g, ' ').trim();
+  const preview = line.length > 80 ? `${line.slice(0, 79)}…` : line;
+  return { reason: held.reason, preview, ...(held.entryId !== undefined ? { startFresh: held.entryId } : {}) };
 }
 
 function configOptionView(o: acp.SessionConfigOption): ConfigOptionView | undefined {

@@ -1,7 +1,7 @@
 import type * as acp from '@agentclientprotocol/sdk';
 import type { PermissionCheckView } from '../protocol/sessionView';
 import type { ProviderFailure } from './providerErrors';
-import type { AgentQuirks, Entry, ModelState, NoticeAction, NoticeLevel, NoticeSuggestions, QuestionAsked } from './sessionState';
+import type { AgentQuirks, Entry, HeldPrompt, ModelState, NoticeAction, NoticeLevel, NoticeSuggestions, QuestionAsked } from './sessionState';
 
 /**
  * Everything that can happen to a session, as past-tense facts. All impurity (ids, times, what
@@ -11,6 +11,8 @@ export type SessionAction =
   /** The agent's `initialize` answer is known: its quirks apply from now on. */
   | { readonly type: 'agentConnected'; readonly quirks: AgentQuirks }
   | { readonly type: 'sessionStarting' }
+  /** session/new, load or resume failed: the chat is no longer "Starting…" (it shows why in a notice). */
+  | { readonly type: 'sessionStartFailed' }
   | {
       readonly type: 'sessionStarted';
       readonly sessionId: string;
@@ -44,7 +46,23 @@ export type SessionAction =
       readonly remembered?: string;
     }
   | { readonly type: 'cancelRequested'; readonly at: number }
-  | { readonly type: 'turnEnded'; readonly turnId: number; readonly id: string; readonly at: number; readonly stopReason: acp.StopReason; readonly usage?: unknown }
+  | {
+      readonly type: 'turnEnded';
+      readonly turnId: number;
+      readonly id: string;
+      readonly at: number;
+      readonly stopReason: acp.StopReason;
+      /** The prompt response's `usage` and `_meta`, as the agent sent them (usage.ts reads both). */
+      readonly usage?: unknown;
+      readonly meta?: unknown;
+    }
+  /**
+   * Calls the agent left open that the client saw finish (tool entry ids): an allowed edit whose
+   * file now holds the proposed text (app/editOutcomes.ts). They end `completed`.
+   */
+  | { readonly type: 'toolsConfirmed'; readonly entryIds: readonly string[]; readonly at: number }
+  /** The agent holds this prompt (a session opened whose last prompt got no reply); see SessionState.held. */
+  | { readonly type: 'promptHeld'; readonly held: HeldPrompt }
   | {
       readonly type: 'turnFailed';
       readonly turnId: number;
@@ -66,6 +84,8 @@ export type SessionAction =
       readonly stderrTail: string;
       /** We stopped it (Restart Agent, settings change): said neutrally, without the crash actions. */
       readonly expected?: boolean;
+      /** No notice: the exit ended the chat's start, whose own card says why (one card per failure). */
+      readonly silent?: boolean;
     }
   | {
       readonly type: 'noticeAdded';
@@ -74,6 +94,7 @@ export type SessionAction =
       readonly level: NoticeLevel;
       readonly title: string;
       readonly detail?: string;
+      readonly log?: string;
       readonly actions?: readonly NoticeAction[];
       readonly forkFrom?: string;
       readonly suggestions?: NoticeSuggestions;

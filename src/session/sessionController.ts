@@ -187,14 +187,12 @@ export class SessionController implements Disposable {
       this.attach(res.sessionId, res);
     } catch (e) {
       this.dispatch(mismatchNotice(e, this.deps.newId(), this.deps.now(), this.t));
+      this.dispatch({ type: 'sessionStartFailed' });
       throw e;
     }
   }
 
-  /**
-   * Opens an existing session with `session/load` (or `session/resume`). History the agent replays
-   * is collected and merged so that nothing the chat already shows appears twice.
-   */
+  /** `session/load` (or `session/resume`): replayed history is collected and merged, so nothing shown appears twice. */
   async load(sessionId: string, how: 'load' | 'resume' = 'load'): Promise<void> {
     this.dispatch({ type: 'sessionStarting' });
     // Collect before subscribing: updates the connection buffered for this session are history too.
@@ -208,6 +206,7 @@ export class SessionController implements Disposable {
       this.dispatch(rowsBound(this.connectionValue, sessionId));
     } catch (e) {
       this.dispatch({ type: 'replayEnded' });
+      this.dispatch({ type: 'sessionStartFailed' });
       throw e;
     }
   }
@@ -233,9 +232,6 @@ export class SessionController implements Disposable {
     const sessionId = this.stateValue.sessionId;
     if (sessionId === undefined || this.stateValue.phase !== 'idle') {
       throw new Error(`Cannot send a prompt while the session is ${this.stateValue.phase}.`);
-    }
-    if (this.stateValue.cancelledPromptPending === true) {
-      this.addNotice('info', this.t('The agent will combine this message with the cancelled one.'), this.t('Hermes prefixes the interrupted prompt to the next message it receives.'));
     }
     const turnId = ++this.turnCounter;
     this.dispatch({ type: 'promptSubmitted', turnId, id: this.deps.newId(), at: this.deps.now(), blocks });
@@ -264,7 +260,7 @@ export class SessionController implements Disposable {
     const disarm = armTurnDeadline(this, this.t, this.deps.promptDeadlineMs ?? defaultPromptDeadlineMs);
     try {
       const response = await send();
-      this.dispatch({ type: 'turnEnded', turnId, id: this.deps.newId(), at: this.deps.now(), stopReason: response.stopReason, usage: (response as { usage?: unknown }).usage });
+      this.dispatch({ type: 'turnEnded', turnId, id: this.deps.newId(), at: this.deps.now(), stopReason: response.stopReason, usage: (response as { usage?: unknown }).usage, meta: response._meta });
       return { kind: 'ended', stopReason: response.stopReason, response };
     } catch (error) {
       if (this.connection.isClosed) {
@@ -348,19 +344,22 @@ export class SessionController implements Disposable {
     this.permissions.expire(requestId);
   }
 
-  /** The agent process ended: the transcript stays, the turn is marked interrupted; `expected` (a restart) is said neutrally. */
-  agentExited(message: string, stderrTail: string, expected = false): void {
+  /** The agent ended: the transcript stays, the turn is interrupted; `expected` (a restart) is neutral; `silent`: no notice (the caller's card says it). */
+  agentExited(message: string, stderrTail: string, expected = false, silent = false): void {
     this.permissions.cancelAll('agent exited');
     this.questions.cancelAll('agent exited');
     if (this.stateValue.phase === 'exited') {
       return;
     }
     this.feed.dispose();
-    this.dispatch({ type: 'agentExited', id: this.deps.newId(), noticeId: this.deps.newId(), at: this.deps.now(), message, stderrTail, ...(expected ? { expected } : {}) });
+    this.dispatch({ type: 'agentExited', id: this.deps.newId(), noticeId: this.deps.newId(), at: this.deps.now(), message, stderrTail, ...(expected ? { expected } : {}), ...(silent ? { silent } : {}) });
   }
 
-  /** A notice in the transcript; `forkFrom` (a user entry id) adds "Start fresh from here". */
-  addNotice(level: NoticeLevel, title: string, detail?: string, actions?: readonly NoticeAction[], forkFrom?: string): void {
+  /**
+   * A notice in the transcript: `detail` is prose, `log` machine output (a stderr tail); `forkFrom`
+   * (a user entry id) adds "Start fresh from here".
+   */
+  addNotice(level: NoticeLevel, title: string, detail?: string, actions?: readonly NoticeAction[], forkFrom?: string, log?: string): void {
     this.dispatch({
       type: 'noticeAdded',
       id: this.deps.newId(),
@@ -368,8 +367,10 @@ export class SessionController implements Disposable {
       level,
       title,
       ...(detail !== undefined ? { detail } : {}),
+      ...(log !== undefined && log !== '' ? { log } : {}),
       ...(actions !== undefined ? { actions } : {}),
       ...(forkFrom !== undefined ? { forkFrom } : {}),
+      ...(log !== undefined && log !== '' ? { log } : {}),
     });
   }
 

@@ -1,5 +1,4 @@
 import type * as acp from '@agentclientprotocol/sdk';
-import { chunkUsageFromMeta } from './metaConventions';
 import type { SessionAction } from './sessionActions';
 import type { SessionState } from './sessionState';
 import { withDraftArrays, type UpdateContext } from './slices/entryList';
@@ -10,6 +9,7 @@ import { reduceRewrite } from './slices/rewriteSlice';
 import { applySessionInfoUpdate, reduceSessionInfo } from './slices/sessionInfoSlice';
 import { applyToolUpdate, reduceToolAction } from './slices/toolSlice';
 import { applyUsageUpdate, reduceTurn } from './slices/turnSlice';
+import { chunkUsage } from './usage';
 
 /**
  * The session reducer: `(state, action) → state`, pure. A no-op returns the same object, and
@@ -32,6 +32,7 @@ export function reduceSession(state: SessionState, action: SessionAction): Sessi
       });
     case 'permissionRequested':
     case 'permissionResolved':
+    case 'toolsConfirmed':
       return reduceToolAction(state, action);
     case 'promptSubmitted':
     case 'cancelRequested':
@@ -49,6 +50,7 @@ export function reduceSession(state: SessionState, action: SessionAction): Sessi
       return reduceRewrite(state, action);
     case 'agentConnected':
     case 'sessionStarting':
+    case 'sessionStartFailed':
     case 'sessionStarted':
     case 'replayStarted':
     case 'replayEnded':
@@ -57,6 +59,7 @@ export function reduceSession(state: SessionState, action: SessionAction): Sessi
     case 'modelChanged':
     case 'configOptionsChanged':
     case 'transcriptCopied':
+    case 'promptHeld':
       return reduceSessionInfo(state, action);
   }
 }
@@ -67,9 +70,9 @@ function applyUpdate(state: SessionState, update: acp.SessionUpdate, ctx: Update
     case 'agent_message_chunk':
     case 'agent_thought_chunk': {
       const next = applyMessageUpdate(state, update, ctx);
-      // Qwen Code reports a model call's tokens only in a chunk's `_meta.usage`.
-      const metaUsage = update._meta !== undefined && update._meta !== null && next.turn !== undefined ? chunkUsageFromMeta(update._meta) : undefined;
-      return metaUsage !== undefined && next.turn !== undefined ? { ...next, turn: { ...next.turn, metaUsage } } : next;
+      // Qwen Code reports a model call's tokens only in a chunk's `_meta.usage` (summed per turn).
+      const sum = next.turn !== undefined && update.sessionUpdate === 'agent_message_chunk' ? chunkUsage(next.turn.chunkUsage, update._meta) : undefined;
+      return sum !== undefined && next.turn !== undefined && sum !== next.turn.chunkUsage ? { ...next, turn: { ...next.turn, chunkUsage: sum } } : next;
     }
     case 'tool_call':
     case 'tool_call_update':

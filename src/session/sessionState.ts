@@ -2,6 +2,7 @@ import type * as acp from '@agentclientprotocol/sdk';
 import type { NoticeActionView } from '../protocol/sessionView';
 import type { PermissionCheckView, ProviderFailureView } from '../protocol/sessionView';
 import type { ClarifyQuestion, SecretKind } from '../agentPort/questionPort';
+import type { UsageSource } from './agentProfiles';
 
 /**
  * The conversation model: plain, immutable JSON owned by the host. Every change produces a new
@@ -55,6 +56,20 @@ export interface UserEntry {
   readonly origin: 'local' | 'replay' | 'agent';
   /** The agent's durable row id for this user turn (TUI Gateway), the preferred rewrite target. */
   readonly rowId?: number;
+  /**
+   * The agent sent this message together with a prompt it held (Hermes puts a cancelled or failed
+   * prompt in front of the next message): shown as "sent together with…", never as the user's text.
+   */
+  readonly mergedWith?: HeldPrompt;
+}
+
+/** A prompt the agent keeps and puts in front of the next message (Hermes: a cancelled or failed one). */
+export interface HeldPrompt {
+  readonly reason: 'cancelled' | 'failed';
+  /** The text the agent holds (for a replayed merge: what the agent's history shows). */
+  readonly text: string;
+  /** The user entry of the first prompt held: a fresh start forks before it. */
+  readonly entryId?: string;
 }
 
 export type AssistantPart =
@@ -111,6 +126,11 @@ export interface ToolEntry {
   readonly at: number;
   readonly endedAt?: number;
   readonly turnId?: number;
+  /**
+   * The agent never closed the call, and the client saw its result itself: an allowed edit whose
+   * file now holds the proposed text (`disk`). Set with `status: 'completed'`.
+   */
+  readonly confirmed?: 'disk';
 }
 
 /**
@@ -169,7 +189,10 @@ export interface NoticeEntry {
   readonly id: string;
   readonly level: NoticeLevel;
   readonly title: string;
+  /** What happened and what to do, in words (wraps; never cut off). */
   readonly detail?: string;
+  /** What the agent wrote (its last stderr lines): shown apart from the prose, as a scrollable log. */
+  readonly log?: string;
   readonly actions?: readonly NoticeAction[];
   /** Offers "Start fresh from here": a fork from before this user message (the prompt the agent still holds). */
   readonly forkFrom?: string;
@@ -209,6 +232,13 @@ export interface TurnEndEntry {
   readonly error?: string;
   /** The model provider failed the turn: `outcome` is `error`, `error` is the provider's message. */
   readonly provider?: ProviderFailureView;
+  /** `error` is what the agent sent as its reply (Hermes' failure report), moved here from the transcript. */
+  readonly errorWasReply?: true;
+  /**
+   * The agent holds the failed prompt (Hermes): the user entry of the first prompt it holds, which a
+   * retry or a fresh start forks before, so the prompt is never sent twice.
+   */
+  readonly heldFrom?: string;
   readonly at: number;
 }
 
@@ -226,8 +256,8 @@ export interface TurnState {
   readonly id: number;
   readonly startedAt: number;
   readonly cancelRequested: boolean;
-  /** The last token counts the agent put in a chunk's `_meta.usage` this turn (Qwen), for a response without `usage`. */
-  readonly metaUsage?: TokenUsage;
+  /** The token counts the agent put in chunks' `_meta.usage` this turn, summed (Qwen: one per model call). */
+  readonly chunkUsage?: TokenUsage;
 }
 
 export interface ModelInfo {
@@ -260,6 +290,8 @@ export interface AgentQuirks {
   readonly replaysOnResume: boolean;
   /** The agent denies a permission request after this many ms (Hermes: 60 s). */
   readonly permissionTimeoutMs?: number;
+  /** Where the agent reports a turn's tokens, in order (its profile, agentProfiles.ts); absent: every place. */
+  readonly usageSources?: readonly UsageSource[];
 }
 
 export interface SessionState {
@@ -269,6 +301,8 @@ export interface SessionState {
   readonly entries: readonly Entry[];
   /** The live plan (the last `plan` update); snapshots live in entries. */
   readonly plan: readonly acp.PlanEntry[];
+  /** The turn that last updated the plan (absent for a replayed one). */
+  readonly planTurnId?: number;
   readonly usage?: UsageGauge;
   /** The last cumulative usage the agent reported, for turn deltas. */
   readonly cumulativeUsage?: TokenUsage;
@@ -281,8 +315,11 @@ export interface SessionState {
   readonly quirks: AgentQuirks;
   /** History being replayed by session/load or resume, merged into entries when the replay ends. */
   readonly replay?: { readonly entries: readonly Entry[]; readonly plan: readonly acp.PlanEntry[] };
-  /** Set after a cancel when the agent will merge the cancelled prompt into the next one. */
-  readonly cancelledPromptPending?: boolean;
+  /**
+   * The prompt the agent holds and will send in front of the next message (a cancelled or failed
+   * prompt, agents with `mergesCancelledPrompt` / `mergesFailedPrompt`).
+   */
+  readonly held?: HeldPrompt;
 }
 
 export const defaultQuirks: AgentQuirks = {

@@ -12,6 +12,8 @@ export interface ToolFacts {
   readonly rawInput?: unknown;
   /** `_meta` of the updates and permission requests about the call, merged (later wins). */
   readonly meta?: unknown;
+  /** The title the call was first announced with (opencode and pi announce a call by its tool's name, then retitle it). */
+  readonly firstTitle?: string;
 }
 
 const identifier = /^[A-Za-z_][\w.-]*$/;
@@ -52,6 +54,10 @@ function fromSource(source: ToolNameSource, facts: ToolFacts): string | undefine
     }
     case 'titlePrefix':
       return source.prefixes.find(([prefix]) => facts.title.startsWith(prefix))?.[1];
+    case 'firstTitle':
+      return facts.firstTitle !== undefined && identifier.test(facts.firstTitle) ? facts.firstTitle : undefined;
+    case 'metaKey':
+      return isObject(facts.meta) && facts.meta[source.key] !== undefined ? source.name : undefined;
     case 'titleWord': {
       if (identifier.test(facts.title)) {
         return facts.title;
@@ -76,9 +82,15 @@ export function metaString(meta: unknown, path: readonly string[]): string | und
 /**
  * The call's arguments, or undefined while none are known: no `rawInput`, an empty one (Claude's
  * first `tool_call` has `{}`), or one the profile marks as still streaming. Hermes' edit approvals
- * wrap the arguments (`{tool, arguments}`): the arguments are the input.
+ * wrap the arguments (`{tool, arguments}`): the arguments are the input. `allMeta`: the `_meta` of
+ * every message about the call, merged (`meta` is the latest's, whose streaming phase counts).
  */
-export function toolInput(profile: AgentProfile, rawInput: unknown, meta: unknown): unknown {
+export function toolInput(profile: AgentProfile, rawInput: unknown, meta: unknown, title?: string, allMeta: unknown = meta): unknown {
+  const fromTitle = profile.commandInTitle;
+  if (isEmpty(rawInput) && fromTitle !== undefined && isObject(allMeta) && allMeta[fromTitle.metaKey] !== undefined && title !== undefined && title.trim() !== '') {
+    // pi-acp's bash call carries its command only as the title.
+    return { command: title };
+  }
   if (isEmpty(rawInput) || isPartial(profile, rawInput, meta)) {
     return undefined;
   }

@@ -1,5 +1,5 @@
 import type * as acp from '@agentclientprotocol/sdk';
-import type { EntryView, PermissionView, ToolContentView } from '../protocol/sessionView';
+import type { EntryView, PermissionView, ToolContentView, ToolStatusView } from '../protocol/sessionView';
 import { blockView, clipMiddle } from './blockView';
 import type { MetaTerminal, ToolEntry } from './sessionState';
 import type { ViewContext } from './viewContext';
@@ -42,7 +42,7 @@ export function toolView(t: ToolEntry, ctx: ViewContext, deps: ToolViewDeps): En
     toolCallId: t.toolCallId,
     title: t.title,
     toolKind: t.toolKind,
-    status: t.status,
+    status: displayStatus(t),
     locations: t.locations.map((l) => {
       const line = typeof l.line === 'number' ? l.line : undefined;
       return { path: l.path, label: `${ctx.relativePath(l.path)}${line !== undefined ? `:${line}` : ''}`, ...(line !== undefined ? { line } : {}) };
@@ -54,7 +54,26 @@ export function toolView(t: ToolEntry, ctx: ViewContext, deps: ToolViewDeps): En
     ...(rawOutput !== undefined ? { rawOutput } : {}),
     ...(permission !== undefined ? { permission } : {}),
     ...(t.progress !== undefined ? { progress: t.progress } : {}),
+    ...(t.confirmed !== undefined ? { confirmed: t.confirmed } : {}),
   };
+}
+
+/** The status a card shows: the call's, or `denied` (see {@link denied}). */
+export function displayStatus(t: ToolEntry): ToolStatusView {
+  return denied(t) ? 'denied' : t.status;
+}
+
+/**
+ * The user (or a rule) rejected the call's permission and the agent did not run it: "Denied", a
+ * choice rather than a failure (Hermes reports a denied edit `failed` on replay, or nothing at all).
+ */
+function denied(t: ToolEntry): boolean {
+  const p = t.permission;
+  if (p?.status !== 'selected' || t.status === 'completed' || t.status === 'pending' || t.status === 'in_progress') {
+    return false;
+  }
+  const kind = p.options.find((o) => o.optionId === p.optionId)?.kind;
+  return kind === 'reject_once' || kind === 'reject_always';
 }
 
 function contentView(c: acp.ToolCallContent, t: ToolEntry, ctx: ViewContext, deps: ToolViewDeps): ToolContentView {

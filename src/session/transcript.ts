@@ -55,7 +55,8 @@ function renderEntry(entry: Entry, options: TranscriptOptions): string[] {
       const flags = [entry.origin !== 'local' ? entry.origin : undefined, entry.excluded === true ? 'excluded from context' : undefined].filter(
         (f) => f !== undefined,
       );
-      return [`## User${flags.length > 0 ? ` (${flags.join(', ')})` : ''}`, '', ...entry.blocks.map(renderBlock)];
+      const merged = entry.mergedWith !== undefined ? ['', ...quote(`sent together with the ${entry.mergedWith.reason} message: ${entry.mergedWith.text}`)] : [];
+      return [`## User${flags.length > 0 ? ` (${flags.join(', ')})` : ''}`, '', ...entry.blocks.map(renderBlock), ...merged];
     }
     case 'assistant':
       return renderAssistant(entry, options);
@@ -64,7 +65,7 @@ function renderEntry(entry: Entry, options: TranscriptOptions): string[] {
     case 'plan':
       return ['### Plan', '', ...renderPlan(entry.entries)];
     case 'notice':
-      return [`> **${entry.level}:** ${entry.title}`, ...(entry.detail !== undefined ? quote(entry.detail) : [])];
+      return [`> **${entry.level}:** ${entry.title}`, ...(entry.detail !== undefined ? quote(entry.detail) : []), ...(entry.log !== undefined ? quote(entry.log) : [])];
     case 'turnEnd':
       return ['---', renderFooter(entry, options)];
     case 'question':

@@ -1,4 +1,6 @@
 import { isObject } from '../util/json';
+import type { UsageSource } from './agentProfiles';
+import { chunkUsageFromMeta } from './metaConventions';
 import type { TokenUsage } from './sessionState';
 
 /**
@@ -28,9 +30,54 @@ export function parseUsage(raw: unknown): TokenUsage | undefined {
   };
 }
 
-/** This turn's tokens from a cumulative report: the difference to the previous report. */
+/** Every place an agent may report a turn's tokens, in the order an unknown agent's are read. */
+export const allUsageSources: readonly UsageSource[] = ['promptUsage', 'promptMetaQuota', 'chunkMetaUsage'];
+
+/** Where a turn's token counts may have arrived. */
+export interface TurnUsageReports {
+  /** `usage` of the `session/prompt` response (unstable in ACP v1). */
+  readonly usage?: unknown;
+  /** `_meta` of the `session/prompt` response (Gemini CLI's `quota`). */
+  readonly meta?: unknown;
+  /** The `_meta.usage` of the turn's message chunks, summed ({@link chunkUsage}). */
+  readonly chunks?: TokenUsage | undefined;
+}
+
+/**
+ * The turn's tokens as the agent reported them, from the first of its sources that holds any: the
+ * one reading for the chat's footer and the runner's `result.tokens` (the runner takes the footer).
+ * `cumulative`: where the count came from the prompt response's `usage` (Hermes counts the whole session there).
+ */
+export function turnTokens(sources: readonly UsageSource[], reports: TurnUsageReports): { readonly usage: TokenUsage; readonly source: UsageSource } | undefined {
+  for (const source of sources) {
+    const found =
+      source === 'promptUsage' ? parseUsage(reports.usage) : source === 'promptMetaQuota' ? parseQuotaUsage(reports.meta) : reports.chunks;
+    if (found !== undefined) {
+      return { usage: found, source };
+    }
+  }
+  return undefined;
+}
+
+/** One message chunk's `_meta.usage` added to the turn's sum (Qwen Code sends one per model call). */
+export function chunkUsage(sum: TokenUsage | undefined, meta: unknown): TokenUsage | undefined {
+  const usage = meta !== undefined && meta !== null ? chunkUsageFromMeta(meta) : undefined;
+  return usage === undefined ? sum : addUsage(sum, usage);
+}
+
+/** A report of nothing at all (Hermes answers a cancelled turn with every count 0). */
+export function isEmptyUsage(u: TokenUsage): boolean {
+  return u.inputTokens === 0 && u.outputTokens === 0 && u.totalTokens === 0 && (u.thoughtTokens ?? 0) === 0 && (u.cachedReadTokens ?? 0) === 0;
+}
+
+/**
+ * This turn's tokens from a cumulative report (Hermes: the session's counts so far, in this agent
+ * process): the difference to the previous report. A report below the previous one means the count
+ * started again (a new agent process after a restart loads the session with its counters at 0,
+ * test/fixtures/hermes/restart.jsonl): then the report is this turn's.
+ */
 export function usageDelta(current: TokenUsage, previous: TokenUsage | undefined): TokenUsage {
-  if (previous === undefined) {
+  if (previous === undefined || current.totalTokens < previous.totalTokens || current.inputTokens < previous.inputTokens) {
     return current;
   }
   const d = (a: number | undefined, b: number | undefined): number | undefined =>
@@ -66,11 +113,6 @@ export function parseQuotaUsage(meta: unknown): TokenUsage | undefined {
     return undefined;
   }
   return { inputTokens: input, outputTokens: output, totalTokens: input + output };
-}
-
-/** Qwen Code's `_meta.usage` on an `agent_message_chunk`: one model call's tokens (ACP usage field names). */
-export function parseChunkMetaUsage(meta: unknown): TokenUsage | undefined {
-  return isObject(meta) ? parseUsage(meta.usage) : undefined;
 }
 
 /** The sum of two reports (several model calls in one turn). */

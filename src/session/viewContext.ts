@@ -8,6 +8,8 @@ export interface ViewContext {
   readonly acceptsImages: boolean;
   readonly pendingPermissions: number;
   readonly status?: string;
+  /** A restart the user asked for is under way (ChatSession.restarting). */
+  readonly restarting?: boolean;
   /** Context the next prompt will carry, shown (and removable) above the composer. */
   readonly contextNotes?: readonly { readonly key: string; readonly label: string; readonly text: string }[];
   readonly signIn?: SignInView;

@@ -115,7 +115,14 @@ export class ViewProjector {
   private project(e: Entry, ctx: ViewContext): EntryView {
     switch (e.kind) {
       case 'user':
-        return { kind: 'user', id: e.id, blocks: e.blocks.map(blockView), origin: e.origin, excluded: e.excluded === true };
+        return {
+          kind: 'user',
+          id: e.id,
+          blocks: e.blocks.map(blockView),
+          origin: e.origin,
+          excluded: e.excluded === true,
+          ...(e.mergedWith !== undefined ? { mergedWith: { reason: e.mergedWith.reason, text: e.mergedWith.text } } : {}),
+        };
       case 'assistant':
         return { kind: 'assistant', id: e.id, parts: partsView(e) };
       case 'tool':
@@ -130,8 +137,10 @@ export class ViewProjector {
           title: e.title,
           actions: e.actions ?? [],
           ...(e.detail !== undefined ? { detail: e.detail } : {}),
+          ...(e.log !== undefined ? { log: e.log } : {}),
           ...(e.forkFrom !== undefined ? { forkFrom: e.forkFrom } : {}),
           ...(e.suggestions !== undefined ? { suggestions: e.suggestions } : {}),
+          ...(e.log !== undefined ? { log: e.log } : {}),
         };
       case 'question':
         return questionView(e);
@@ -146,7 +155,8 @@ export class ViewProjector {
           ...(e.usage !== undefined ? { usage: e.usage } : {}),
           ...(e.error !== undefined ? { error: e.error } : {}),
           ...(e.provider !== undefined ? { provider: e.provider } : {}),
-          ...(e.outcome === 'error' ? { retry: true } : {}),
+          ...(e.outcome === 'error' ? { retry: true, retryIn: e.heldFrom !== undefined ? 'newSession' : 'session' } : {}),
+          ...(e.heldFrom !== undefined ? { startFresh: e.heldFrom } : {}),
           ...(changes !== undefined && changes.files > 0 ? { changes } : {}),
         };
       }

@@ -31,11 +31,13 @@ export function approvalPermission(a: HermesApproval): acp.RequestPermissionRequ
     choices.push('deny');
   }
   // The command travels with the request also when it joins an open call: the permission policy
-  // judges the request alone, and an approval without its command has no target to check.
-  const asked = a.command !== '' ? { rawInput: { command: a.command, description: a.description } } : {};
+  // judges the request alone, and an approval without its command has no target to check. It is
+  // the call's own argument (`terminal {command}`); Hermes' reason shows as the card's content.
+  const asked = a.command !== '' ? { rawInput: { command: a.command } } : {};
+  const why: acp.ToolCallContent[] = a.description !== '' ? [{ type: 'content', content: { type: 'text', text: `Hermes asks before running this: ${a.description}` } }] : [];
   const toolCall: acp.ToolCallUpdate =
     a.toolCallId !== undefined
-      ? { toolCallId: a.toolCallId, ...asked }
+      ? { toolCallId: a.toolCallId, ...asked, ...(why.length > 0 ? { content: why } : {}) }
       : {
           toolCallId: `approval-${a.requestId}`,
           title: a.description !== '' ? a.description : a.command !== '' ? a.command : 'Approve a command',

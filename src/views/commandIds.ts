@@ -1,6 +1,8 @@
 /** Every command the extension contributes, in one place (package.json must list exactly these). */
 export const CommandId = {
   newSession: 'hermes.newSession',
+  newSessionInWorktree: 'hermes.newSessionInWorktree',
+  worktreeSessions: 'hermes.worktreeSessions',
   openChatInEditor: 'hermes.openChatInEditor',
   cancelTurn: 'hermes.cancelTurn',
   showTraffic: 'hermes.showTraffic',

@@ -1,3 +1,4 @@
+import { WorktreeSessions } from './chat/worktreeSessions';
 import { attachToSession } from './chat/attachSession';
 import * as vscode from 'vscode';
 import { toMarkdown } from '../session/transcript';
@@ -27,6 +28,7 @@ export function activeChat(manager: ChatManager): ChatSession {
 export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
   const { manager, config, traffic } = deps;
   const log = (m: string): void => traffic.channel.info(m);
+  const worktrees = new WorktreeSessions(manager, (chat) => ChatPanel.create(deps.extensionUri, manager, log, chat));
   const handlers: Record<CommandIdValue, (...args: unknown[]) => unknown> = {
     [CommandId.openChat]: () => deps.chatView.reveal(),
     [CommandId.newSession]: async () => {
@@ -34,6 +36,8 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
       await deps.chatView.reveal();
     },
     [CommandId.openChatInEditor]: () => ChatPanel.create(deps.extensionUri, manager, log),
+    [CommandId.newSessionInWorktree]: () => worktrees.newSession(),
+    [CommandId.worktreeSessions]: () => worktrees.manage(),
     [CommandId.cancelTurn]: () => activeChat(manager).cancel(),
     [CommandId.showTraffic]: () => traffic.show(manager.allHosts.map((h) => ({ name: h.definition.name, log: h.log }))),
     [CommandId.checkInstallation]: async () => {

@@ -21,7 +21,9 @@ export function demoAgent(extensionPath: string): AgentDefinition {
     // The extension host's own Node runs it (desktop VS Code needs ELECTRON_RUN_AS_NODE for that).
     command: process.execPath,
     args: [path.join(extensionPath, 'dist', 'agents', 'scriptedAgent.js')],
-    env: { ELECTRON_RUN_AS_NODE: '1' },
+    // No token figure before the first turn: the scripted agent's session-start usage imitates
+    // Hermes' system prompt, which the Demo does not have.
+    env: { ELECTRON_RUN_AS_NODE: '1', SCRIPTED_AGENT_NO_START_USAGE: '1' },
     demo: true,
   };
 }

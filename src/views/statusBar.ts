@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import type { ChatSession } from '../app/chatSession';
 import type { ChatManager } from './chat/chatManager';
 import { CommandId, ContextKey } from './commandIds';
 
@@ -16,26 +17,46 @@ export class StatusBar implements vscode.Disposable {
     this.item.show();
   }
 
-  /** The summarized state (also a context key, and read by tests). */
+  /**
+   * The state of the active chat's agent (the chat in the focused editor tab, else the side bar's):
+   * what the item names and shows. A permission request in any chat overrides it, naming the agent
+   * that asks. Also a context key, and read by tests.
+   */
   get state(): 'notStarted' | 'starting' | 'ready' | 'busy' | 'waitingForPermission' | 'error' {
-    const chats = this.manager.allChats;
-    if (chats.some((c) => c.controller.pendingPermissions.length > 0)) {
-      return 'waitingForPermission';
+    return this.summary().state;
+  }
+
+  private summary(): { state: StatusBar['state']; chat: ChatSession | undefined } {
+    const asking = this.manager.allChats.find((c) => c.controller.pendingPermissions.length > 0);
+    if (asking !== undefined) {
+      return { state: 'waitingForPermission', chat: asking };
     }
-    if (chats.some((c) => c.controller.state.phase === 'running' || c.controller.state.phase === 'cancelling')) {
-      return 'busy';
+    const chat = this.manager.activeChat;
+    if (chat === undefined) {
+      return { state: 'notStarted', chat };
     }
-    const hosts = this.manager.allHosts;
-    if (hosts.some((h) => h.state.kind === 'starting')) {
-      return 'starting';
+    const phase = chat.controller.state.phase;
+    if (phase === 'running' || phase === 'cancelling') {
+      return { state: 'busy', chat };
     }
-    if (hosts.some((h) => h.state.kind === 'failed' || (h.state.kind === 'exited' && !h.state.error.expected))) {
-      return 'error';
+    const host = chat.host.state;
+    switch (host.kind) {
+      case 'starting':
+        return { state: 'starting', chat };
+      case 'failed':
+        return { state: 'error', chat };
+      case 'exited':
+        return { state: host.error.expected ? 'notStarted' : 'error', chat };
+      case 'ready':
+        return { state: 'ready', chat };
+      case 'notStarted':
+        return { state: 'notStarted', chat };
     }
-    if (hosts.some((h) => h.state.kind === 'ready')) {
-      return 'ready';
-    }
-    return 'notStarted';
+  }
+
+  /** What the item says (tests). */
+  get text(): string {
+    return this.item.text;
   }
 
   dispose(): void {
@@ -44,17 +65,9 @@ export class StatusBar implements vscode.Disposable {
   }
 
   private update(): void {
-    const state = this.state;
-    // Name the agent the state is about (the one asking, or working), not whichever host started first.
-    const chats = this.manager.allChats;
-    const about =
-      state === 'waitingForPermission'
-        ? chats.find((c) => c.controller.pendingPermissions.length > 0)
-        : state === 'busy'
-          ? chats.find((c) => c.controller.state.phase === 'running' || c.controller.state.phase === 'cancelling')
-          : undefined;
-    const agent = about?.host.definition ?? this.manager.allHosts[0]?.definition;
-    const name = agent?.name ?? 'Hermes';
+    const { state, chat } = this.summary();
+    const name = chat?.agentName ?? 'Hermes';
+    // Turns running in other chats, for the tooltip (the item follows the active chat).
     const running = this.manager.allChats.filter((c) => c.controller.state.phase === 'running').length;
     const views: Record<typeof state, { icon: string; text: string; tip: string; bg?: string }> = {
       notStarted: { icon: 'comment-discussion', text: name, tip: vscode.l10n.t('{0}: not started', name) },

@@ -1,5 +1,5 @@
 import type { NoticeActionView } from '../protocol/sessionView';
-import { PROTOCOL_VERSION, type AttachmentView, type EntriesResult, type FindResult, type MentionView, type WebviewCall, type WebviewMessage } from '../protocol/webviewProtocol';
+import { PROTOCOL_VERSION, type AttachmentView, type ClientCommandName, type EntriesResult, type FindResult, type MentionView, type WebviewCall, type WebviewMessage } from '../protocol/webviewProtocol';
 import type { HostBridge } from './hostBridge';
 import { isEntriesResult, isFindResult } from './hostMessages';
 
@@ -33,6 +33,8 @@ export interface Actions {
   cancelQuestion(requestId: string): void;
   rewriteMessage(entryId: string, text: string, confirmedTurns: number): void;
   chooseSuggestion(entryId: string, value: string): void;
+  /** One of the chat's own slash commands (`/new`, `/restart`, …): run by the host, not sent to the agent. */
+  runClientCommand(name: ClientCommandName): void;
   /** `@` mentions: workspace files matching the query (a request the host answers). */
   searchMentions(query: string): Promise<readonly MentionView[]>;
   /** Entries of a long session the snapshot only outlined. */
@@ -79,6 +81,7 @@ export function createActions(bridge: Pick<HostBridge, 'post'>): Actions {
     setModel: (modelId) => post({ type: 'model/set', modelId }),
     setConfig: (configId, value) => post({ type: 'config/set', configId, value }),
     forkFromHere: (entryId) => post({ type: 'fork/fromHere', entryId }),
+    runClientCommand: (name) => post({ type: 'clientCommand/run', name }),
     restoreTurn: (turnId) => post({ type: 'turn/restore', turnId }),
     rewindTurn: (turnId) => post({ type: 'turn/rewind', turnId }),
     retryTurn: (turnId) => post({ type: 'turn/retry', turnId }),

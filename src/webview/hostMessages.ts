@@ -94,7 +94,7 @@ const isPhase = oneOf<PhaseView>({ new: true, starting: true, idle: true, runnin
 const isToolKind = oneOf<ToolKindView>({
   read: true, edit: true, delete: true, move: true, search: true, execute: true, think: true, fetch: true, switch_mode: true, other: true,
 });
-const isToolStatus = oneOf<ToolStatusView>({ pending: true, in_progress: true, completed: true, failed: true, cancelled: true, ended: true, interrupted: true });
+const isToolStatus = oneOf<ToolStatusView>({ pending: true, in_progress: true, completed: true, failed: true, cancelled: true, ended: true, interrupted: true, denied: true });
 const isPlanStatus = oneOf<PlanItemView['status']>({ pending: true, in_progress: true, completed: true });
 const isPriority = oneOf<PlanItemView['priority']>({ high: true, medium: true, low: true });
 const isPermissionStatus = oneOf<PermissionStatusView>({ pending: true, selected: true, cancelled: true, expired: true });
@@ -108,6 +108,7 @@ const isOutcome = oneOf<TurnEndEntry['outcome']>({
   end_turn: true, max_tokens: true, max_turn_requests: true, refusal: true, cancelled: true, error: true, interrupted: true,
 });
 const isOrigin = oneOf<UserEntry['origin']>({ local: true, replay: true, agent: true });
+const isHeldReason = (r: unknown): r is 'cancelled' | 'failed' => r === 'cancelled' || r === 'failed';
 
 type NoticeEntry = Extract<EntryView, { kind: 'notice' }>;
 type TurnEndEntry = Extract<EntryView, { kind: 'turnEnd' }>;
@@ -202,7 +203,12 @@ function isEntry(v: unknown): v is EntryView {
   }
   switch (v.kind) {
     case 'user':
-      return isArr(v.blocks, isBlock) && isOrigin(v.origin) && isBool(v.excluded);
+      return (
+        isArr(v.blocks, isBlock) &&
+        isOrigin(v.origin) &&
+        isBool(v.excluded) &&
+        optional(v.mergedWith, (m): m is Rec => isRec(m) && isHeldReason(m.reason) && isStr(m.text))
+      );
     case 'assistant':
       return isArr(v.parts, isPart);
     case 'tool':
@@ -217,6 +223,7 @@ function isEntry(v: unknown): v is EntryView {
         optional(v.rawOutput, isStr) &&
         optional(v.permission, isPermission) &&
         optional(v.progress, isToolProgress) &&
+        optional(v.confirmed, (c): c is 'disk' => c === 'disk') &&
         isNum(v.startedAt) &&
         optional(v.endedAt, isNum)
       );
@@ -227,8 +234,10 @@ function isEntry(v: unknown): v is EntryView {
         isLevel(v.level) &&
         isStr(v.title) &&
         optional(v.detail, isStr) &&
+        optional(v.log, isStr) &&
         isArr(v.actions, isNoticeAction) &&
         optional(v.forkFrom, isStr) &&
+        optional(v.log, isStr) &&
         optional(v.suggestions, (x): x is Rec => isRec(x) && x.kind === 'model' && isStr(x.model) && isStr(x.provider) && isArr(x.values, isStr))
       );
     case 'question':
@@ -241,6 +250,8 @@ function isEntry(v: unknown): v is EntryView {
         optional(v.error, isStr) &&
         optional(v.provider, (p): p is Rec => isRec(p) && isStr(p.kind) && typeof p.transient === 'boolean' && optional(p.httpStatus, isNum)) &&
         optional(v.retry, (r): r is boolean => typeof r === 'boolean') &&
+        optional(v.retryIn, (r): r is 'session' | 'newSession' => r === 'session' || r === 'newSession') &&
+        optional(v.startFresh, isStr) &&
         optional(v.usage, (u): u is Rec => isRec(u) && isNum(u.inputTokens) && isNum(u.outputTokens) && isNum(u.totalTokens))
       );
     default:
@@ -287,6 +298,8 @@ function isHeader(v: unknown): v is SessionHeaderView {
     isBool(v.readOnly) &&
     isBool(v.acceptsImages) &&
     optional(v.status, isStr) &&
+    optional(v.restarting, isBool) &&
+    optional(v.held, (h): h is Rec => isRec(h) && isHeldReason(h.reason) && isStr(h.preview) && optional(h.startFresh, isStr)) &&
     optional(v.offers, (o): o is Rec => isRec(o) && isBool(o.rewrite) && isBool(o.fork) && isBool(o.modes) && isBool(o.attach))
   );
 }

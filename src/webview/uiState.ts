@@ -19,31 +19,31 @@ export interface UiStateV1 {
 const maxExpandedKeys = 500;
 
 export class UiState {
-  private draftText = '';
-  private readonly expanded = new Map<string, boolean>();
-  private scroll = -1;
-  private scrollAnchor: ScrollAnchor | undefined;
+  #draftText = '';
+  readonly #expanded = new Map<string, boolean>();
+  #scroll = -1;
+  #scrollAnchor: ScrollAnchor | undefined;
 
-  constructor(
-    saved: unknown,
-    private readonly persist: (state: UiStateV1) => void,
-  ) {
-    this.restore(saved);
+  readonly #persist: (state: UiStateV1) => void;
+
+  constructor(saved: unknown, persist: (state: UiStateV1) => void) {
+    this.#persist = persist;
+    this.#restore(saved);
   }
 
   get draft(): string {
-    return this.draftText;
+    return this.#draftText;
   }
 
   set draft(value: string) {
-    if (value !== this.draftText) {
-      this.draftText = value;
-      this.save();
+    if (value !== this.#draftText) {
+      this.#draftText = value;
+      this.#save();
     }
   }
 
   get scrollTop(): number {
-    return this.scroll;
+    return this.#scroll;
   }
 
   set scrollTop(value: number) {
@@ -51,67 +51,67 @@ export class UiState {
   }
 
   get anchor(): ScrollAnchor | undefined {
-    return this.scrollAnchor;
+    return this.#scrollAnchor;
   }
 
   /** Where the transcript is: -1 pinned to the bottom, else its offset and the entry at its top. */
   setScroll(value: number, anchor: ScrollAnchor | undefined): void {
     const rounded = Math.round(value);
     const kept = rounded < 0 ? undefined : anchor;
-    if (rounded !== this.scroll || kept?.id !== this.scrollAnchor?.id || kept?.offset !== this.scrollAnchor?.offset) {
-      this.scroll = rounded;
-      this.scrollAnchor = kept;
-      this.save();
+    if (rounded !== this.#scroll || kept?.id !== this.#scrollAnchor?.id || kept?.offset !== this.#scrollAnchor?.offset) {
+      this.#scroll = rounded;
+      this.#scrollAnchor = kept;
+      this.#save();
     }
   }
 
   /** The user's choice for a collapsible (`undefined` when they never toggled it). */
   isExpanded(key: string): boolean | undefined {
-    return this.expanded.get(key);
+    return this.#expanded.get(key);
   }
 
   setExpanded(key: string, value: boolean): void {
-    this.expanded.delete(key);
-    this.expanded.set(key, value);
-    while (this.expanded.size > maxExpandedKeys) {
-      const oldest = this.expanded.keys().next();
+    this.#expanded.delete(key);
+    this.#expanded.set(key, value);
+    while (this.#expanded.size > maxExpandedKeys) {
+      const oldest = this.#expanded.keys().next();
       if (oldest.done === true) {
         break;
       }
-      this.expanded.delete(oldest.value);
+      this.#expanded.delete(oldest.value);
     }
-    this.save();
+    this.#save();
   }
 
   toJSON(): UiStateV1 {
-    const anchor = this.scrollAnchor;
-    return { v: 1, ui: { draft: this.draftText, expanded: Object.fromEntries(this.expanded), scrollTop: this.scroll, ...(anchor !== undefined ? { anchor } : {}) } };
+    const anchor = this.#scrollAnchor;
+    return { v: 1, ui: { draft: this.#draftText, expanded: Object.fromEntries(this.#expanded), scrollTop: this.#scroll, ...(anchor !== undefined ? { anchor } : {}) } };
   }
 
-  private save(): void {
-    this.persist(this.toJSON());
+  #save(): void {
+    this.#persist(this.toJSON());
   }
 
   /** Accepts only a well-formed v1 blob; anything else (another version, garbage) starts fresh. */
-  private restore(saved: unknown): void {
+  #restore(saved: unknown): void {
     if (!isRecord(saved) || saved.v !== 1 || !isRecord(saved.ui)) {
       return;
     }
     const ui = saved.ui;
     if (typeof ui.draft === 'string') {
-      this.draftText = ui.draft;
+      this.#draftText = ui.draft;
     }
     if (typeof ui.scrollTop === 'number' && Number.isFinite(ui.scrollTop)) {
-      this.scroll = ui.scrollTop;
+      this.#scroll = ui.scrollTop;
     }
     const anchor = ui.anchor;
     if (isRecord(anchor) && typeof anchor.id === 'string' && typeof anchor.offset === 'number' && Number.isFinite(anchor.offset)) {
-      this.scrollAnchor = { id: anchor.id, offset: anchor.offset };
+      this.#scrollAnchor = { id: anchor.id, offset: anchor.offset };
     }
     if (isRecord(ui.expanded)) {
       for (const [key, value] of Object.entries(ui.expanded)) {
         if (typeof value === 'boolean') {
-          this.expanded.set(key, value);
+          this.#expanded.set(key, value);
         }
       }
     }

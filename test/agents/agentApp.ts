@@ -16,6 +16,7 @@ import type {
   SessionModeState,
 } from '@agentclientprotocol/sdk';
 import { log } from './agentLog';
+import { noteSetupValues } from './continuityScenarios';
 import { runPrompt } from './promptTurn';
 import { exitAfterFlush, type AgentRuntime, type LiveSession } from './runtime';
 import {
@@ -136,7 +137,7 @@ function afterSetupResponse(
         sessionId,
         update: { sessionUpdate: 'available_commands_update', availableCommands: initialCommands },
       });
-      if (withUsage) {
+      if (withUsage && !runtime.knobs.noStartUsage) {
         await client.notify('session/update', {
           sessionId,
           update: { sessionUpdate: 'usage_update', used: 10_000, size: contextWindow },
@@ -222,7 +223,7 @@ export function buildAgent(runtime: AgentRuntime): acp.AgentApp {
       // `fork` is unstable in v1, so the stable type lacks it; a non-literal object passes it through.
       const sessionCapabilities: SessionCapabilities = {
         list: {},
-        resume: {},
+        ...(runtime.knobs.noResume ? {} : { resume: {} }),
         ...(runtime.knobs.noClose ? {} : { close: {} }),
         ...{ fork: {} },
         ...(runtime.knobs.additionalDirs ? { additionalDirectories: {} } : {}),
@@ -274,6 +275,7 @@ export function buildAgent(runtime: AgentRuntime): acp.AgentApp {
       log(`session/new ${stored.sessionId} in ${params.cwd}`);
       // The whole list, secrets included, as a careless agent would log it: the client must redact it.
       log(`session/new mcpServers ${JSON.stringify(params.mcpServers)}`);
+      noteSetupValues(params.mcpServers);
       if (params.additionalDirectories !== undefined) {
         log(`session/new additionalDirectories ${JSON.stringify(params.additionalDirectories)}`);
       }
@@ -287,6 +289,7 @@ export function buildAgent(runtime: AgentRuntime): acp.AgentApp {
       const live = open(runtime, stored);
       live.turn?.cancel('session/load of a running session');
       log(`session/load ${stored.sessionId}`);
+      noteSetupValues(params.mcpServers);
       await replay(runtime, client, stored);
       afterSetupResponse(runtime, client, requestId, stored, true);
       return setupOf(runtime, stored);
@@ -296,6 +299,7 @@ export function buildAgent(runtime: AgentRuntime): acp.AgentApp {
       const stored = requireStored(runtime, params.sessionId);
       stored.cwd = params.cwd;
       open(runtime, stored);
+      noteSetupValues(params.mcpServers);
       // ACP: resume MUST NOT replay; Hermes 0.19 does (observed), hence the knob.
       log(`session/resume ${stored.sessionId} (${runtime.knobs.resumeReplays ? 'replaying, Hermes style' : 'no replay'})`);
       if (runtime.knobs.resumeReplays) {

@@ -1,7 +1,10 @@
 /**
- * A scripted fake of Hermes' TUI Gateway (see fakeTuiGateway.md). Run from the compiled tests:
- *   node out/test/agents/fakeTuiGateway.js --stdio
- *   node out/test/agents/fakeTuiGateway.js --ws --token <token>
+ * A fake of Hermes' TUI Gateway (see fakeTuiGateway.md). Run from the compiled tests:
+ *   node out/test/agents/fakeTuiGateway.js --stdio [--generation next]
+ *   node out/test/agents/fakeTuiGateway.js --ws --token <token> [--generation next]
+ * By default it replays the recordings of Hermes v0.19.0 (gatewayReplay.ts); `--generation next`
+ * is the newer gateway as Hermes' documentation describes it (server requests after
+ * `client.capabilities`), which has no recording: fakeTuiGatewayMethods.ts.
  * Stdio serves one client on stdin/stdout. WebSocket serves any number on 127.0.0.1 (`/api/ws`,
  * `?token=`), all sharing the same sessions, and prints `FAKE_TUI_GATEWAY_READY {"port":N}`; it
  * exits when its stdin closes.
@@ -11,8 +14,27 @@ import { createInterface } from 'node:readline';
 import { WebSocketServer } from 'ws';
 import { disconnect, handle, RpcFailure } from './fakeTuiGatewayMethods';
 import { FakeConn, onAnswer, record, type Frame } from './fakeTuiGatewayState';
+import { GatewayReplay } from './gatewayReplay';
+
+const args = process.argv.slice(2);
+const generation = args.includes('--generation') ? args[args.indexOf('--generation') + 1] : 'v0.19';
+const replay =
+  generation === 'next'
+    ? undefined
+    : new GatewayReplay({
+        speed: Number(process.env.FAKE_GATEWAY_SPEED ?? '10') || 10,
+        home: process.env.FAKE_GATEWAY_HOME === 'noprovider' ? 'noprovider' : 'ok',
+        die: (reason) => {
+          process.stderr.write(`fake gateway: ${reason}\n`);
+          process.exit(3);
+        },
+      });
 
 function ready(conn: FakeConn): void {
+  if (replay !== undefined) {
+    replay.ready(conn);
+    return;
+  }
   conn.send({ jsonrpc: '2.0', method: 'event', params: { type: 'gateway.ready', payload: { skin: {}, change_events: false, replay_epoch: 'fake-epoch' } } });
 }
 
@@ -33,6 +55,10 @@ function onFrame(conn: FakeConn, line: string): void {
     return;
   }
   const params = typeof frame.params === 'object' && frame.params !== null ? (frame.params as Frame) : {};
+  if (replay !== undefined) {
+    replay.onRequest(conn, frame.method, id, params);
+    return;
+  }
   try {
     const result = handle(conn, frame.method, params);
     conn.send({ jsonrpc: '2.0', id, result });
@@ -68,7 +94,7 @@ function serveWebSocket(token: string): void {
     wss.handleUpgrade(req, socket, head, (ws) => {
       const conn = new FakeConn((line) => ws.send(line), false);
       ws.on('message', (data: Buffer) => onFrame(conn, data.toString('utf8')));
-      ws.on('close', () => disconnect(conn));
+      ws.on('close', () => (replay !== undefined ? replay.disconnect(conn) : disconnect(conn)));
       ready(conn);
     });
   });
@@ -81,13 +107,16 @@ function serveWebSocket(token: string): void {
   process.stdin.on('end', () => process.exit(0));
 }
 
-const args = process.argv.slice(2);
+if (generation !== 'next' && generation !== 'v0.19') {
+  process.stderr.write(`fakeTuiGateway: --generation is "v0.19" (replayed recordings, the default) or "next" (the documented protocol), not "${generation ?? ''}"\n`);
+  process.exit(2);
+}
 if (args.includes('--stdio')) {
   serveStdio();
 } else if (args.includes('--ws')) {
   const i = args.indexOf('--token');
   serveWebSocket(i >= 0 ? (args[i + 1] ?? '') : '');
 } else {
-  process.stderr.write('usage: fakeTuiGateway (--stdio | --ws --token <token>)\n');
+  process.stderr.write('usage: fakeTuiGateway (--stdio | --ws --token <token>) [--generation v0.19|next]\n');
   process.exit(2);
 }

@@ -33,6 +33,12 @@ export interface Knobs {
   readonly additionalDirs: boolean;
   /** `SCRIPTED_AGENT_NO_CLOSE=1`: `sessionCapabilities.close` is not advertised (`session/close` still works). */
   readonly noClose: boolean;
+  /** `SCRIPTED_AGENT_IGNORE_EOF=1`: keeps running after stdin ends, as Claude Agent ACP and Codex ACP do. */
+  readonly ignoreEof: boolean;
+  /** `SCRIPTED_AGENT_NO_START_USAGE=1`: no `usage_update` after `session/new` (the Demo: no figure before a turn). */
+  readonly noStartUsage: boolean;
+  /** `SCRIPTED_AGENT_NO_RESUME=1`: `sessionCapabilities.resume` is not advertised (`session/resume` still works): clients use `session/load`. */
+  readonly noResume: boolean;
 }
 
 function authFail(raw: string | undefined): Knobs['authFail'] {
@@ -81,5 +87,8 @@ export function readKnobs(env: NodeJS.ProcessEnv = process.env): Knobs {
     authFail: authFail(env.SCRIPTED_AGENT_AUTH_FAIL),
     additionalDirs: flag(env, 'SCRIPTED_AGENT_ADDITIONAL_DIRS'),
     noClose: flag(env, 'SCRIPTED_AGENT_NO_CLOSE'),
+    ignoreEof: flag(env, 'SCRIPTED_AGENT_IGNORE_EOF'),
+    noStartUsage: flag(env, 'SCRIPTED_AGENT_NO_START_USAGE'),
+    noResume: flag(env, 'SCRIPTED_AGENT_NO_RESUME'),
   };
 }

@@ -117,7 +117,11 @@ export class LivePeer {
     this.wake();
   }
 
+  /** Called with every line the client sent, as sent (the replay agent's `--received` log). */
+  onReceived: ((line: string) => void) | undefined;
+
   private onLine(line: string): void {
+    this.onReceived?.(line);
     let msg: unknown;
     try {
       msg = JSON.parse(line);

@@ -54,10 +54,13 @@ export const markerKeys = {
   'late-input': ['path', 'text', 'ask'],
   'silent-edit': ['path', 'text'],
   'silent-command': ['cmd'],
+  delete: ['path', 'ask'],
   empty: [],
   retrying: ['n', 'cause'],
   'spawn-daemon': [],
   'deep-input': ['depth', 'leaf', 'kb'],
+  recall: [],
+  'echo-secrets': ['env'],
 } as const satisfies Record<string, readonly string[]>;
 
 export type MarkerName = keyof typeof markerKeys;

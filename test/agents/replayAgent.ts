@@ -4,6 +4,7 @@
  *
  *   node out/test/agents/replayAgent.js <fixture.jsonl> [--lab <abs dir>] [--segment N]
  *                                       [--prompt N] [--speed F] [--map FROM=TO]…
+ *                                       [--next-segment STATE] [--received LOG]
  *
  * Walk, in recorded order:
  * - client→agent request: wait for the next live client request of that method; live requests
@@ -15,9 +16,13 @@
  * `<LAB>` becomes `--lab` (default: the cwd); `--map` rewrites other recorded paths (e.g.
  * `/tmp/ws/claude`). `--segment N` plays only the N-th agent process of a multi-process recording;
  * `--prompt N` only its setup and its N-th prompt (for one-prompt clients such as hermes-acp-run).
- * No delays unless `--speed F` (recorded gaps divided by F). Exits 0 at the end of the recording
- * or when stdin closes. Every decision is logged to stderr.
+ * No delays unless `--speed F` (recorded gaps divided by F). `--next-segment STATE` plays the next
+ * agent process of the recording each time the agent is started (the count is kept in STATE): a
+ * client that restarts the agent meets the recording's second process. `--received LOG` appends
+ * every line the client sent to LOG, as sent — what the agent received, for tests to check.
+ * Exits 0 at the end of the recording or when stdin closes. Every decision is logged to stderr.
  */
+import { appendFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { createLogger } from './agentLog';
 import { readFixture, selectPrompt, splitSegments, type FixtureEntry, type FrameEntry } from './fixtureFile';
@@ -36,10 +41,16 @@ interface Options {
   readonly maps: readonly (readonly [string, string])[];
   /** Stay alive after the recording until stdin closes (golden tests read the transcript first). */
   readonly stay: boolean;
+  /** A file counting the agent's starts: each start plays the next segment. */
+  readonly nextSegment: string | undefined;
+  /** Every line the client sent is appended here. */
+  readonly received: string | undefined;
 }
 
 function usage(message: string): never {
-  process.stderr.write(`replay-agent: ${message}\nusage: replayAgent.js <fixture.jsonl> [--lab DIR] [--segment N] [--prompt N] [--speed F] [--map FROM=TO] [--stay]\n`);
+  process.stderr.write(
+    `replay-agent: ${message}\nusage: replayAgent.js <fixture.jsonl> [--lab DIR] [--segment N] [--prompt N] [--speed F] [--map FROM=TO] [--stay] [--next-segment STATE] [--received LOG]\n`,
+  );
   process.exit(2);
 }
 
@@ -51,6 +62,8 @@ function parseArgs(argv: readonly string[]): Options {
   let speed: number | undefined;
   const maps: [string, string][] = [];
   let stay = false;
+  let nextSegment: string | undefined;
+  let received: string | undefined;
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i] ?? '';
     const value = (): string => {
@@ -86,6 +99,10 @@ function parseArgs(argv: readonly string[]): Options {
       maps.push([m.slice(0, eq), m.slice(eq + 1)]);
     } else if (a === '--stay') {
       stay = true;
+    } else if (a === '--next-segment') {
+      nextSegment = resolve(value());
+    } else if (a === '--received') {
+      received = resolve(value());
     } else if (a.startsWith('--')) {
       usage(`unknown option ${a}`);
     } else if (fixture === undefined) {
@@ -97,7 +114,7 @@ function parseArgs(argv: readonly string[]): Options {
   if (fixture === undefined) {
     usage('missing fixture path');
   }
-  return { fixture, lab, segment, prompt, speed, maps, stay };
+  return { fixture, lab, segment, prompt, speed, maps, stay, nextSegment, received };
 }
 
 /** Replaces a path inside JSON text; the replacement is JSON-escaped so the frame stays valid. */
@@ -228,6 +245,16 @@ class Replayer {
   }
 }
 
+/** With `--next-segment STATE`: this start's number (1 for the first), counted in STATE. */
+function startCount(state: string | undefined): number | undefined {
+  if (state === undefined) {
+    return undefined;
+  }
+  const n = (existsSync(state) ? Number.parseInt(readFileSync(state, 'utf8'), 10) || 0 : 0) + 1;
+  writeFileSync(state, String(n));
+  return n;
+}
+
 async function main(): Promise<void> {
   const options = parseArgs(process.argv.slice(2));
   let entries: FixtureEntry[];
@@ -238,10 +265,11 @@ async function main(): Promise<void> {
   }
   const segments = splitSegments(entries);
   let selected = entries;
-  if (options.segment !== undefined) {
-    const seg = segments[options.segment - 1];
+  const segment = options.segment ?? startCount(options.nextSegment);
+  if (segment !== undefined) {
+    const seg = segments[segment - 1];
     if (seg === undefined) {
-      usage(`--segment ${options.segment}: the recording has ${segments.length} segment(s)`);
+      usage(`segment ${segment}: the recording has ${segments.length} segment(s)`);
     }
     selected = seg;
   }
@@ -258,6 +286,10 @@ async function main(): Promise<void> {
       `${selected.filter((e) => e.type === 'frame').length} frames, lab ${options.lab}`,
   );
   const peer = new LivePeer(log);
+  const receivedLog = options.received;
+  if (receivedLog !== undefined) {
+    peer.onReceived = (line) => appendFileSync(receivedLog, `${line}\n`);
+  }
   const replayer = new Replayer(options, peer);
   try {
     await replayer.play(selected);

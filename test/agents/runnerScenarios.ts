@@ -7,7 +7,7 @@
  */
 import type { ToolCallContent } from '@agentclientprotocol/sdk';
 import { spawn } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { log } from './agentLog';
 import { boolArg, intArg, strArg, type Marker } from './markers';
@@ -89,6 +89,31 @@ export async function silentEdit(turn: Turn, marker: Marker): Promise<void> {
   writeQuietly(path, content);
   await turn.send({ sessionUpdate: 'tool_call_update', toolCallId, status: 'completed', content: [{ type: 'diff', path, newText: content }] });
   await turn.say(`Wrote ${path} without asking.`);
+}
+
+/**
+ * A `delete` tool call (Hermes' and Claude's kind) on `path`: with `ask=yes` a permission request
+ * first (allow_once / reject_once), and the file is deleted only when allowed; without, at once.
+ */
+export async function deleteFile(turn: Turn, marker: Marker): Promise<void> {
+  const path = turn.resolvePath(strArg(marker, 'path', 'old.txt'));
+  const toolCallId = turn.newToolCallId();
+  const rawInput = { path };
+  await turn.send({ sessionUpdate: 'tool_call', toolCallId, title: `Delete ${path}`, kind: 'delete', status: 'pending', rawInput, locations: [{ path }] });
+  if (boolArg(marker, 'ask')) {
+    const answer = await turn.requestPermission({ toolCallId, title: `Delete ${path}`, kind: 'delete', status: 'pending', rawInput, locations: [{ path }] }, [
+      { optionId: 'allow', name: 'Allow', kind: 'allow_once' },
+      { optionId: 'reject', name: 'Reject', kind: 'reject_once' },
+    ]);
+    if (answer.outcome !== 'selected' || answer.optionId !== 'allow') {
+      await turn.send({ sessionUpdate: 'tool_call_update', toolCallId, status: 'failed', content: [text('The user rejected the delete.')] });
+      await turn.say('The delete was rejected.');
+      return;
+    }
+  }
+  rmSync(path, { force: true });
+  await turn.send({ sessionUpdate: 'tool_call_update', toolCallId, status: 'completed', content: [text(`Deleted ${path}`)] });
+  await turn.say(`Deleted ${path}.`);
 }
 
 /** pi's bash: runs a command (simulated) without any permission request. */

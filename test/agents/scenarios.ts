@@ -1,5 +1,6 @@
 /** Marker name → scenario, and the locally handled slash commands. */
 import * as client from './clientScenarios';
+import * as continuity from './continuityScenarios';
 import type { Marker, MarkerName } from './markers';
 import * as permission from './permissionScenarios';
 import * as shapes from './runnerScenarios';
@@ -51,10 +52,13 @@ export const scenarios: Record<MarkerName, Scenario> = {
   'late-input': shapes.lateInput,
   'silent-edit': shapes.silentEdit,
   'silent-command': shapes.silentCommand,
+  delete: shapes.deleteFile,
   empty: shapes.empty,
   retrying: shapes.retrying,
   'spawn-daemon': shapes.spawnDaemon,
   'deep-input': shapes.deepInput,
+  recall: continuity.recall,
+  'echo-secrets': continuity.echoSecrets,
 };
 
 /** Markers that end the turn: later markers in the same prompt are not run. */

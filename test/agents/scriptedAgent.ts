@@ -74,6 +74,12 @@ async function serve(): Promise<void> {
     signedIn: signedInAtStart(knobs),
   };
   process.on('unhandledRejection', (reason) => log(`unhandled rejection: ${String(reason)}`));
+  if (knobs.ignoreEof) {
+    // Like Claude Agent ACP and Codex ACP, the host going away is no reason to stop: neither stdin's
+    // end nor a write to a pipe the host no longer reads (EPIPE, also while the connection closes).
+    process.stdout.on('error', () => undefined);
+    process.stderr.on('error', () => undefined);
+  }
   const input = Readable.toWeb(process.stdin) as unknown as ReadableStream<Uint8Array>;
   const connection = buildAgent(runtime).connect(acp.ndJsonStream(stdout.sdkSink(), input));
   log(
@@ -82,6 +88,11 @@ async function serve(): Promise<void> {
       (knobs.configOptions ? ', config options' : ', modes + legacy models'),
   );
   await connection.closed;
+  if (knobs.ignoreEof) {
+    log('connection closed (stdin ended); staying (SCRIPTED_AGENT_IGNORE_EOF)');
+    setInterval(() => undefined, 60_000);
+    return;
+  }
   log('connection closed (stdin ended); exiting');
   await exitAfterFlush(runtime, 0);
 }

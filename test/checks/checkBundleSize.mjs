@@ -18,9 +18,11 @@ const { grammars } = JSON.parse(readFileSync(join(root, 'src', 'webview', 'highl
 const kb = (bytes) => `${(bytes / 1024).toFixed(1)} KB`;
 
 // Issue 20: main.js ≤ 150 KB. What the first paint of a chat does not show loads later from cards.js
-// (src/webview/lazy/cards.ts), fetched when the page is idle after that paint. Issue 43 added the
-// virtualized transcript to the first paint and moved the permission prompt, terminal output and
-// find in the chat into cards.js (20.7 → 34.8 KB; its budget 24 → 40 KB).
+// (src/webview/lazy/cards.ts), fetched when the page is idle after that paint.
+// cards.js: 28 KB since issue 38 (the failure block, held prompts, the chat's own commands, a
+// permission's "Checked" list moved there from main.js). Issue 43 added the virtualized transcript to
+// the first paint and moved the permission prompt, terminal output and find in the chat into cards.js
+// (38.5 KB after merging issue 38's cards; its budget 28 → 40 KB).
 const budgets = { 'dist/webview/main.js': 150 * 1024, 'dist/webview/cards.js': 40 * 1024, 'dist/webview/hljs/core.js': 24 * 1024 };
 for (const name of Object.keys(grammars)) {
   budgets[`dist/webview/hljs/${name}.js`] = 24 * 1024;

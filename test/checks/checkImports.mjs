@@ -40,12 +40,13 @@ const layers = {
   session: ['agentPort', 'protocol', 'util'],
   permissions: ['protocol', 'util'],
   changes: ['session', 'util'],
+  worktree: ['permissions', 'process', 'util'],
   registry: ['host', 'agentPort', 'wire', 'process', 'util'],
   mcp: ['registry', 'wire', 'util'],
-  app: ['host', 'acp', 'session', 'permissions', 'mcp', 'changes', 'registry', 'agentPort', 'wire', 'process', 'protocol', 'util'],
-  cli: ['app', 'host', 'acp', 'session', 'permissions', 'mcp', 'registry', 'agentPort', 'wire', 'process', 'protocol', 'util'],
-  views: ['app', 'host', 'acp', 'session', 'permissions', 'changes', 'registry', 'mcp', 'agentPort', 'wire', 'process', 'protocol', 'util'],
-  'extension.ts': ['views', 'app', 'host', 'acp', 'session', 'permissions', 'changes', 'registry', 'mcp', 'agentPort', 'wire', 'process', 'protocol', 'util'],
+  app: ['worktree', 'host', 'acp', 'session', 'permissions', 'mcp', 'changes', 'registry', 'agentPort', 'wire', 'process', 'protocol', 'util'],
+  cli: ['app', 'worktree', 'host', 'acp', 'session', 'permissions', 'mcp', 'registry', 'agentPort', 'wire', 'process', 'protocol', 'util'],
+  views: ['app', 'worktree', 'host', 'acp', 'session', 'permissions', 'changes', 'registry', 'mcp', 'agentPort', 'wire', 'process', 'protocol', 'util'],
+  'extension.ts': ['views', 'app', 'worktree', 'host', 'acp', 'session', 'permissions', 'changes', 'registry', 'mcp', 'agentPort', 'wire', 'process', 'protocol', 'util'],
   webview: ['protocol'],
 };
 /** Rooms with sub-rooms of their own; any other nested folder belongs to its top folder (src/views/chat is src/views). */

@@ -149,7 +149,7 @@ function childEnv({ runDir, node24Bin, extra }) {
  */
 export async function startCodeServer(options) {
   const { workspace, vsixPath, userSettings = {}, machineSettings, env = {}, logName = 'code-server', workspaceTrust = false, startTimeoutMs = 30_000 } = options;
-  const { node24Bin, codeServerBin } = await ensureHarness({ quiet: true });
+  const { node24Bin, codeServerBin } = await ensureHarness({ quiet: true, browser: false });
   installCleanup();
 
   const runDir = mkdtempSync(join(tmpdir(), 'hermes-cs-'));

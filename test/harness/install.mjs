@@ -17,6 +17,11 @@ export const REPO_ROOT = resolve(HERE, '../..');
 export const CACHE_DIR = join(REPO_ROOT, '.cache', 'harness');
 
 const NODE24_VERSION = '24.22.3';
+/** How long a first install takes, as measured (test/harness/README.md), said before it starts. */
+const expected = {
+  node24: 'a ~50 MB download, usually under a minute',
+  'code-server': 'about 2–8 minutes: ~240 MB from npm, then native modules built with node-gyp; 1.6 min on an idle 2-core machine with a warm npm cache',
+};
 const CODE_SERVER_VERSION = '4.139.1';
 const STAMP = '.harness-stamp.json';
 
@@ -93,18 +98,62 @@ function npmEnv(extra) {
   return { ...env, ...extra };
 }
 
+/** m:ss */
+const clock = (ms) => `${Math.floor(ms / 60_000)}:${String(Math.floor((ms % 60_000) / 1000)).padStart(2, '0')}`;
+
 /**
- * Runs a command, output to a log file; on failure throws with the log's tail.
- * @param {string} cmd @param {string[]} args @param {{ cwd: string, env: Record<string, string>, logFile: string }} o
+ * What an `npm install --loglevel=http --foreground-scripts` is doing, from its output: packages
+ * fetched so far, and the install script running (code-server's native modules build with node-gyp).
  */
-function run(cmd, args, { cwd, env, logFile }) {
+export class InstallProgress {
+  fetched = 0;
+  /** @type {string | undefined} */ script;
+  /** @type {string} */ last = '';
+  #partial = '';
+
+  /** @param {string} text */
+  feed(text) {
+    const lines = (this.#partial + text).split('\n');
+    this.#partial = lines.pop() ?? '';
+    for (const raw of lines) {
+      const line = raw.trim();
+      if (line === '') continue;
+      if (/^npm (http fetch|timing fetch)/.test(line)) this.fetched++;
+      // "> argon2@0.41.1 install" (npm's banner before a package's script, with --foreground-scripts)
+      const banner = /^> (\S+)@\S+ (preinstall|install|postinstall)\b/.exec(line);
+      if (banner) this.script = `${banner[1]} ${banner[2]}`;
+      this.last = line;
+    }
+  }
+
+  /** One line: the step and what it is at. */
+  describe() {
+    const tail = this.last.length > 90 ? `${this.last.slice(0, 89)}…` : this.last;
+    if (this.script !== undefined) return `running ${this.script} script (${this.fetched} packages fetched)${tail ? ` — ${tail}` : ''}`;
+    return this.fetched > 0 ? `fetching packages: ${this.fetched} so far` : 'resolving packages';
+  }
+}
+
+/**
+ * Runs a command, output to a log file; on failure throws with the log's tail. With `progress`, a
+ * line every `everyMs` says what it is doing and for how long (a first install takes minutes).
+ * @param {string} cmd @param {string[]} args
+ * @param {{ cwd: string, env: Record<string, string>, logFile: string, progress?: { label: string, everyMs?: number } }} o
+ */
+function run(cmd, args, { cwd, env, logFile, progress }) {
   return new Promise((resolvePromise, reject) => {
     const out = createWriteStream(logFile);
     const child = spawn(cmd, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
     child.stdout.pipe(out, { end: false });
     child.stderr.pipe(out, { end: false });
+    const started = Date.now();
+    const state = new InstallProgress();
+    child.stdout.on('data', (d) => state.feed(String(d)));
+    child.stderr.on('data', (d) => state.feed(String(d)));
+    const ticker = progress && setInterval(() => log(`${progress.label}: ${clock(Date.now() - started)} — ${state.describe()}`), progress.everyMs ?? 5000);
     child.on('error', (err) => reject(new HarnessError(`cannot run ${cmd}: ${err.message}`)));
     child.on('close', (code) => {
+      if (ticker) clearInterval(ticker);
       out.end(() => {
         if (code === 0) return resolvePromise(undefined);
         const tail = readFileSync(logFile, 'utf8').trimEnd().split('\n').slice(-30).join('\n');
@@ -152,8 +201,11 @@ async function ensureComponent(name, { binary, fingerprintExtra = '', env = {}, 
   mkdirSync(dest, { recursive: true });
   rmSync(stampFile, { force: true });
   for (const f of files) copyFileSync(join(src, f), join(dest, f));
-  log(`${name}: npm install in ${dest} ...`);
-  await run('npm', ['install', '--no-audit', '--no-fund'], { cwd: dest, env: npmEnv(env), logFile: join(dest, 'install.log') });
+  const logFile = join(dest, 'install.log');
+  log(`${name}: first install into ${dest} (${expected[name]}); npm's log: ${logFile}`);
+  // --loglevel=http and --foreground-scripts: the log (and the progress lines) show each fetch and
+  // each install script as it runs, instead of minutes of silence.
+  await run('npm', ['install', '--no-audit', '--no-fund', '--loglevel=http', '--foreground-scripts'], { cwd: dest, env: npmEnv(env), logFile, ...(quiet ? {} : { progress: { label: `${name}: npm install` } }) });
   if (!existsSync(binary)) throw new HarnessError(`${name}: npm install succeeded but ${binary} is missing`);
   const version = await verify();
   writeFileSync(stampFile, JSON.stringify({ fingerprint, version, installedAt: new Date().toISOString() }, null, 2) + '\n');
@@ -214,12 +266,13 @@ function isAlive(pid) {
 /**
  * Makes sure Node 24 and code-server are installed in the cache and Chromium is present.
  * Idempotent and fast (milliseconds) when the stamps match.
- * @param {{ quiet?: boolean }} [options] quiet: say nothing when everything is up to date
+ * @param {{ quiet?: boolean, browser?: boolean }} [options] quiet: say nothing when everything is up to
+ *   date; browser: false when no test drives a browser (`npm start` prints a URL instead)
  * @returns {Promise<HarnessPaths>}
  */
-export async function ensureHarness({ quiet = false } = {}) {
+export async function ensureHarness({ quiet = false, browser = true } = {}) {
   const paths = harnessPaths();
-  checkChromium(paths.chromiumPath);
+  if (browser) checkChromium(paths.chromiumPath);
   await withLock(async () => {
     await ensureComponent('node24', {
       binary: paths.node24Bin,

@@ -36,6 +36,19 @@ suite('extension in a real VS Code', () => {
     assert.equal(a.statusBar.state, 'ready');
   });
 
+  test('the status bar follows the active chat\'s agent: Select Agent (a new side bar chat) renames it at once', async () => {
+    await useScriptedAgent();
+    const a = await api();
+    await vscode.commands.executeCommand('hermes.newSession');
+    await waitFor('the first agent ready', () => a.statusBar.state === 'ready');
+    assert.match(a.statusBar.text, /\bScripted$/);
+    const other = { id: 'other', name: 'Other Scripted', command: a.manager.sidebar.host.definition.command, args: [...a.manager.sidebar.host.definition.args], env: { ...a.manager.sidebar.host.definition.env } };
+    const chat = await a.manager.newSidebarSession(other);
+    assert.match(a.statusBar.text, /Other Scripted$/, `named at once: ${a.statusBar.text}`);
+    await waitFor('the other agent ready', () => chat.sessionId !== undefined && a.statusBar.state === 'ready');
+    assert.match(a.statusBar.text, /Other Scripted$/);
+  });
+
   test('says plainly when the agent binary is missing', async () => {
     const config = vscode.workspace.getConfiguration('hermes');
     await config.update('agents', [{ id: 'missing', name: 'Missing', command: 'hermes-not-installed-here', args: ['acp'] }], vscode.ConfigurationTarget.Global);

@@ -132,7 +132,7 @@ suite('hardening (real extension host)', function () {
       watch.dispose();
       assert.equal(chat.controller.pendingPermissions.length, 0);
       const notice = failureNotice(chat, 0);
-      assert.ok(notice?.detail !== undefined && notice.detail !== '', 'the notice carries the stderr tail');
+      assert.ok(notice?.log !== undefined && notice.log !== '', 'the notice carries the stderr tail');
       const before = conversation(chat);
       await until('automatic respawn + restore', () => chat.host.pid !== undefined && chat.host.pid !== pid && chat.controller.state.phase === 'idle' && !chat.readOnly, 15_000);
       restoredBy.push('respawn after 1 s');

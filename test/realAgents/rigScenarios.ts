@@ -32,6 +32,8 @@ export const rigScenarios: readonly RigScenario[] = [
     loadAfter: false,
     expectedExit: [0],
   },
+  // Opt-in (issue 38): the agent's todo tool with a three-step plan; the runner writes `plan` events.
+  { id: 'plan', server: 'plan', permissions: 'allow', prompt: 'Write a three-step plan with your todo tool.', timeoutSec: 300, interrupt: false, loadAfter: false, expectedExit: [0] },
   { id: 'error429', server: 'error429', permissions: 'deny', prompt: 'Say hello.', timeoutSec: 240, interrupt: false, loadAfter: false, expectedExit: [75] },
   { id: 'error500', server: 'error500', permissions: 'deny', prompt: 'Say hello.', timeoutSec: 240, interrupt: false, loadAfter: false, expectedExit: [75] },
   { id: 'sigint', server: 'slow', permissions: 'deny', prompt: 'Count slowly.', timeoutSec: 300, interrupt: true, loadAfter: false, expectedExit: [130] },

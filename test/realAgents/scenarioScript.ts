@@ -9,7 +9,7 @@
 import { arr, isObject, type JsonObject, type ModelRequest, type Reply } from './modelTypes';
 import { buildCall, pickTool, type Action, type BuiltCall, type Target } from './toolCalls';
 
-export const scenarioNames = ['text', 'edit', 'shell', 'error429', 'error500', 'error400', 'slow', 'flaky'] as const;
+export const scenarioNames = ['text', 'edit', 'shell', 'plan', 'error429', 'error500', 'error400', 'slow', 'flaky'] as const;
 export type ScenarioName = (typeof scenarioNames)[number];
 
 export function isScenarioName(s: string): s is ScenarioName {
@@ -20,6 +20,7 @@ export const replyTexts = {
   text: 'RIG-OK: hello from the scripted model.',
   edit: 'RIG-DONE: rig-target.txt now says Hello ACP.',
   shell: 'RIG-DONE: the shell command ran.',
+  plan: 'RIG-DONE: the plan is written.',
   side: 'Rig side reply',
 } as const;
 
@@ -77,6 +78,7 @@ export function sampleFor(schema: JsonObject | undefined): unknown {
 const plans: Partial<Record<ScenarioName, readonly Action[]>> = {
   edit: ['read', 'edit'],
   shell: ['shell'],
+  plan: ['plan'],
 };
 
 /** `prompt`: the run's prompt; without it every request offering tools counts as the turn. */
@@ -107,11 +109,12 @@ export function decide(name: ScenarioName, req: ModelRequest, target: Target, st
       return { role: 'main', step, reply: text(replyTexts.text) };
     case 'edit':
     case 'shell':
+    case 'plan':
       return toolStep(name, req, target, state, step);
   }
 }
 
-function toolStep(name: 'edit' | 'shell', req: ModelRequest, target: Target, state: ScriptState, step: number): Decision {
+function toolStep(name: 'edit' | 'shell' | 'plan', req: ModelRequest, target: Target, state: ScriptState, step: number): Decision {
   // Skip actions the agent has no tool for (Codex reads through its shell).
   const plan = (plans[name] ?? []).filter((action) => pickTool(action, req.tools) !== undefined);
   const action = plan[step];

@@ -7,14 +7,23 @@
 import * as path from 'node:path';
 import { arr, isObject, str, type JsonObject, type OfferedTool, type ToolCall } from './modelTypes';
 
-export type Action = 'read' | 'edit' | 'shell';
+export type Action = 'read' | 'edit' | 'shell' | 'plan';
 
 /** Preference order per action; the first name the request offers wins. */
 export const toolPreference: Record<Action, readonly string[]> = {
   read: ['Read', 'read_file', 'read', 'read_files', 'view'],
   edit: ['Edit', 'replace', 'edit', 'apply_patch', 'editor', 'str_replace_based_edit_tool', 'str_replace_editor', 'write_file', 'Write', 'write', 'write_to_file'],
   shell: ['Bash', 'run_shell_command', 'bash', 'exec_command', 'shell_command', 'shell', 'run_commands', 'execute_command', 'terminal'],
+  // Claude's TodoWrite, Codex's update_plan, opencode's todowrite, Gemini's write_todos, Hermes' todo.
+  plan: ['TodoWrite', 'update_plan', 'todowrite', 'write_todos', 'todo_write', 'todo'],
 };
+
+/** The rig's plan: three steps in three states (each agent's todo tool gets them in its own fields). */
+export const rigPlan: readonly { readonly text: string; readonly status: 'completed' | 'in_progress' | 'pending' }[] = [
+  { text: 'Read rig-target.txt', status: 'completed' },
+  { text: 'Edit rig-target.txt', status: 'in_progress' },
+  { text: 'Check the result', status: 'pending' },
+];
 
 /** What the scripted model does in the run's cwd. */
 export interface Target {
@@ -73,6 +82,10 @@ export function pickTool(action: Action, tools: readonly OfferedTool[]): Offered
 }
 
 export function buildCall(action: Action, tool: OfferedTool, target: Target, id: string): BuiltCall {
+  if (action === 'plan') {
+    const unfilled: string[] = [];
+    return { call: { kind: 'function', id, name: tool.name, args: planArgs(tool.parameters ?? {}, unfilled) }, unfilled };
+  }
   const abs = path.join(target.cwd, target.file);
   const description = 'rig: scripted call';
   const values: Values =
@@ -87,6 +100,47 @@ export function buildCall(action: Action, tool: OfferedTool, target: Target, id:
   const unfilled: string[] = [];
   const args = fill(tool.parameters ?? {}, values, unfilled, '');
   return { call: { kind: 'function', id, name: tool.name, args }, unfilled };
+}
+
+/** A todo tool's arguments: its one array of objects gets {@link rigPlan}, item fields filled by name. */
+function planArgs(schema: JsonObject, unfilled: string[]): JsonObject {
+  const props = isObject(schema.properties) ? schema.properties : {};
+  const out: JsonObject = {};
+  for (const [name, raw] of Object.entries(props)) {
+    const prop = isObject(raw) ? raw : {};
+    const items = isObject(prop.items) ? prop.items : undefined;
+    if (types(prop).includes('array') && items !== undefined && types(items).includes('object')) {
+      out[name] = rigPlan.map((step, i) => planItem(items, step, i, unfilled, `${name}[].`));
+    } else if (/^(explanation|summary|description)$/i.test(name)) {
+      out[name] = 'rig: scripted plan';
+    }
+  }
+  return out;
+}
+
+function planItem(schema: JsonObject, step: (typeof rigPlan)[number], i: number, unfilled: string[], prefix: string): JsonObject {
+  const props = isObject(schema.properties) ? schema.properties : {};
+  const required = new Set(arr(schema.required).filter((r): r is string => typeof r === 'string'));
+  const out: JsonObject = {};
+  for (const [name, raw] of Object.entries(props)) {
+    const prop = isObject(raw) ? raw : {};
+    const allowed = arr(prop.enum).filter((v): v is string => typeof v === 'string');
+    if (/^(content|step|text|title|task|description)$/i.test(name)) {
+      out[name] = step.text;
+    } else if (/^status$/i.test(name)) {
+      out[name] = allowed.length === 0 || allowed.includes(step.status) ? step.status : allowed[0];
+    } else if (/^priority$/i.test(name)) {
+      out[name] = allowed.length === 0 || allowed.includes('medium') ? 'medium' : allowed[0];
+    } else if (/^active_?form$/i.test(name)) {
+      out[name] = `Doing: ${step.text}`;
+    } else if (/^id$/i.test(name)) {
+      out[name] = String(i + 1);
+    } else if (required.has(name)) {
+      unfilled.push(`${prefix}${name}`);
+      out[name] = defaultFor(prop);
+    }
+  }
+  return out;
 }
 
 function types(schema: JsonObject): readonly string[] {

@@ -3,7 +3,7 @@ import * as path from 'node:path';
 import { fixturesDir } from './paths';
 
 /** The recorded Hermes 0.19.0 transcripts (test/fixtures/hermes, see its README). */
-export type HermesRecording = 'main' | 'load' | 'ratelimit' | 'nocreds';
+export type HermesRecording = 'main' | 'load' | 'ratelimit' | 'nocreds' | 'retry' | 'cancel' | 'edits' | 'restart';
 
 /**
  * Recorded lines `from`..`to` (0-based, inclusive) of a Hermes transcript, byte for byte. Scenarios
@@ -18,19 +18,28 @@ export function recorded(name: HermesRecording, from: number, to = from): string
   return lines.slice(from, to + 1);
 }
 
-/** Writes a fixture for the replay agent; the recorded ids it joins must not repeat (checked). */
+/**
+ * Writes a fixture for the replay agent. A recorded request id may come again once the agent has
+ * answered it (recordings each start at 1, and the replay agent maps a recorded id to the live one
+ * only until its response), never while a request with that id is still open (checked).
+ */
 export function writeFixture(file: string, lines: readonly string[]): string {
-  const seen = new Map<string, number>();
+  const open = new Set<string>();
   for (const line of lines) {
-    const entry = JSON.parse(line) as { dir?: string; msg?: { id?: string | number; method?: unknown } };
-    if (entry.dir === '->' && typeof entry.msg?.method === 'string' && entry.msg.id !== undefined) {
-      const key = `${entry.msg.id}`;
-      seen.set(key, (seen.get(key) ?? 0) + 1);
+    const entry = JSON.parse(line) as { dir?: string; msg?: { id?: string | number; method?: unknown; result?: unknown; error?: unknown } };
+    const id = entry.msg?.id;
+    if (id === undefined || entry.dir === undefined) {
+      continue;
     }
-  }
-  const repeated = [...seen].filter(([, n]) => n > 1).map(([id]) => id);
-  if (repeated.length > 0) {
-    throw new Error(`recorded request ids ${repeated.join(', ')} repeat: the replay agent could not tell their responses apart`);
+    const key = JSON.stringify(id);
+    if (entry.dir === '->' && typeof entry.msg?.method === 'string') {
+      if (open.has(key)) {
+        throw new Error(`recorded request id ${key} repeats while the first is open: the replay agent could not tell their responses apart`);
+      }
+      open.add(key);
+    } else if (entry.dir === '<-' && entry.msg?.method === undefined) {
+      open.delete(key);
+    }
   }
   fs.mkdirSync(path.dirname(file), { recursive: true });
   fs.writeFileSync(file, `${lines.join('\n')}\n`);

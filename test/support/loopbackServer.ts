@@ -11,6 +11,7 @@ export type Route = Buffer | string | ((req: http.IncomingMessage, res: http.Ser
 export class LoopbackServer {
   readonly requests: string[] = [];
   private readonly routes = new Map<string, Route>();
+  private fallback: Route | undefined;
   private readonly sockets = new Set<Socket>();
   private port = 0;
   private readonly server = http.createServer((req, res) => this.handle(req, res));
@@ -33,6 +34,11 @@ export class LoopbackServer {
     this.routes.set(pathname, route);
   }
 
+  /** What every path without a route gets (default: 404 "not found"). */
+  setFallback(route: Route): void {
+    this.fallback = route;
+  }
+
   url(pathname: string): string {
     return `http://127.0.0.1:${this.port}${pathname}`;
   }
@@ -40,7 +46,7 @@ export class LoopbackServer {
   private handle(req: http.IncomingMessage, res: http.ServerResponse): void {
     const pathname = new URL(req.url ?? '/', 'http://127.0.0.1').pathname;
     this.requests.push(pathname);
-    const route = this.routes.get(pathname);
+    const route = this.routes.get(pathname) ?? this.fallback;
     if (route === undefined) {
       res.writeHead(404).end('not found');
     } else if (typeof route === 'function') {

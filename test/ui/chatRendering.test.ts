@@ -279,7 +279,7 @@ suite('chat rendering in code-server + Chromium', function () {
     await waitUntil('the gauge to show the last usage_update', async () => Number(await meter.getAttribute('value')) === used, 10_000);
     assert.equal(Number(await meter.getAttribute('max')), 131072);
     const usageText = (await chat.locator('.usage-text').innerText()).trim();
-    assert.equal(usageText, `${compact(used)} / 131k tokens`);
+    assert.equal(usageText, `context ${compact(used)} / 131k`);
     const tip = (await chat.locator('.usage').getAttribute('title')) ?? '';
     assert.equal(tip.replace(/[^\d ]/g, '').replace(/\s+/g, ' ').trim(), `${used} 131072`, `tooltip: ${tip}`);
     await ui().shot('ui-render-usage');

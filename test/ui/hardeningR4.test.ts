@@ -58,6 +58,28 @@ import { clickOnTarget, conversation, footers, shotName, waitUntil } from './uiH
 const actingMessages = new Set(['location/open', 'diff/open', 'output/open', 'notice/action', 'prompt/submit', 'permission/choose', 'turn/restore', 'turn/rewind', 'fork/fromHere', 'mode/set', 'model/set', 'config/set', 'turn/cancel']);
 
 /** What a one-line label must show for `text`: line breaks and tabs as spaces, invisible characters as ⟨U+XXXX⟩. */
+/** Every row of a workbench list in `pane`, top to bottom: scrolled through with the wheel, since only rows in view are in the DOM. */
+async function listLabels(pane: Locator): Promise<string[]> {
+  const page = pane.page();
+  const list = pane.locator('.monaco-list').first();
+  if ((await list.count()) === 0) {
+    return [];
+  }
+  await list.hover();
+  await page.mouse.wheel(0, -1_000_000);
+  const seen = new Map<number, string>();
+  for (let still = 0, i = 0; still < 3 && i < 200; i++) {
+    const before = seen.size;
+    for (const row of await pane.locator('.monaco-list-row').all()) {
+      seen.set(Number(await row.getAttribute('data-index')), (await row.textContent()) ?? '');
+    }
+    still = seen.size === before ? still + 1 : 0;
+    await page.mouse.wheel(0, 66);
+    await page.waitForTimeout(80);
+  }
+  return [...seen.entries()].sort((a, b) => a[0] - b[0]).map(([, label]) => label);
+}
+
 function oneLineVisible(text: string): string {
   const all = new RegExp(invisibleChars.source, 'g');
   return text.replace(/[\r\n\t]+/g, ' ').replace(all, (c) => `⟨U+${c.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}⟩`);
@@ -319,9 +341,10 @@ suite('R4 hardening: hostile content in code-server + Chromium', function () {
     await sendAndWaitForTurn(chat, names.map((n) => `[write path=${markerValue(n)} text=changed]`).join(' '), 60_000);
     const page = ui().page;
     const pane = page.locator('.pane').filter({ has: page.locator('.pane-header', { hasText: /^\s*Changes/ }) });
-    const rows = pane.locator('.monaco-list-row');
-    await waitUntil('the Changes view to list the written files', async () => (await rows.count()) > bidi.length, 20_000);
-    const labels = (await rows.allTextContents()).filter((l) => !/^\s*Turn \d+/.test(l));
+    // The view starts small and its list is virtualized (only rows in view are in the DOM): read it by scrolling.
+    let all: string[] = [];
+    await waitUntil('the Changes view to list the written files', async () => (all = await listLabels(pane)).length > bidi.length, 30_000);
+    const labels = all.filter((l) => !/^\s*Turn \d+/.test(l));
     await ui().shot('r4-changes-view');
     const raw = labels.filter((l) => invisibleChars.test(l));
     bidiLabels += bidi.length;

@@ -190,12 +190,10 @@ suite('issue 22: a session opened from Show Sessions shows its prompts as the us
     assert.deepEqual(await users.evaluateAll((els: PageElement[]) => els.map((e) => e.getAttribute('data-origin'))), Array(10).fill('replay'));
     assert.equal(await conversation(chat).getByText(/^(restored|sent by the agent)$/).count(), 0, 'no origin tag');
     assert.equal(await footers(chat).count(), 0, 'the replay carries no usage: no footer is made up');
-    // The one notice: the recording's last prompt (`[error500] boom`) got no reply, and Hermes still holds it.
-    assert.deepEqual(
-      (await conversation(chat).locator('article.notice .notice-title').allTextContents()).map((t) => t.trim()),
-      ['Hermes will send this message again with your next one.'],
-      'no error: the load was not raced by a session/new',
-    );
+    // The recording's last prompt (`[error500] boom`) got no reply, and Hermes still holds it: said
+    // above the composer (issue 38), no notice — and no error: the load was not raced by a session/new.
+    assert.deepEqual(await conversation(chat).locator('article.notice .notice-title').allTextContents(), []);
+    assert.match((await chat.locator('.composer-held').textContent()) ?? '', /Hermes will send your next message together with the failed one: “\[error500\] boom”/);
 
     // Layout: the text keeps the card's width; a turn's last entry and the next prompt are as close as any two entries.
     const layout = await conversation(chat).evaluate((log: PageElement) => {
@@ -279,7 +277,7 @@ suite('issue 22: /help + one Enter sends; a fork is titled "Fork of …"', funct
   });
 });
 
-suite('issue 22: after a failed turn the chat says Hermes will resend it, and starts fresh in one click', function () {
+suite('issue 22/38: after a failed turn the composer says Hermes will resend it, and Start fresh is one click', function () {
   this.timeout(240_000);
   // ratelimit.jsonl lines 1–21 as recorded: the 429 turn, the merged follow-up that fails again,
   // and the next session/new (the fresh start's session).
@@ -287,27 +285,27 @@ suite('issue 22: after a failed turn the chat says Hermes will resend it, and st
   const fixture = writeFixture(path.join(dir, 'ratelimit.jsonl'), recorded('ratelimit', 1, 21));
   const s = suiteVsCode('ui22-ratelimit', dir, { machineSettings: replayHermes(fixture, dir) });
 
-  test('a notice after each failure; "Start fresh from here" forks before the first held prompt, titled and with the prompt in the composer', async () => {
+  test('each failure is its footer; the next message is marked as sent with the failed one; Start fresh before the first held prompt is a plain new session', async () => {
     const ui = s.ui();
     const chat = await newChat(ui);
     await send(chat, '[ratelimit] hi');
-    const resend = notice(chat, 'Hermes will send this message again with your next one.');
-    await resend.waitFor({ timeout: 30_000 });
-    assert.match((await resend.getAttribute('class')) ?? '', /notice-info/);
-    await notice(chat, /The model provider failed \(HTTP 429\)/).waitFor({ timeout: 5000 });
-    await resend.getByRole('button', { name: 'Start fresh from here' }).waitFor({ timeout: 5000 });
+    await footers(chat).first().getByRole('group', { name: 'What failed' }).waitFor({ timeout: 30_000 });
+    const held = chat.locator('.composer-held');
+    await held.waitFor({ timeout: 10_000 });
+    assert.match((await held.textContent()) ?? '', /together with the failed one: “\[ratelimit\] hi”/);
+    assert.equal(await conversation(chat).locator('article.notice').count(), 0, 'no notice cards');
     await ui.shot('ui22-failed-turn-notice');
 
     await send(chat, '[plain] are you there?');
-    await waitUntil('the second notice', async () => (await conversation(chat).locator('article.notice-info').count()) === 2, 30_000);
+    await waitUntil('the second footer', async () => (await footers(chat).count()) === 2, 30_000);
+    assert.match((await conversation(chat).getByRole('article', { name: 'You', exact: true }).last().locator('.merged-note').textContent()) ?? '', /sent together with the failed message/);
     await chat.locator('.session-title').getByText('Fake Session Title #3').waitFor({ timeout: 15_000 });
-    await notice(chat, 'Hermes will send this message again with your next one.').getByRole('button', { name: 'Start fresh from here' }).click();
+    await footers(chat).last().getByRole('button', { name: 'Start fresh' }).click();
 
     const fresh = await chatBeside(ui);
-    await fresh.locator('.session-title').getByText('Fork of Fake Session Title #3').waitFor({ timeout: 15_000 });
     await waitUntil('the failed prompt in the composer', async () => (await composerBox(fresh).inputValue()) === '[ratelimit] hi', 15_000);
     assert.equal(await conversation(fresh).getByRole('article', { name: 'You', exact: true }).count(), 0, 'the fresh session starts before the failed prompt');
-    await conversation(fresh).getByText(/Forked with transcript/).waitFor({ timeout: 15_000 });
+    assert.equal(await conversation(fresh).getByText(/Forked with transcript/).count(), 0, 'from the first message: nothing to carry');
     await ui.shot('ui22-start-fresh');
   });
 });

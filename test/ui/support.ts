@@ -8,9 +8,9 @@ import { repoRoot, scriptedAgentPath } from '../support/paths';
 /** The harness modules are plain ESM (test/harness); these are the parts the UI tests use. */
 interface CodeServer {
   readonly url: string;
-  /** code-server's pid, also its process group's id (the extension host is in the group). */
-  readonly pid: number;
   readonly runDir: string;
+  /** code-server's main process, also the id of its process group (the extension host is in the group). */
+  readonly pid: number;
   baseUrl(folder?: string): string;
   stop(): Promise<void>;
 }
@@ -38,14 +38,22 @@ async function harness<T>(file: string): Promise<T> {
 
 let packaged: string | undefined;
 
-/** Packages the extension once per run (the way a user installs it). */
+/**
+ * The packaged extension, installed into code-server the way a user installs it: the .vsix
+ * `npm test` built once for this run (HERMES_TEST_VSIX, from scripts/package.mjs), else packaged
+ * here once per process the same way (a production build of what ships, staged, packed by vsce).
+ */
 export function packageExtension(): string {
   if (packaged !== undefined) {
     return packaged;
   }
-  const out = path.join(repoRoot, '.cache', 'ui', 'hermes-acp.vsix');
-  fs.mkdirSync(path.dirname(out), { recursive: true });
-  execFileSync(path.join(repoRoot, 'node_modules', '.bin', 'vsce'), ['package', '--no-dependencies', '--skip-license', '--no-rewrite-relative-links', '-o', out], { cwd: repoRoot, stdio: 'pipe' });
+  const given = process.env.HERMES_TEST_VSIX;
+  if (given !== undefined && given !== '' && fs.existsSync(given)) {
+    packaged = given;
+    return given;
+  }
+  const out = path.join(repoRoot, '.package', 'ui', 'hermes-acp.vsix');
+  execFileSync(process.execPath, [path.join(repoRoot, 'scripts', 'package.mjs'), '--out', out], { cwd: repoRoot, stdio: 'pipe' });
   packaged = out;
   return out;
 }
@@ -71,6 +79,8 @@ export interface UiOptions {
   readonly files?: Record<string, string>;
   /** The browser window (default 1440 × 900). */
   readonly viewport?: { readonly width: number; readonly height: number };
+  /** Environment of code-server itself, hence of the extension host (what `npm start` sets). */
+  readonly serverEnv?: Record<string, string>;
 }
 
 /** code-server with the packaged extension, configured for the scripted agent; Chromium on its workbench. */
@@ -88,6 +98,7 @@ export async function openVsCode(options: UiOptions = {}): Promise<UiSession> {
     vsixPath: vsix,
     logName: 'ui',
     ...(options.workspaceTrust === true ? { workspaceTrust: true } : {}),
+    ...(options.serverEnv !== undefined ? { env: options.serverEnv } : {}),
     // code-server is a remote: machine-scoped settings (which agent to spawn) live in the machine settings.
     machineSettings: {
       'hermes.agents': [{ id: 'scripted', name: 'Scripted', command: process.execPath, args: [scriptedAgentPath], env: options.agentEnv ?? {} }],

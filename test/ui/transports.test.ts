@@ -1,9 +1,11 @@
 /**
- * Issue 19 in code-server + Chromium with the packaged extension: the TUI Gateway (the scripted fake
- * over WebSocket, test/agents/fakeTuiGateway.md) and the API Server (test/agents/fakeApiServer.md).
- * A plain WebSocket client in this file plays the user's Hermes terminal: it creates the sessions
- * the chat attaches to and answers an approval the chat also shows. What each fake received is read
- * from its record file, so the wire is asserted, not just the rendering.
+ * Issues 19 and 42 in code-server + Chromium with the packaged extension: the TUI Gateway — the
+ * newer generation as documented (the fake's `--generation next`) and Hermes v0.19.0 as recorded
+ * (the fake's replay of test/fixtures/hermes-gateway/), both over WebSocket — and the API Server
+ * (the replay of test/fixtures/hermes-api-server/; test/agents/fakeApiServer.md). A plain WebSocket
+ * client in this file plays the user's Hermes terminal: it creates the sessions the chat attaches
+ * to and answers an approval the chat also shows. What each fake received is read from its record
+ * file, so the wire is asserted, not just the rendering.
  */
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
@@ -14,11 +16,12 @@ import WebSocket from 'ws';
 import { scriptedAgentPath } from '../support/paths';
 import { FakeProcess, fakeApiServerJs, fakeTuiGatewayJs } from '../unit/transports/transportRig';
 import { vsCodeForSuite } from './support';
-import { answerMaskedInputBox, conversation, footers, paletteCommand, send, sendAndWaitForFooter, waitUntil } from './uiHelpers';
+import { answerMaskedInputBox, conversation, footers, paletteCommand, send, sendAndWaitForFooter, waitForCount, waitUntil } from './uiHelpers';
 
 type Json = Record<string, unknown>;
 
 const token = 'tok-ui19-gateway';
+const token019 = 'tok-ui42-gateway-v019';
 const apiKey = 'key-ui19-api';
 const secretValue = 'sv-ui19-hunter2-value';
 
@@ -49,14 +52,17 @@ class Terminal {
     });
   }
 
-  static async connect(url: string): Promise<Terminal> {
+  /** `declare`: send `client.capabilities` (the newer gateway; Hermes v0.19.0 has no such method). */
+  static async connect(url: string, declare = true): Promise<Terminal> {
     const ws = new WebSocket(url);
     await new Promise<void>((resolve, reject) => {
       ws.once('open', () => resolve());
       ws.once('error', reject);
     });
     const t = new Terminal(ws);
-    await t.call('client.capabilities', { server_requests: true });
+    if (declare) {
+      await t.call('client.capabilities', { server_requests: true });
+    }
     return t;
   }
 
@@ -124,20 +130,25 @@ suite('issue 19: TUI Gateway and API Server in the real chat (code-server + Chro
   this.timeout(240_000);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hermes-ui19-'));
   const gatewayRecord = path.join(dir, 'gateway.jsonl');
+  const v019Record = path.join(dir, 'gateway-v019.jsonl');
   const apiRecord = path.join(dir, 'api.jsonl');
-  const gateway = new FakeProcess(fakeTuiGatewayJs, ['--ws', '--token', token], { FAKE_GATEWAY_RECORD: gatewayRecord, FAKE_GATEWAY_EXPECT_SECRET: secretValue });
+  const gateway = new FakeProcess(fakeTuiGatewayJs, ['--ws', '--token', token, '--generation', 'next'], { FAKE_GATEWAY_RECORD: gatewayRecord, FAKE_GATEWAY_EXPECT_SECRET: secretValue });
   const api = new FakeProcess(fakeApiServerJs, ['--key', apiKey], { FAKE_API_RECORD: apiRecord });
+  const v019 = new FakeProcess(fakeTuiGatewayJs, ['--ws', '--token', token019], { FAKE_GATEWAY_RECORD: v019Record });
   // Filled in before vsCodeForSuite's own suiteSetup (mocha runs hooks in order) starts code-server:
   // the fakes' ports are known only once they listen.
   const machineSettings: Json = {};
   let gatewayUrl = '';
+  let v019Url = '';
   suiteSetup(async () => {
-    const [g, a] = await Promise.all([gateway.ready, api.ready]);
+    const [g, a, old] = await Promise.all([gateway.ready, api.ready, v019.ready]);
     gatewayUrl = `ws://127.0.0.1:${g.port}/api/ws`;
+    v019Url = `ws://127.0.0.1:${old.port}/api/ws`;
     machineSettings['hermes.agents'] = [
       { id: 'scripted', name: 'Scripted', command: process.execPath, args: [scriptedAgentPath] },
       { id: 'gateway', name: 'Hermes Gateway', transport: 'tui-gateway', gateway: { url: gatewayUrl } },
       { id: 'remote', name: 'Hermes Remote', transport: 'api-server', apiServer: { baseUrl: `http://127.0.0.1:${a.port}` } },
+      { id: 'hermes019', name: 'Hermes 0.19 Gateway', transport: 'tui-gateway', gateway: { url: v019Url } },
     ];
   });
   const vs = vsCodeForSuite('ui19-transports', { machineSettings, settings: { 'hermes.trace': 'verbose' } });
@@ -146,7 +157,7 @@ suite('issue 19: TUI Gateway and API Server in the real chat (code-server + Chro
   let live = '';
   suiteTeardown(async () => {
     terminal?.close();
-    await Promise.all([gateway.stop(), api.stop()]);
+    await Promise.all([gateway.stop(), api.stop(), v019.stop()]);
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
@@ -166,6 +177,9 @@ suite('issue 19: TUI Gateway and API Server in the real chat (code-server + Chro
     await terminal.turn(live, '[title=Live refactor] plan the refactor');
 
     await paletteCommand(ui.page, 'Hermes: Attach to a Running Hermes Session…');
+    // Two gateway agents are configured (the newer one and Hermes v0.19.0's): which one is asked first.
+    const through = ui.page.locator('.quick-input-widget').filter({ hasText: 'Attach through which gateway?' });
+    await through.locator('.quick-input-list .monaco-list-row').filter({ has: ui.page.locator('.label-name', { hasText: /^Hermes Gateway$/ }) }).first().click({ timeout: 30_000 });
     await answerMaskedInputBox(ui.page, token, 'Hermes Gateway: gateway session token');
     const pick = ui.page.locator('.quick-input-widget').filter({ hasText: 'Attach to a running Hermes Gateway session' });
     const rows = pick.locator('.quick-input-list .monaco-list-row');
@@ -284,21 +298,78 @@ suite('issue 19: TUI Gateway and API Server in the real chat (code-server + Chro
     await answerMaskedInputBox(ui.page, apiKey, 'Hermes Remote: API Server key');
     const chat = await ui.chat();
     await waitUntil('the remote chat', async () => (await footers(chat).count()) === 0 && (await conversation(chat).getByRole('article').count()) === 0);
-    const footer = await sendAndWaitForFooter(chat, '[tools] find the sources');
+    // Hermes v0.19.0 replayed: `[todo]` streams one `hermes.tool.progress` pair (📋 "planning 3 task(s)").
+    const footer = await sendAndWaitForFooter(chat, '[todo] plan it');
     await footer.getByText('Completed').waitFor({ timeout: 10_000 });
     const log = conversation(chat);
     const card = (label: string): Locator => log.getByRole('article', { name: label, exact: true });
-    await card('*.ts').waitFor({ timeout: 10_000 });
-    assert.equal(await card('*.ts').locator('.tool-emoji').textContent(), '🔎');
-    assert.equal(await card('ls -F').locator('.tool-emoji').textContent(), '💻');
+    await card('planning 3 task(s)').waitFor({ timeout: 10_000 });
+    assert.equal(await card('planning 3 task(s)').locator('.tool-emoji').textContent(), '📋');
     const reply = log.getByRole('article', { name: 'Hermes Remote' });
     const text = (await reply.allTextContents()).join(' ');
-    assert.match(text, /Let me look\.\s*Found 3 files\./);
-    for (const leaked of ['🔎', '💻', '*.ts', 'ls -F', 'search_files', 'running', 'completed']) {
+    assert.match(text, /Plan recorded\./);
+    for (const leaked of ['📋', 'planning', 'running', 'completed']) {
       assert.ok(!text.includes(leaked), `the progress text "${leaked}" is not in the reply: ${text}`);
     }
     const chatRequest = recorded(apiRecord).find((r) => r.path === '/v1/chat/completions');
     assert.equal(chatRequest?.authorized, true, 'the key from the masked input went to the server');
     await ui.shot('ui19-tool-progress');
+  });
+
+  test('Hermes v0.19.0 (replayed): a dangerous command’s approval is a card with Hermes’ four choices; Allow runs it, Deny leaves the folder; the other client’s answer clears it', async () => {
+    const ui = vs.ui();
+    await paletteCommand(ui.page, 'Hermes: Select Agent');
+    await ui.page.locator('.quick-input-widget .monaco-list-row').filter({ hasText: 'Hermes 0.19 Gateway' }).first().click();
+    await answerMaskedInputBox(ui.page, token019, 'Hermes 0.19 Gateway: gateway session token');
+    const chat = await ui.chat();
+    await waitUntil('the v0.19 chat', async () => (await footers(chat).count()) === 0 && (await conversation(chat).getByRole('article').count()) === 0);
+    const log = conversation(chat);
+    const victim = (name: string): string => {
+      const d = path.join(dir, name);
+      fs.mkdirSync(path.join(d, 'sub'), { recursive: true });
+      return d;
+    };
+    const finished = log.getByText('The command finished.');
+    const button = (name: string): Locator => log.getByRole('button', { name, exact: true });
+
+    const first = victim('victim1');
+    await send(chat, `[terminal cmd=rm -r ${first}] Clean up.`);
+    await button('Allow once').waitFor({ timeout: 30_000 });
+    for (const name of ['Allow for this session', 'Always allow', 'Deny']) {
+      assert.equal(await button(name).count(), 1, `the card offers "${name}"`);
+    }
+    await ui.page.locator('.statusbar').getByText('Hermes 0.19 Gateway: permission needed').waitFor({ timeout: 10_000 });
+    await ui.shot('ui42-v019-approval-card');
+    await button('Allow once').click();
+    await finished.first().waitFor({ timeout: 30_000 });
+    await waitUntil('the allowed command to run', () => Promise.resolve(!fs.existsSync(first)));
+
+    const second = victim('victim2');
+    await send(chat, `[terminal cmd=rm -r ${second}] Clean up.`);
+    await button('Deny').waitFor({ timeout: 30_000 });
+    await button('Deny').click();
+    await waitForCount(finished, 2, 'the denied turn’s end');
+    assert.ok(fs.existsSync(second), 'Deny left the folder');
+    await ui.shot('ui42-v019-denied');
+
+    // The session's other client (the user's own Hermes TUI) answers the third approval.
+    const terminal = await Terminal.connect(`${v019Url}?token=${token019}`, false);
+    try {
+      const listed = await terminal.call('session.active_list', {});
+      const live = (Array.isArray(listed.sessions) ? listed.sessions.map(obj) : []).map((x) => String(x.id));
+      assert.equal(live.length, 1, `the chat's session is the one live session: ${live.join(', ')}`);
+      const third = victim('victim3');
+      await send(chat, `[terminal cmd=rm -r ${third}] Clean up.`);
+      await button('Allow once').waitFor({ timeout: 30_000 });
+      assert.deepEqual(await terminal.call('approval.respond', { session_id: live[0], choice: 'once' }), { resolved: 1 });
+      await button('Allow once').waitFor({ state: 'detached', timeout: 30_000 });
+      await waitForCount(finished, 3, 'the third turn’s end');
+      assert.ok(!fs.existsSync(third), 'the other client allowed it');
+      await ui.shot('ui42-v019-cleared');
+    } finally {
+      terminal.close();
+    }
+    const answers = recorded(v019Record).filter((r) => r.dir === 'in' && obj(r.frame).method === 'approval.respond').map((r) => obj(obj(r.frame).params).choice);
+    assert.deepEqual(answers, ['once', 'deny', 'once'], 'one answer each: two from the chat, the last from the other client');
   });
 });

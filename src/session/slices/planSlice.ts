@@ -7,7 +7,7 @@ export function applyPlanUpdate(state: SessionState, update: Extract<acp.Session
   if (state.replay !== undefined) {
     return { ...state, replay: { entries: upsertPlanSnapshot(state.replay.entries, update.entries, ctx), plan: update.entries } };
   }
-  return { ...state, plan: update.entries, entries: upsertPlanSnapshot(state.entries, update.entries, ctx) };
+  return { ...state, plan: update.entries, entries: upsertPlanSnapshot(state.entries, update.entries, ctx), ...(ctx.turnId !== undefined ? { planTurnId: ctx.turnId } : {}) };
 }
 
 /** The plan shows once per turn and updates in place; a new turn gets a new checklist. */

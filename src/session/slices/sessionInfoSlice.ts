@@ -3,6 +3,7 @@ import { mergeReplay } from '../replayMerge';
 import type { SessionAction } from '../sessionActions';
 import type { SessionState } from '../sessionState';
 import { append, appendEntry, withEntries, type UpdateContext } from './entryList';
+import { unmergeReplayed } from './heldPrompt';
 
 /** The actions this slice owns: the session's life around the turns, its settings and notices. */
 export type SessionInfoAction = Extract<
@@ -11,6 +12,7 @@ export type SessionInfoAction = Extract<
     type:
       | 'agentConnected'
       | 'sessionStarting'
+      | 'sessionStartFailed'
       | 'sessionStarted'
       | 'replayStarted'
       | 'replayEnded'
@@ -18,7 +20,8 @@ export type SessionInfoAction = Extract<
       | 'modeChanged'
       | 'modelChanged'
       | 'configOptionsChanged'
-      | 'transcriptCopied';
+      | 'transcriptCopied'
+      | 'promptHeld';
   }
 >;
 
@@ -44,6 +47,8 @@ export function reduceSessionInfo(state: SessionState, action: SessionInfoAction
       return { ...state, quirks: action.quirks };
     case 'sessionStarting':
       return { ...state, phase: 'starting' };
+    case 'sessionStartFailed':
+      return state.phase === 'starting' ? { ...state, phase: state.sessionId !== undefined ? 'idle' : 'new' } : state;
     case 'sessionStarted':
       return {
         ...state,
@@ -60,9 +65,11 @@ export function reduceSessionInfo(state: SessionState, action: SessionInfoAction
         return state;
       }
       const { replay, ...rest } = state;
+      // Hermes stores a message sent after a cancel merged with the cancelled prompt: shown as typed.
+      const replayed = state.quirks.mergesCancelledPrompt ? replay.entries.map((e) => (e.kind === 'user' ? unmergeReplayed(e) : e)) : replay.entries;
       return {
         ...rest,
-        entries: mergeReplay(state.entries, replay.entries),
+        entries: mergeReplay(state.entries, replayed),
         plan: replay.plan.length > 0 ? replay.plan : state.plan,
       };
     }
@@ -76,11 +83,15 @@ export function reduceSessionInfo(state: SessionState, action: SessionInfoAction
           title: action.title,
           at: action.at,
           ...(action.detail !== undefined ? { detail: action.detail } : {}),
+          ...(action.log !== undefined && action.log !== '' ? { log: action.log } : {}),
           ...(action.actions !== undefined ? { actions: action.actions } : {}),
           ...(action.forkFrom !== undefined ? { forkFrom: action.forkFrom } : {}),
           ...(action.suggestions !== undefined ? { suggestions: action.suggestions } : {}),
+          ...(action.log !== undefined ? { log: action.log } : {}),
         }),
       };
+    case 'promptHeld':
+      return { ...state, held: action.held };
     case 'modeChanged':
       return state.modes === undefined || state.modes.currentModeId === action.modeId
         ? state

@@ -7,7 +7,7 @@ import { append, appendEntry, replaceAt, withEntries, type UpdateContext } from 
 import { guardedCallIndex, mergeContent, mergeLocations, permissionOnlyIndex } from './guardedCall';
 
 /** The actions this slice owns: a permission request attached to its tool call, and its answer. */
-export type ToolAction = Extract<SessionAction, { type: 'permissionRequested' | 'permissionResolved' }>;
+export type ToolAction = Extract<SessionAction, { type: 'permissionRequested' | 'permissionResolved' | 'toolsConfirmed' }>;
 
 /** Output kept per `_meta` terminal; older output is dropped from the front. */
 const maxMetaTerminalChars = 1024 * 1024;
@@ -28,11 +28,48 @@ export function reduceToolAction(state: SessionState, action: ToolAction): Sessi
         ...(action.check !== undefined ? { check: action.check } : {}),
       };
       const ctx: UpdateContext = { id: action.id, at: action.at, turnId: state.turn?.id, replaying: false };
-      return { ...state, entries: attachPermission(state.entries, action.toolCall, ctx, permission) };
+      return { ...state, entries: attachPermission(state.entries, withoutDecisionList(action.toolCall), ctx, permission) };
     }
     case 'permissionResolved':
       return resolvePermission(state, action.requestId, action.outcome, action.answeredBy, action.at, action.remembered);
+    case 'toolsConfirmed': {
+      // Only a call still without a result: whatever the agent reported itself stands.
+      const ids = new Set(action.entryIds);
+      let entries = state.entries;
+      for (let i = 0; i < entries.length; i++) {
+        const e = entries[i];
+        if (e?.kind === 'tool' && ids.has(e.id) && e.status === 'ended') {
+          entries = replaceAt(entries, i, { ...e, status: 'completed', confirmed: 'disk' });
+        }
+      }
+      return entries === state.entries ? state : { ...state, entries };
+    }
   }
+}
+
+/**
+ * Codex ACP 0.16 writes its approval's decisions into the request's text ("Proposed Amendment: …\n
+ * Available Decisions: Approved\nApprovedExecpolicyAmendment\nAbort", test/fixtures/agents/
+ * codex-main.jsonl): the options are the card's buttons already, so that list stays out of the card.
+ */
+function withoutDecisionList(request: acp.ToolCallUpdate): acp.ToolCallUpdate {
+  if (request.content === undefined || request.content === null) {
+    return request;
+  }
+  let changed = false;
+  const content = request.content.flatMap((c): acp.ToolCallContent[] => {
+    if (c.type !== 'content' || c.content.type !== 'text') {
+      return [c];
+    }
+    const at = c.content.text.search(/(^|\n)Available Decisions:/);
+    if (at < 0) {
+      return [c];
+    }
+    changed = true;
+    const kept = c.content.text.slice(0, at).trimEnd();
+    return kept === '' ? [] : [{ ...c, content: { ...c.content, text: kept } }];
+  });
+  return changed ? { ...request, content } : request;
 }
 
 export function lastIndexOfTool(entries: readonly Entry[], toolCallId: string): number {

@@ -102,6 +102,10 @@ export class ApiHttp {
       parser.push(decoder.decode());
       parser.end();
     } catch (e) {
+      if (!controller.signal.aborted && !TransportClosedError.is(e) && !HttpStatusError.is(e)) {
+        // Node's fetch says only "terminated" when the server goes away mid-stream.
+        throw new TransportClosedError(`Lost the connection to the API server at ${this.base} during ${method} ${path}: ${causeOf(e)}.`);
+      }
       throw aborted(controller.signal, e);
     } finally {
       clearTimeout(timer);

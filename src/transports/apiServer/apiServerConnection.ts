@@ -12,9 +12,10 @@ import type { TransportPorts } from '../../agentPort/questionPort';
 import { SessionRouter } from '../sessionRouter';
 import type { RunRecovery, Transport, TransportDescriptor, UnknownRunResolution } from '../../agentPort/transport';
 import { ApiHttp, type ApiTarget } from './apiHttp';
-import { ChatStreamTranslator } from './chatStream';
+import { ChatStreamTranslator, type TokenCounts } from './chatStream';
 import { resolveUnknownRun } from './runRecovery';
 import { RunStreamTranslator, type ApprovalAsk } from './runStream';
+import { storedCallUpdate, storedToolCalls } from './sessionMessages';
 
 export interface ApiTimeouts {
   /** JSON calls (capabilities, run admission, approval, stop). */
@@ -68,6 +69,8 @@ export class ApiServerConnection implements Transport, RunRecovery {
   private readonly closedDeferred = new Deferred<Error>();
   private initValue: acp.InitializeResponse | undefined;
   private features: Readonly<Record<string, unknown>> = {};
+  /** The model the server answers as (`/v1/capabilities` `model`, else `/v1/models`). */
+  private modelName: string | undefined;
   private disposed = false;
   readonly closed = this.closedDeferred.promise;
 
@@ -90,17 +93,22 @@ export class ApiServerConnection implements Transport, RunRecovery {
     try {
       const caps = await this.http.json('GET', '/v1/capabilities');
       this.features = isObject(caps) && isObject(caps.features) ? caps.features : {};
+      this.modelName = isObject(caps) && typeof caps.model === 'string' && caps.model !== '' ? caps.model : undefined;
     } catch (e) {
       if (!(HttpStatusError.is(e) && e.status === 404)) {
         throw e;
       }
       // An OpenAI-compatible server without Hermes' capabilities route: check it answers at all.
-      await this.http.json('GET', '/v1/models');
+      const models = await this.http.json('GET', '/v1/models');
+      const first: unknown = isObject(models) && Array.isArray(models.data) ? models.data[0] : undefined;
+      this.modelName = isObject(first) && typeof first.id === 'string' ? first.id : undefined;
     }
     this.transport = { ...this.transport, capabilities: { ...this.transport.capabilities, runRecovery: this.features.run_unknown_resolution === true } };
+    // Hermes' version (`/health`, unauthenticated); an OpenAI-compatible server without it is fine.
+    const health = await this.http.json('GET', '/health').catch(() => undefined);
     this.initValue = {
       protocolVersion: 1,
-      agentInfo: { name: 'hermes-api-server', title: 'Hermes (API Server)', version: '' },
+      agentInfo: { name: 'hermes-api-server', title: 'Hermes (API Server)', version: isObject(health) && typeof health.version === 'string' ? health.version : '' },
       agentCapabilities: { loadSession: false },
       authMethods: [],
     };
@@ -110,7 +118,8 @@ export class ApiServerConnection implements Transport, RunRecovery {
   newSession(): Promise<acp.NewSessionResponse> {
     const id = `vscode-${randomUUID()}`;
     this.sessions.set(id, { id, remoteId: id, history: [], turn: undefined });
-    return Promise.resolve({ sessionId: id });
+    const model = this.options.model ?? this.modelName;
+    return Promise.resolve({ sessionId: id, ...(model !== undefined ? { models: { currentModelId: model, availableModels: [{ modelId: model, name: model }] } } : {}) });
   }
 
   loadSession(): Promise<acp.LoadSessionResponse> {
@@ -207,13 +216,18 @@ export class ApiServerConnection implements Transport, RunRecovery {
     const translator = new ChatStreamTranslator((u) => this.router.deliver(session.id, u));
     const messages = [...session.history, { role: 'user' as const, content: text }];
     const key = this.options.target.apiKey;
-    await this.http.stream('POST', '/v1/chat/completions', { model: this.options.model ?? 'hermes-agent', stream: true, messages }, (e) => translator.onEvent(e), {
+    let stored: string | undefined;
+    await this.http.stream('POST', '/v1/chat/completions', { model: this.options.model ?? this.modelName ?? 'hermes-agent', stream: true, messages }, (e) => translator.onEvent(e), {
       idleTimeoutMs: this.timeouts.idle,
       ...(session.turn !== undefined ? { signal: session.turn.abort.signal } : {}),
       // Hermes refuses session continuation without a configured key (403); without one the history travels in the body.
       ...(key !== undefined && key !== '' ? { headers: { 'X-Hermes-Session-Id': session.remoteId } } : {}),
+      onHeaders: (headers) => (stored = headers.get('X-Hermes-Session-Id') ?? undefined),
     });
     const end = translator.result;
+    if (end.toolCallIds.length > 0 && stored !== undefined) {
+      await this.fillToolCalls(session.id, stored, text, (calls) => calls.flatMap((c) => (end.toolCallIds.includes(c.id) ? [storedCallUpdate(c.id, c, true)] : [])));
+    }
     if (end.finishReason === 'error' || end.error !== undefined) {
       throw new Error(end.error ?? 'The agent run failed; see the traffic log.');
     }
@@ -221,12 +235,12 @@ export class ApiServerConnection implements Transport, RunRecovery {
       throw new TransportClosedError('The API server ended the stream before the reply finished.');
     }
     session.history.push({ role: 'user', content: text }, { role: 'assistant', content: end.text });
-    return { stopReason: end.finishReason === 'length' ? 'max_tokens' : 'end_turn' };
+    return withUsage({ stopReason: end.finishReason === 'length' ? 'max_tokens' : 'end_turn' }, end.usage);
   }
 
   private async runTurn(session: ApiSession, text: string): Promise<acp.PromptResponse> {
     const turn = session.turn;
-    const accepted = await this.http.json('POST', '/v1/runs', { input: text, session_id: session.remoteId, model: this.options.model ?? 'hermes-agent' });
+    const accepted = await this.http.json('POST', '/v1/runs', { input: text, session_id: session.remoteId, model: this.options.model ?? this.modelName ?? 'hermes-agent' });
     const runId = isObject(accepted) && typeof accepted.run_id === 'string' ? accepted.run_id : undefined;
     if (runId === undefined || turn === undefined) {
       throw new TransportClosedError('The API server admitted the run without a run id; see the traffic log.');
@@ -257,18 +271,34 @@ export class ApiServerConnection implements Transport, RunRecovery {
       }
     }
     const end = translator.end;
+    const ids = translator.toolCallIds;
+    if (ids.length > 0) {
+      // Run tool events carry no call id: the stored calls of this turn, in order, are the run's.
+      await this.fillToolCalls(session.id, session.remoteId, text, (calls) => calls.slice(0, ids.length).map((c, i) => storedCallUpdate(ids[i] ?? c.id, c, false)));
+    }
     if (end === undefined) {
       throw new TransportClosedError(`The run ${runId} stream ended without a result; its status is at /v1/runs/${runId}.`);
     }
     switch (end.status) {
       case 'completed':
-        return { stopReason: 'end_turn' };
+        return withUsage({ stopReason: 'end_turn' }, end.usage);
       case 'cancelled':
         return { stopReason: 'cancelled' };
       case 'interrupted':
         throw new Error(`${end.error ?? 'The API server shut down during the run.'} Run ${runId} may need settling (resolve-unknown).`);
       default:
         throw new Error(end.error ?? `The run ended ${end.status}.`);
+    }
+  }
+
+  /** Arguments (and, over chat completions, results) of the turn's tool calls from the stored session; best effort. */
+  private async fillToolCalls(sessionId: string, storedId: string, userText: string, updates: (calls: Awaited<ReturnType<typeof storedToolCalls>>) => acp.SessionUpdate[]): Promise<void> {
+    try {
+      for (const u of updates(await storedToolCalls(this.http, storedId, userText))) {
+        this.router.deliver(sessionId, u);
+      }
+    } catch (e) {
+      this.options.log.note(`the tool calls' arguments could not be read from session ${storedId}: ${e instanceof Error ? e.message : String(e)}`);
     }
   }
 
@@ -287,4 +317,9 @@ export class ApiServerConnection implements Transport, RunRecovery {
       .catch((e: unknown) => this.options.log.note(`approval for run ${runId} not delivered: ${e instanceof Error ? e.message : String(e)}`))
       .finally(() => approvals.delete(key));
   }
+}
+
+/** The response with the turn's tokens (`PromptResponse.usage`, read by the session layer's `parseUsage`). */
+function withUsage(response: acp.PromptResponse, usage: TokenCounts | undefined): acp.PromptResponse {
+  return usage !== undefined ? Object.assign(response, { usage }) : response;
 }

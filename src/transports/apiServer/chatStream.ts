@@ -10,27 +10,56 @@ export interface ChatStreamEnd {
   readonly error: string | undefined;
   readonly text: string;
   readonly done: boolean;
+  /** The last chunk's `usage` (summed over the request's model calls), as ACP `usage`. */
+  readonly usage: TokenCounts | undefined;
+  /** The `toolCallId`s of the calls this stream opened, in order. */
+  readonly toolCallIds: readonly string[];
+}
+
+/** Token counts in ACP's `PromptResponse.usage` shape. */
+export interface TokenCounts {
+  readonly inputTokens: number;
+  readonly outputTokens: number;
+  readonly totalTokens: number;
+}
+
+/** OpenAI's `usage {prompt_tokens, completion_tokens, total_tokens}` / the runs API's `{input_tokens, output_tokens, total_tokens}`. */
+export function parseTokenCounts(raw: unknown): TokenCounts | undefined {
+  if (!isObject(raw)) {
+    return undefined;
+  }
+  const n = (...keys: string[]): number | undefined => keys.map((k) => raw[k]).find((v): v is number => typeof v === 'number' && Number.isFinite(v) && v >= 0);
+  const input = n('prompt_tokens', 'input_tokens');
+  const output = n('completion_tokens', 'output_tokens');
+  if (input === undefined && output === undefined) {
+    return undefined;
+  }
+  return { inputTokens: input ?? 0, outputTokens: output ?? 0, totalTokens: n('total_tokens') ?? (input ?? 0) + (output ?? 0) };
 }
 
 /**
  * Translates Hermes' chat-completions SSE (`gateway/platforms/api_server_openai_routes.py` at
- * 0041c5c0b9ea) into ACP updates. `chat.completion.chunk` deltas are the assistant's text; the
+ * 0041c5c0b9ea; recorded from v0.19.0 in test/fixtures/hermes-api-server/) into ACP updates. `chat.completion.chunk` deltas are the assistant's text; the
  * custom `event: hermes.tool.progress` frames — `{tool, emoji, label, toolCallId, status}` — are
  * tool calls and never part of the text. `running` opens a call; `completed` is a lifecycle marker,
  * not success (a failed or timed-out tool also reports it, and this stream carries no result), so
- * the call is not marked `completed` (ACP: "completed successfully"): the turn's end closes it as
- * "ended without a result", and the marker rides in `_meta.hermes.toolProgress`.
+ * the call is not marked `completed` (ACP: "completed successfully"), and the marker rides in
+ * `_meta.hermes.toolProgress`. The stream carries no arguments either (the `label` is a preview):
+ * the connection reads both from the session Hermes stored (sessionMessages.ts) once the stream
+ * ended; without it the turn's end closes the call as "ended without a result".
  */
 export class ChatStreamTranslator {
   private text = '';
   private finishReason: string | undefined;
   private error: string | undefined;
   private done = false;
+  private usage: TokenCounts | undefined;
+  private readonly toolCallIds: string[] = [];
 
   constructor(private readonly emit: (update: acp.SessionUpdate) => void) {}
 
   get result(): ChatStreamEnd {
-    return { finishReason: this.finishReason, error: this.error, text: this.text, done: this.done };
+    return { finishReason: this.finishReason, error: this.error, text: this.text, done: this.done, usage: this.usage, toolCallIds: this.toolCallIds };
   }
 
   onEvent(e: SseEvent): void {
@@ -55,6 +84,7 @@ export class ChatStreamTranslator {
     if (isObject(chunk.error) && typeof chunk.error.message === 'string') {
       this.error = chunk.error.message;
     }
+    this.usage = parseTokenCounts(chunk.usage) ?? this.usage;
     const choice = Array.isArray(chunk.choices) && isObject(chunk.choices[0]) ? chunk.choices[0] : undefined;
     if (choice === undefined) {
       return;
@@ -82,6 +112,9 @@ export class ChatStreamTranslator {
     if (p.status === 'running') {
       const emoji = typeof p.emoji === 'string' ? p.emoji : '';
       const label = typeof p.label === 'string' && p.label !== '' ? p.label : tool;
+      if (!this.toolCallIds.includes(id)) {
+        this.toolCallIds.push(id);
+      }
       this.emit({
         sessionUpdate: 'tool_call',
         toolCallId: id,
@@ -89,8 +122,7 @@ export class ChatStreamTranslator {
         ...(tool !== '' ? { name: tool } : {}),
         kind: toolKind(tool),
         status: 'in_progress',
-        // The frame as received: the session keeps rawInput, so the card can show emoji and label.
-        rawInput: { tool, emoji, label },
+        // Emoji and label reach the card through `_meta`; they are not the call's arguments.
         _meta: { hermes: { toolProgress: { tool, emoji, label, status: 'running' } } },
       });
     } else if (p.status === 'completed') {

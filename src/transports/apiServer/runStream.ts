@@ -1,6 +1,7 @@
 import type * as acp from '@agentclientprotocol/sdk';
 import { isObject, type JsonObject } from '../../util/json';
 import { toolKind } from '../tuiGateway/eventMapper';
+import { parseTokenCounts, type TokenCounts } from './chatStream';
 import type { SseEvent } from './sse';
 
 /** A run's terminal event. */
@@ -8,6 +9,8 @@ export interface RunEnd {
   /** `completed`, `failed`, `cancelled`, `interrupted`. */
   readonly status: string;
   readonly error?: string;
+  /** `run.completed.usage {input_tokens, output_tokens, total_tokens}`. */
+  readonly usage?: TokenCounts;
 }
 
 export interface ApprovalAsk {
@@ -40,6 +43,11 @@ export class RunStreamTranslator {
 
   get end(): RunEnd | undefined {
     return this.endValue;
+  }
+
+  /** The ids minted for this run's tool calls, in order. */
+  get toolCallIds(): readonly string[] {
+    return Array.from({ length: this.toolCount }, (_, i) => `${this.runId}-tool-${i + 1}`);
   }
 
   /** The id of the open tool call an approval most likely belongs to. */
@@ -103,7 +111,8 @@ export class RunStreamTranslator {
           if (status === 'completed' && !this.streamed && s('output') !== '') {
             this.emit({ sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: s('output') } });
           }
-          this.endValue = { status, ...(s('error') !== '' ? { error: s('error') } : {}) };
+          const usage = parseTokenCounts(ev.usage);
+          this.endValue = { status, ...(s('error') !== '' ? { error: s('error') } : {}), ...(usage !== undefined ? { usage } : {}) };
         }
     }
   }

@@ -123,7 +123,9 @@ export class GatewayEventMapper {
     }
     this.openTools.delete(p.tool_id);
     const content: acp.ToolCallContent[] = [];
-    const summary = firstNonEmpty(str(p.result_text), str(p.summary));
+    // v0.19.0's `tool.complete` has only the `result` object (a terminal's `output` / `error`).
+    const result = isObject(p.result) ? p.result : {};
+    const summary = firstNonEmpty(str(p.result_text), str(p.summary), str(result.error), str(result.output));
     if (summary !== '') {
       content.push({ type: 'content', content: { type: 'text', text: summary } });
     }
@@ -135,6 +137,8 @@ export class GatewayEventMapper {
         sessionUpdate: 'tool_call_update',
         toolCallId: p.tool_id,
         status: failed(p.result) ? 'failed' : 'completed',
+        // v0.19.0 sends a call's arguments only here (`tool.start` has a preview): the call's input.
+        ...(isObject(p.args) ? { rawInput: p.args } : {}),
         ...(content.length > 0 ? { content } : {}),
         ...(p.result !== undefined && p.result !== null ? { rawOutput: p.result } : {}),
       },
@@ -150,12 +154,12 @@ function firstNonEmpty(...values: string[]): string {
   return values.find((v) => v.trim() !== '') ?? '';
 }
 
-/** Hermes tool results report failure in the result itself (`error`, `success: false`). */
+/** Hermes tool results report failure in the result itself (`error`, `success: false`, a refused approval's `status: "blocked"`). */
 function failed(result: unknown): boolean {
   if (!isObject(result)) {
     return false;
   }
-  return (result.error !== undefined && result.error !== null && result.error !== '' && result.error !== false) || result.success === false || result.ok === false;
+  return result.status === 'blocked' || (result.error !== undefined && result.error !== null && result.error !== '' && result.error !== false) || result.success === false || result.ok === false;
 }
 
 /** Hermes' tool names (tools/*.py) onto ACP tool kinds; anything else is `other`. */

@@ -2,6 +2,7 @@ import { isObject, type JsonObject } from '../../util/json';
 import { TransportRpcError } from '../../agentPort/transportErrors';
 import type { RewriteRequest } from '../../agentPort/transport';
 import type { RowIdBook } from './rowIds';
+import type { TurnTracker } from './turnTracker';
 import { GatewayCode, type SubmitResult } from './wire';
 
 /** How often a busy session is interrupted before the rewrite gives up. */
@@ -93,4 +94,19 @@ export async function rewriteHistory(request: RewriteRequest, text: string, step
       throw e;
     }
   }
+}
+
+/** Interrupts a busy session before a truncating submit; a running turn gets a bounded wait to end `interrupted`. */
+export async function interruptAndSettle(turns: TurnTracker, interrupt: () => Promise<unknown>): Promise<void> {
+  const wasRunning = turns.running;
+  const mark = turns.mark;
+  await interrupt();
+  if (wasRunning) {
+    // The busy turn ends with an `interrupted` completion; a bounded wait, then the retry decides.
+    await Promise.race([turns.waitFor(mark, 'streaming'), delay(5000)]).catch(() => undefined);
+  }
+}
+
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms).unref());
 }

@@ -10,18 +10,21 @@ import type { LineChannel } from '../jsonRpc/lineChannel';
 import type { TransportPorts } from '../../agentPort/questionPort';
 import { SessionRouter } from '../sessionRouter';
 import type { HistoryRewriter, LiveSessionDirectory, LiveSessionInfo, RewriteRequest, RewriteResult, Transport, TransportDescriptor } from '../../agentPort/transport';
+import { EventQuestions } from './eventQuestions';
+import { gatewayAgentInfo, gatewayDescriptor, type GatewayGeneration } from './gatewayGeneration';
 import { GatewaySession } from './gatewaySession';
 import { parseLiveSessions, parseStoredSessions } from './listings';
 import { promptText } from '../promptText';
-import { rewriteHistory } from './rewrite';
+import { interruptAndSettle, rewriteHistory } from './rewrite';
 import { GatewayQuestions } from './gatewayQuestions';
 import { redactAnswer } from './serverRequests';
+import { turnOutcome } from './turnOutcome';
 import { GatewayCode, parseEvent, parseModelMismatch, parseSnapshot, parseSubmit, parseTranscript, type GatewayEvent, type SessionSnapshot, type SubmitResult } from './wire';
 
 export interface GatewayTimeouts {
   /** From connecting to `gateway.ready` (a cold Python start with MCP discovery takes a while). */
   readonly ready: number;
-  /** session.create / resume / activate / branch. */
+  /** session.create / resume / activate / branch, and a created session's agent being built. */
   readonly session: number;
   /** One whole turn, from submit to `message.complete`. */
   readonly turn: number;
@@ -39,11 +42,6 @@ export interface TuiGatewayOptions {
   readonly provider?: string;
 }
 
-const descriptor: TransportDescriptor = {
-  kind: 'tui-gateway',
-  capabilities: { fork: true, load: true, list: true, modes: false, rewrite: true, clarify: true, secrets: true, attach: true, modelSuggestions: true, toolProgress: false, runRecovery: false },
-};
-
 /**
  * An {@link AgentConnection} over Hermes' TUI Gateway (JSON-RPC over stdio or WebSocket). Sessions,
  * prompts and cancels become gateway methods; gateway events become ACP `session/update`s; the
@@ -51,7 +49,10 @@ const descriptor: TransportDescriptor = {
  * one live session: resuming or activating it adds a subscriber, and every client sees every event.
  */
 export class TuiGatewayConnection implements Transport, HistoryRewriter, LiveSessionDirectory {
-  readonly transport = descriptor;
+  /** The newer generation's until the handshake says otherwise. */
+  transport: TransportDescriptor = gatewayDescriptor('requests');
+  /** Which gateway this is (gatewayGeneration.ts); known after {@link handshake}. */
+  generation: GatewayGeneration = 'requests';
   private readonly peer: JsonRpcPeer;
   private readonly router = new SessionRouter();
   private readonly sessions = new Map<string, GatewaySession>();
@@ -65,6 +66,7 @@ export class TuiGatewayConnection implements Transport, HistoryRewriter, LiveSes
   private readonly ready = new Deferred<JsonObject>();
   private readonly liveIds = new Set<string>();
   private readonly questions: GatewayQuestions;
+  private readonly eventQuestions: EventQuestions;
   private initValue: acp.InitializeResponse | undefined;
   private closedError: Error | undefined;
   readonly closed: Promise<Error>;
@@ -83,6 +85,14 @@ export class TuiGatewayConnection implements Transport, HistoryRewriter, LiveSes
       publicId: (wireId) => this.router.publicId(wireId),
       openToolNamed: (wireId, name) => this.sessions.get(wireId)?.mapper.openToolNamed(name),
     });
+    this.eventQuestions = new EventQuestions({
+      ports: options.ports,
+      log: options.log,
+      request: (method, params, logParams) => this.peer.request(method, params, logParams !== undefined ? { logParams } : {}),
+      publicId: (wireId) => this.router.publicId(wireId),
+      openTool: (wireId) => this.sessions.get(wireId)?.mapper.openToolNamed(undefined),
+      notify: (wireId, update) => this.router.deliver(this.router.publicId(wireId), update),
+    });
     this.peer = new JsonRpcPeer(channel, {
       log: options.log,
       defaultTimeoutMs: this.timeouts.other,
@@ -97,6 +107,7 @@ export class TuiGatewayConnection implements Transport, HistoryRewriter, LiveSes
         s.turns.failAll(error);
       }
       this.questions.abortAll(error);
+      this.eventQuestions.abortAll(error);
       return error;
     });
   }
@@ -112,7 +123,8 @@ export class TuiGatewayConnection implements Transport, HistoryRewriter, LiveSes
   /**
    * Waits for `gateway.ready`, then declares that this client answers server requests
    * (`client.capabilities {server_requests: true}`): without it a WebSocket client has every
-   * approval / clarify / sudo request refused at once. An older gateway without the method is fine.
+   * approval / clarify / sudo request refused at once. A gateway without the method (-32601) is
+   * Hermes v0.19.0's generation, which asks through events (eventQuestions.ts).
    */
   async handshake(): Promise<acp.InitializeResponse> {
     const timer = setTimeout(
@@ -130,13 +142,11 @@ export class TuiGatewayConnection implements Transport, HistoryRewriter, LiveSes
       if (!TransportRpcError.hasCode(e, GatewayCode.methodNotFound)) {
         throw e;
       }
+      this.generation = 'events';
+      this.transport = gatewayDescriptor('events');
+      this.options.log.note('the gateway has no client.capabilities (-32601): questions arrive as events (Hermes v0.19.0)');
     }
-    this.initValue = {
-      protocolVersion: 1,
-      agentInfo: { name: 'hermes-tui-gateway', title: 'Hermes (TUI Gateway)', version: '' },
-      agentCapabilities: { loadSession: true, sessionCapabilities: { list: {}, resume: {}, close: {} } },
-      authMethods: [],
-    };
+    this.initValue = gatewayAgentInfo('');
     return this.initValue;
   }
 
@@ -160,6 +170,9 @@ export class TuiGatewayConnection implements Transport, HistoryRewriter, LiveSes
     }
     const snapshot = this.requireSnapshot('session.create', raw);
     this.adopt(snapshot, snapshot.sessionId);
+    if (snapshot.info.lazy === true) {
+      await this.sessions.get(snapshot.sessionId)?.whenBuilt(this.timeouts.session, this.closed);
+    }
     const current = snapshot.info.model;
     return {
       sessionId: snapshot.sessionId,
@@ -210,18 +223,21 @@ export class TuiGatewayConnection implements Transport, HistoryRewriter, LiveSes
     const mark = session.turns.mark;
     session.expectOwnInput(text);
     let result: SubmitResult;
+    session.submitting(1);
     try {
       result = parseSubmit(await this.peer.request('prompt.submit', { session_id: session.wireId, text }));
     } catch (e) {
       session.dropOwnInput(text);
       throw e;
+    } finally {
+      session.submitting(-1);
     }
     if (result.status === 'steered' || result.status === 'redirected') {
       session.dropOwnInput(text);
     } else {
       session.book.appendTurn();
     }
-    return this.turnResponse(session, mark, result.status);
+    return turnOutcome(session, mark, result.status, this.timeouts.turn, this.closed);
   }
 
   async cancel(sessionId: string): Promise<void> {
@@ -267,7 +283,7 @@ export class TuiGatewayConnection implements Transport, HistoryRewriter, LiveSes
           throw e;
         }
       },
-      interrupt: () => this.interruptAndSettle(session),
+      interrupt: () => interruptAndSettle(session.turns, () => this.peer.request('session.interrupt', { session_id: session.wireId })),
       refreshRows: async () => {
         const raw = await this.peer.request('session.history', { session_id: session.wireId });
         session.book.reset(parseTranscript(isObject(raw) ? raw.messages : undefined));
@@ -276,43 +292,12 @@ export class TuiGatewayConnection implements Transport, HistoryRewriter, LiveSes
     if (outcome.kind === 'declined') {
       return outcome;
     }
-    const response = await this.turnResponse(session, mark, outcome.result.status);
+    const response = await turnOutcome(session, mark, outcome.result.status, this.timeouts.turn, this.closed);
     return { kind: 'rewritten', response, survivorRowIds: outcome.survivors, interrupts: outcome.interrupts };
   }
 
   async dispose(): Promise<void> {
     await this.peer.close();
-  }
-
-  private async interruptAndSettle(session: GatewaySession): Promise<void> {
-    const wasRunning = session.turns.running;
-    const mark = session.turns.mark;
-    await this.peer.request('session.interrupt', { session_id: session.wireId });
-    if (wasRunning) {
-      // The busy turn ends with an `interrupted` completion; a bounded wait, then the retry decides.
-      await Promise.race([session.turns.waitFor(mark, 'streaming'), delay(5000)]).catch(() => undefined);
-    }
-  }
-
-  private async turnResponse(session: GatewaySession, mark: number, status: string): Promise<acp.PromptResponse> {
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new TransportClosedError(`The turn did not finish within ${Math.round(this.timeouts.turn / 60_000)} min.`)), this.timeouts.turn);
-    });
-    try {
-      const end = await Promise.race([session.turns.waitFor(mark, status), timeout, this.closed.then((e) => Promise.reject(e))]);
-      if (end.status === 'interrupted') {
-        return { stopReason: 'cancelled' };
-      }
-      if (end.status === 'error') {
-        const p = end.payload;
-        const why = [p.error, p.failure_reason, p.text].find((v): v is string => typeof v === 'string' && v !== '') ?? 'The turn failed.';
-        throw new TransportRpcError('prompt.submit', -32603, why, p.error_surface);
-      }
-      return { stopReason: 'end_turn' };
-    } finally {
-      clearTimeout(timer);
-    }
   }
 
   /** Tracks the session, shows its snapshot, then the events that arrived before the snapshot was adopted. */
@@ -351,6 +336,28 @@ export class TuiGatewayConnection implements Transport, HistoryRewriter, LiveSes
     return snapshot;
   }
 
+  /** What an event means for the open questions and the agent's identity, before the session shows it. */
+  private onTurnEvent(event: GatewayEvent, wireId: string): void {
+    const p = event.payload;
+    switch (event.type) {
+      case 'tool.complete':
+        if (typeof p.tool_id === 'string') {
+          this.eventQuestions.toolCompleted(wireId, p.tool_id);
+        }
+        return;
+      case 'message.complete':
+      case 'error':
+        this.eventQuestions.turnEnded(wireId, event.type === 'error' ? 'the turn failed' : 'the turn ended');
+        return;
+      case 'session.info':
+        if (typeof p.version === 'string' && p.version !== '' && this.initValue?.agentInfo?.version !== p.version) {
+          this.initValue = gatewayAgentInfo(p.version);
+        }
+        return;
+      default:
+    }
+  }
+
   private onNotification(method: string, params: unknown): void {
     const event = method === 'event' ? parseEvent(params) : undefined;
     if (event === undefined) {
@@ -369,9 +376,10 @@ export class TuiGatewayConnection implements Transport, HistoryRewriter, LiveSes
       }
       return;
     }
-    if (event.sessionId === undefined) {
+    if (event.sessionId === undefined || this.eventQuestions.onEvent(event)) {
       return;
     }
+    this.onTurnEvent(event, event.sessionId);
     const session = this.sessions.get(event.sessionId);
     if (session === undefined) {
       this.early.push(event.sessionId, event);
@@ -379,8 +387,4 @@ export class TuiGatewayConnection implements Transport, HistoryRewriter, LiveSes
     }
     session.onEvent(event);
   }
-}
-
-function delay(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms).unref());
 }

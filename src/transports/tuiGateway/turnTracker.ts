@@ -1,11 +1,14 @@
 import { Deferred } from '../../util/deferred';
 import type { JsonObject } from '../../util/json';
+import type { GatewayUsage } from './wire';
 
-/** How a turn ended (`message.complete`). */
+/** How a turn ended (`message.complete`, or an `error` event, which ends a turn on v0.19.0). */
 export interface TurnEnd {
   /** `complete`, `interrupted`, `error` (`prompt_turn._result_status`). */
   readonly status: string;
   readonly payload: JsonObject;
+  /** This turn's tokens (the gateway reports the live session's running total). */
+  readonly usage?: GatewayUsage;
 }
 
 /**
@@ -24,6 +27,11 @@ export class TurnTracker {
 
   get running(): boolean {
     return this.runningFlag;
+  }
+
+  /** Someone waits for a turn's end (a submit was answered and its turn has not ended). */
+  get awaited(): boolean {
+    return this.waiters.size > 0;
   }
 
   /** Completions seen so far: take it before submitting. */

@@ -8,9 +8,13 @@ import { isObject, type JsonObject } from '../../util/json';
  * 00067189dfec and `website/docs/developer-guide/programmatic-integration.md` at b502c4c6f381.
  *
  * Frames are JSON-RPC 2.0, one per line (stdio) or per WebSocket message. Events are notifications
- * `{"method":"event","params":{"type","session_id","payload"}}`; questions for the user are
- * requests from the gateway with a string id. Parsers here narrow from `unknown` and drop what
- * they cannot read rather than throw: a newer gateway adds fields all the time.
+ * `{"method":"event","params":{"type","session_id","payload"}}`. Two generations exist: the newer
+ * one (documented; the revisions above) asks the user through requests from the gateway with a
+ * string id once the client sent `client.capabilities {server_requests: true}`; Hermes v0.19.0
+ * (`15dc65ee`, recorded in test/fixtures/hermes-gateway/) has no `client.capabilities` (-32601)
+ * and asks through events answered by `*.respond` calls (eventQuestions.ts). Parsers here narrow
+ * from `unknown` and drop what they cannot read rather than throw: a newer gateway adds fields all
+ * the time.
  */
 
 export const GatewayCode = {
@@ -113,6 +117,8 @@ export interface SessionInfo {
   readonly provider?: string;
   readonly title?: string;
   readonly running?: boolean;
+  /** The agent is still being built (v0.19.0 `session.create`); `session.info` follows when it is ready. */
+  readonly lazy?: boolean;
 }
 
 function parseInfo(raw: unknown): SessionInfo {
@@ -124,6 +130,7 @@ function parseInfo(raw: unknown): SessionInfo {
     ...(typeof raw.provider === 'string' && raw.provider !== '' ? { provider: raw.provider } : {}),
     ...(typeof raw.title === 'string' && raw.title !== '' ? { title: raw.title } : {}),
     ...(typeof raw.running === 'boolean' ? { running: raw.running } : {}),
+    ...(raw.lazy === true ? { lazy: true } : {}),
   };
 }
 
@@ -186,6 +193,70 @@ export function parseModelMismatch(data: unknown): { model: string; provider: st
     ? data.suggestions.flatMap((s) => (typeof s === 'string' ? [s] : isObject(s) && typeof s.model === 'string' ? [s.model] : [])).slice(0, 5)
     : [];
   return { model: data.model, provider: typeof data.provider === 'string' ? data.provider : '', suggestions };
+}
+
+/** Token counts in ACP's `PromptResponse.usage` shape (what `parseUsage` reads). */
+export interface GatewayUsage {
+  readonly inputTokens: number;
+  readonly outputTokens: number;
+  readonly totalTokens: number;
+  readonly thoughtTokens?: number;
+  readonly cachedReadTokens?: number;
+  readonly cachedWriteTokens?: number;
+}
+
+/**
+ * `message.complete.payload.usage` / `session.usage` (recorded: `{input, output, total, reasoning,
+ * prompt, completion, calls, context_used, context_max, …}`): cumulative for the live session.
+ */
+export function parseGatewayUsage(raw: unknown): GatewayUsage | undefined {
+  if (!isObject(raw)) {
+    return undefined;
+  }
+  const n = (...keys: string[]): number | undefined => {
+    for (const k of keys) {
+      const v = raw[k];
+      if (typeof v === 'number' && Number.isFinite(v) && v >= 0) {
+        return v;
+      }
+    }
+    return undefined;
+  };
+  const input = n('input', 'prompt');
+  const output = n('output', 'completion');
+  if (input === undefined && output === undefined) {
+    return undefined;
+  }
+  const reasoning = n('reasoning');
+  const cacheRead = n('cache_read', 'cache_read_tokens');
+  const cacheWrite = n('cache_write', 'cache_write_tokens');
+  return {
+    inputTokens: input ?? 0,
+    outputTokens: output ?? 0,
+    totalTokens: n('total') ?? (input ?? 0) + (output ?? 0),
+    ...(reasoning !== undefined ? { thoughtTokens: reasoning } : {}),
+    ...(cacheRead !== undefined ? { cachedReadTokens: cacheRead } : {}),
+    ...(cacheWrite !== undefined ? { cachedWriteTokens: cacheWrite } : {}),
+  };
+}
+
+/** One turn's tokens from two cumulative reports. */
+export function usageSince(current: GatewayUsage, previous: GatewayUsage | undefined): GatewayUsage {
+  if (previous === undefined) {
+    return current;
+  }
+  const d = (a: number | undefined, b: number | undefined): number | undefined => (a === undefined ? undefined : Math.max(0, a - (b ?? 0)));
+  const thought = d(current.thoughtTokens, previous.thoughtTokens);
+  const cacheRead = d(current.cachedReadTokens, previous.cachedReadTokens);
+  const cacheWrite = d(current.cachedWriteTokens, previous.cachedWriteTokens);
+  return {
+    inputTokens: Math.max(0, current.inputTokens - previous.inputTokens),
+    outputTokens: Math.max(0, current.outputTokens - previous.outputTokens),
+    totalTokens: Math.max(0, current.totalTokens - previous.totalTokens),
+    ...(thought !== undefined ? { thoughtTokens: thought } : {}),
+    ...(cacheRead !== undefined ? { cachedReadTokens: cacheRead } : {}),
+    ...(cacheWrite !== undefined ? { cachedWriteTokens: cacheWrite } : {}),
+  };
 }
 
 export function epochToIso(seconds: unknown): string | undefined {

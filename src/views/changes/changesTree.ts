@@ -25,16 +25,6 @@ export function countsLabel(added: number, removed: number): string {
   return `+${added} \u2212${removed}`;
 }
 
-export function formatBytes(n: number): string {
-  if (n < 1024) {
-    return `${n} B`;
-  }
-  if (n < 1024 * 1024) {
-    return `${(n / 1024).toFixed(1)} KB`;
-  }
-  return `${(n / (1024 * 1024)).toFixed(1)} MB`;
-}
-
 /**
  * The Changes view: per chat (a level only when several chats have changes), the note for the
  * next prompt, then turns (newest first) with the files each changed and their +/− counts of
@@ -54,12 +44,9 @@ export class ChangesTree implements vscode.TreeDataProvider<ChangesNode>, vscode
   }
 
   refresh(): void {
-    const u = this.service.usage();
-    this.view.description =
-      u.files > 0
-        ? vscode.l10n.t('snapshots: {0} in memory, {1} on disk', formatBytes(u.bytesInMemory + u.hunkBytes), formatBytes(u.bytesOnDisk))
-        : '';
     const pending = this.service.chats.reduce((n, c) => n + c.tracker.turns().reduce((m, t) => m + t.files.filter((f) => f.pending > 0).length, 0), 0);
+    // What the user can act on, not how the snapshots are stored (issue 38).
+    this.view.description = pending > 0 ? vscode.l10n.t('{0} to review', pending) : '';
     this.view.badge = pending > 0 ? { value: pending, tooltip: vscode.l10n.t('{0} changed files to review', pending) } : undefined;
     this.onDidChangeTreeDataEmitter.fire(undefined);
   }

@@ -1,8 +1,10 @@
 import * as vscode from 'vscode';
+import type * as acp from '@agentclientprotocol/sdk';
 import type { AgentDefinition, AgentHost } from '../../host/agentHost';
 import { AgentHosts } from '../../app/agentHosts';
 import { ChatRegistry } from '../../app/chatRegistry';
 import { forkChat } from '../../app/forkChat';
+import { readTextIfAny } from '../../changes/diskText';
 import { SessionHistory, type KnownSession } from '../../app/sessionHistory';
 import { describeError } from '../../agentPort/agentErrors';
 import { notificationLabel } from '../../util/displayText';
@@ -20,6 +22,7 @@ import { PermissionNotifications } from '../permissions/permissionNotifications'
 import { watchPermissionSettings } from '../permissions/permissionSettings';
 import { ChatSession, type SpawnConsent } from '../../app/chatSession';
 import { ChatMessages } from './chatMessages';
+import { openRequestedDiff, openToolDiff } from './toolDiffs';
 import { DiffReviewer } from '../permissions/diffReview';
 import { WorkspaceFileSystem, type WriteRecord } from '../workspaceFileSystem';
 import { demoAgentQuirks, type Configuration } from '../configuration';
@@ -57,6 +60,7 @@ export class ChatManager implements vscode.Disposable {
   /** Any chat or agent state changed (status bar, context keys). */
   readonly onDidChange = this.onDidChangeEmitter.event;
   private sidebarChat: ChatSession | undefined;
+  private activeChatValue: ChatSession | undefined;
   readonly reviewer = new DiffReviewer();
   private readonly messages: ChatMessages;
   private readonly history: SessionHistory;
@@ -151,11 +155,17 @@ export class ChatManager implements vscode.Disposable {
     this.openPanel = opener;
   }
 
-  /** Forks a chat (whole, or from an earlier message) into an editor tab beside it. */
-  async forkAndOpen(source: ChatSession, fromEntryId?: string): Promise<ChatSession | undefined> {
+  /**
+   * Forks a chat (whole, or from an earlier message) into an editor tab beside it; `send` goes as
+   * the fork's first prompt instead of waiting in its composer (Retry of a prompt the agent holds).
+   */
+  async forkAndOpen(source: ChatSession, fromEntryId?: string, send?: readonly acp.ContentBlock[]): Promise<ChatSession | undefined> {
     try {
       const { chat, draft } = await this.forkChat(source, fromEntryId);
-      this.openPanel(chat, draft);
+      this.openPanel(chat, send === undefined ? draft : undefined);
+      if (send !== undefined) {
+        void chat.submit(send);
+      }
       return chat;
     } catch (e) {
       void vscode.window.showErrorMessage(vscode.l10n.t('Could not fork the session: {0}', notificationLabel(describeError(e), 500)));
@@ -191,6 +201,19 @@ export class ChatManager implements vscode.Disposable {
     return this.sidebarChat;
   }
 
+  /** The chat the user looked at last (an editor tab that became active, the side bar shown, a new side bar chat). */
+  get activeChat(): ChatSession | undefined {
+    const chat = this.activeChatValue;
+    return chat !== undefined && this.chats.all.includes(chat) ? chat : this.sidebarChat;
+  }
+
+  setActiveChat(chat: ChatSession): void {
+    if (this.activeChatValue !== chat) {
+      this.activeChatValue = chat;
+      this.onDidChangeEmitter.fire();
+    }
+  }
+
   private workspaceFolders(): string[] {
     return (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath);
   }
@@ -204,20 +227,27 @@ export class ChatManager implements vscode.Disposable {
     return this.hosts.hostFor(def);
   }
 
-  createChat(def: AgentDefinition = this.options.config.defaultAgent()): ChatSession {
+  /**
+   * A new chat; `cwd`: a worktree session's folder (issue 40) — then the session's cwd and its
+   * permission workspace are that folder alone, not the workspace folders.
+   */
+  createChat(def: AgentDefinition = this.options.config.defaultAgent(), cwd?: string): ChatSession {
+    const folders = (): string[] => (cwd !== undefined ? [cwd] : this.workspaceFolders());
     const chat = new ChatSession({
       host: this.hostFor(def),
-      cwd: this.workspaceRoot,
+      cwd: cwd ?? this.workspaceRoot,
       consent: this.options.consent,
       t: vscode.l10n.t,
       rules: () => [...this.workspaceRules(), ...this.options.config.permissionRules().rules],
-      permissionContext: () => hostPolicyContext(this.workspaceRoot, this.workspaceFolders(), this.options.config.sensitivePaths().patterns),
+      permissionContext: () => hostPolicyContext(cwd ?? this.workspaceRoot, folders(), this.options.config.sensitivePaths().patterns),
       endReviews: (sessionId, reason) => this.reviewer.endWrites(sessionId, reason),
       rememberAlways: () => this.options.config.rememberAlways(),
       rememberForWorkspace: (rule) => void this.options.workspaceState.update(this.workspaceRulesKey, [...this.workspaceRules(), rule]),
       settingsScope: agentSettingsScope,
       signIn: this.signInPorts,
       setup: this.sessionSetup,
+      // Edits the agent leaves open (Hermes' patch/write_file) end completed when the file shows them applied.
+      fileText: (p) => readTextIfAny(p),
       ...(def.demo === true ? { quirks: demoAgentQuirks } : {}),
     });
     this.chats.add(chat);
@@ -243,6 +273,7 @@ export class ChatManager implements vscode.Disposable {
     const old = this.sidebarChat;
     const chat = this.createChat(def);
     this.sidebarChat = chat;
+    this.activeChatValue = chat; // New Session, Select Agent, a registry install: now in view
     // Before anyone shows the chat: a reveal auto-starts a chat nothing has started yet.
     begin?.(chat);
     this.onDidChangeSidebarChatEmitter.fire(chat);
@@ -262,11 +293,7 @@ export class ChatManager implements vscode.Disposable {
     return this.chats.forSession(sessionId);
   }
 
-  /**
-   * Workspace trust: whether `def`'s process (the agent, or a helper run of its command such as
-   * `--check` or `--setup`) may start. In an untrusted workspace the user is asked (once per agent
-   * per window); declining tells them why nothing happened.
-   */
+  /** Workspace trust: may `def`'s process (the agent, or a `--check`/`--setup` run) start? Asked once per agent per window. */
   async allowAgent(def: AgentDefinition): Promise<boolean> {
     if (await this.options.consent.allow(def)) {
       return true;
@@ -353,18 +380,8 @@ export class ChatManager implements vscode.Disposable {
   }
 
   /** Opens the diff of a tool card's `diff` content; Allow/Reject in its title answer the card's pending permission. */
-  async openDiff(chat: ChatSession, entryId: string, contentIndex: number, preserveFocus: boolean): Promise<void> {
-    const entry = chat.controller.state.entries.find((e) => e.id === entryId);
-    const c = entry?.kind === 'tool' ? entry.content[contentIndex] : undefined;
-    if (entry?.kind !== 'tool' || c?.type !== 'diff') {
-      return;
-    }
-    const requestId = entry.permission?.status === 'pending' ? entry.permission.requestId : undefined;
-    await this.reviewer.show(c, {
-      agentName: chat.agentName,
-      preserveFocus,
-      ...(requestId !== undefined ? { target: { kind: 'permission' as const, chat, requestId } } : {}),
-    });
+  openDiff(chat: ChatSession, entryId: string, contentIndex: number, preserveFocus: boolean): Promise<void> {
+    return openToolDiff(this.reviewer, chat, entryId, contentIndex, preserveFocus);
   }
 
   /** Answers remembered for this workspace; parsed like settings (workspace state is data, not code). */
@@ -374,12 +391,7 @@ export class ChatManager implements vscode.Disposable {
 
   /** A permission is waiting: open its diff (per hermes.review.openDiffs) and make sure it is seen. */
   private async onPermissionRequested(chat: ChatSession, p: PendingPermission): Promise<void> {
-    const mode = this.options.config.openDiffs();
-    const entry = chat.controller.state.entries.find((e) => e.kind === 'tool' && e.permission?.requestId === p.requestId);
-    const diffIndex = entry?.kind === 'tool' ? entry.content.findIndex((c) => c.type === 'diff') : -1;
-    if (entry !== undefined && diffIndex >= 0 && mode !== 'onClick') {
-      await this.openDiff(chat, entry.id, diffIndex, mode === 'background');
-    }
+    await openRequestedDiff(this.reviewer, chat, p, this.options.config.openDiffs());
     await this.notifications.notify(chat, p);
   }
 }

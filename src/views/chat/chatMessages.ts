@@ -1,8 +1,9 @@
-import { retryTurn } from '../../app/turnRetry';
+import { retryPlan } from '../../app/turnRetry';
 import * as vscode from 'vscode';
+import type * as acp from '@agentclientprotocol/sdk';
 import type { ChatSession } from '../../app/chatSession';
 import { describeError } from '../../agentPort/agentErrors';
-import type { HostMessage, WebviewMessage } from '../../protocol/webviewProtocol';
+import type { ClientCommandName, HostMessage, WebviewMessage } from '../../protocol/webviewProtocol';
 import { toMarkdown } from '../../session/transcript';
 import type { DeepCutQuestion } from '../../agentPort/transport';
 import { openAgentSettings } from '../setup/agentSetup';
@@ -34,7 +35,7 @@ async function confirmDeepCut(q: DeepCutQuestion, confirmedTurns: number): Promi
  */
 export interface ChatActions {
   openDiff(chat: ChatSession, entryId: string, contentIndex: number, preserveFocus: boolean): Promise<void>;
-  forkAndOpen(source: ChatSession, fromEntryId?: string): Promise<ChatSession | undefined>;
+  forkAndOpen(source: ChatSession, fromEntryId?: string, send?: readonly acp.ContentBlock[]): Promise<ChatSession | undefined>;
   restartAgent(host: AgentHost): Promise<void>;
   reconnectAgent(chat: ChatSession): Promise<void>;
   newSidebarSession(def?: AgentDefinition): Promise<ChatSession>;
@@ -111,6 +112,9 @@ export class ChatMessages {
       case 'transcript/copy':
         void vscode.env.clipboard.writeText(toMarkdown(chat.controller.state, { timings: true }));
         return;
+      case 'clientCommand/run':
+        void this.runClientCommand(message.name, chat);
+        return;
       case 'fork/fromHere':
         void this.manager.forkAndOpen(chat, message.entryId);
         return;
@@ -148,9 +152,16 @@ export class ChatMessages {
       case 'suggestion/choose':
         void chat.useModel(message.value);
         return;
-      case 'turn/retry':
-        void retryTurn(chat, message.turnId);
+      case 'turn/retry': {
+        // Nothing while another turn runs; a prompt the agent holds is sent once, in a fork from before it.
+        const plan = chat.controller.state.phase === 'idle' ? retryPlan(chat.controller.state, message.turnId) : undefined;
+        if (plan?.kind === 'resend') {
+          void chat.submit(plan.blocks);
+        } else if (plan?.kind === 'fork') {
+          void this.manager.forkAndOpen(chat, plan.fromEntryId, plan.blocks);
+        }
         return;
+      }
       case 'request/call':
         if (message.call.method !== 'mentions/search') {
           return; // the channel answers the transcript's own requests
@@ -159,6 +170,27 @@ export class ChatMessages {
           (value) => reply({ type: 'request/result', id: message.id, ok: true, value }),
           (e: unknown) => reply({ type: 'request/result', id: message.id, ok: false, error: describeError(e) }),
         );
+        return;
+    }
+  }
+
+  /** The chat's own slash commands (`/new`, `/sessions`, `/restart`, `/traffic`, `/copy`): the client runs them. */
+  private async runClientCommand(name: ClientCommandName, chat: ChatSession): Promise<void> {
+    switch (name) {
+      case 'new':
+        await vscode.commands.executeCommand(CommandId.newSession);
+        return;
+      case 'sessions':
+        await vscode.commands.executeCommand(CommandId.showHistory);
+        return;
+      case 'restart':
+        await this.manager.restartAgent(chat.host);
+        return;
+      case 'traffic':
+        await vscode.commands.executeCommand(CommandId.showTraffic);
+        return;
+      case 'copy':
+        await vscode.env.clipboard.writeText(toMarkdown(chat.controller.state, { timings: true }));
         return;
     }
   }

@@ -47,9 +47,13 @@ export class ChatPanel implements vscode.Disposable {
     update();
     const titleSub = chat.onDidChange(update);
     this.channel.setActive(panel.active);
+    manager.setActiveChat(chat);
     panel.onDidChangeViewState(() => {
       // The tab the user looks at goes first; chats beside it wait a little longer for their text.
       this.channel.setActive(panel.active);
+      if (panel.active) {
+        manager.setActiveChat(chat);
+      }
       if (panel.visible) {
         this.channel.resync();
       } else {

@@ -21,6 +21,7 @@ export function chatViewContext(chat: ChatSession, terminals: TerminalManager, t
       return t === undefined ? undefined : { output: t.output, running: t.running, ...(t.exitCode !== undefined ? { exitCode: t.exitCode } : {}), ...(t.signal !== undefined ? { signal: t.signal } : {}) };
     },
     ...(chat.status !== undefined ? { status: chat.status } : {}),
+    ...(chat.restarting ? { restarting: true } : {}),
     contextNotes: chat.contextNotes,
     ...(chat.signIn.card !== undefined ? { signIn: chat.signIn.card } : {}),
     ...(chat.mcpServers !== undefined ? { mcp: chat.mcpServers } : {}),

@@ -42,10 +42,12 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
     this.channel = channel;
     const chat = this.manager.sidebar;
     channel.bind(chat);
+    this.manager.setActiveChat(chat);
     view.onDidChangeVisibility(() => {
       if (view.visible) {
         // Hidden webviews drop messages: a snapshot brings it up to date.
         channel.resync();
+        this.manager.setActiveChat(this.manager.sidebar);
       } else {
         this.manager.surfaceHidden();
       }

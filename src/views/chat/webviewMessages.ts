@@ -1,4 +1,4 @@
-import { webviewMessageTypes, type AttachmentView, type WebviewMessage } from '../../protocol/webviewProtocol';
+import { clientCommandNames, webviewMessageTypes, type AttachmentView, type WebviewMessage } from '../../protocol/webviewProtocol';
 import { isObject, type JsonObject } from '../../util/json';
 
 /**
@@ -122,6 +122,10 @@ export function parseWebviewMessage(raw: unknown): WebviewMessage | undefined {
       const text = str('text');
       const confirmedTurns = int('confirmedTurns');
       return entryId !== undefined && text !== undefined && confirmedTurns !== undefined && confirmedTurns >= 0 ? { type: 'message/rewrite', entryId, text, confirmedTurns } : undefined;
+    }
+    case 'clientCommand/run': {
+      const name = clientCommandNames.find((n) => n === m.name);
+      return name !== undefined ? { type: 'clientCommand/run', name } : undefined;
     }
     case 'suggestion/choose': {
       const entryId = str('entryId');

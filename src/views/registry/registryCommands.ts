@@ -64,11 +64,17 @@ export function registerRegistryCommands(deps: RegistryCommandDeps): vscode.Disp
     const snapshot = await loadRegistry(registryUrl(), { cacheFile: layout.cacheFile });
     if (snapshot.fromCache) {
       deps.log.warn(`registry ${snapshot.url}: using the copy saved ${new Date(snapshot.fetchedAt).toISOString()}: ${snapshot.fetchError ?? ''}`);
-      void vscode.window.showWarningMessage(vscode.l10n.t('The agent registry could not be read ({0}); showing the copy saved on {1}.', notificationLabel(snapshot.fetchError ?? '', 300), new Date(snapshot.fetchedAt).toLocaleString()));
+      const why = notificationLabel(snapshot.fetchError ?? '', 300);
+      const saved = new Date(snapshot.fetchedAt).toLocaleString();
+      void vscode.window.showWarningMessage(
+        snapshot.fetchFailure === 'unreachable'
+          ? vscode.l10n.t('The agent registry could not be reached ({0}); showing the copy saved on {1}. Check the network.', why, saved)
+          : vscode.l10n.t('The agent registry answered with something unusable ({0}); showing the copy saved on {1}. Check the "hermes.registry.url" setting.', why, saved),
+      );
     }
     reportSkipped(snapshot, deps.log);
     const platform = platformKey();
-    const catalog = buildCatalog(snapshot.registry, { platform, tools: availableTools(), agents: deps.config.agents().agents });
+    const catalog = buildCatalog(snapshot.registry, { platform, tools: availableTools(), agents: deps.config.agents().agents }, snapshot.skipped);
     return { snapshot, catalog, platform };
   };
 
@@ -93,16 +99,26 @@ export function registerRegistryCommands(deps: RegistryCommandDeps): vscode.Disp
       }
       return;
     }
+    if (pick.kind === 'installedOnly') {
+      // Its entry went bad or away: it still runs as installed, and stays removable.
+      const action = await pickAction(undefined, pick.definition);
+      if (action === 'chat') {
+        await startChat(pick.definition);
+      } else if (action === 'remove') {
+        await installer.remove(pick.definition);
+      }
+      return;
+    }
     const item = pick.item;
     if (item.installed === undefined) {
       await installer.install(item, 'install');
       return;
     }
-    const action = await pickAction(item);
+    const action = await pickAction(item, item.installed);
     if (action === 'chat') {
       await startChat(item.installed);
     } else if (action === 'remove') {
-      await installer.remove(item);
+      await installer.remove(item.installed);
     } else if (action !== undefined) {
       await installer.install(item, action);
     }

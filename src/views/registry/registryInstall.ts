@@ -4,8 +4,9 @@ import * as vscode from 'vscode';
 import type { AgentDefinition } from '../../host/agentHost';
 import type { CatalogItem } from '../../registry/catalog';
 import { pruneVersions, type InstallStep, type InstalledAgent } from '../../registry/installer';
-import { versionDir, type RegistryLayout } from '../../registry/installPaths';
-import { describeCommand, filterEnv, findOnPath, missingToolMessage, npxLaunch, uvxLaunch, type DistributionChoice, type PackageTool } from '../../registry/launch';
+import { planInstall, type InstallPlan } from '../../registry/installPlan';
+import type { RegistryLayout } from '../../registry/installPaths';
+import { describeCommand, findOnPath, missingToolMessage, type DistributionChoice, type PackageTool } from '../../registry/launch';
 import { probeInitialize } from '../../registry/probe';
 import { RegistryError } from '../../registry/registryErrors';
 import { findEntry, removeEntry, settingsEntry, upsertEntry } from '../../registry/settingsEntry';
@@ -24,7 +25,14 @@ export interface RegistryInstallDeps {
   readonly startChat: (def: AgentDefinition) => Promise<void>;
 }
 
-const consentKey = 'hermes.registry.consents';
+/**
+ * The install plans the user agreed to (InstallPlan.consentKey: id, version, the normalized archive
+ * URL and its SHA-256 or the exact package spec, the command and its environment). The first
+ * version of this list held `id@version` only and is not read: those installs are asked once more.
+ */
+const consentKey = 'hermes.registry.consentedPlans';
+/** The most recent consents kept. */
+const maxConsents = 500;
 
 /** Which package runners are on PATH (a missing one is named, with how to get it). */
 export function availableTools(): Record<PackageTool, boolean> {
@@ -39,27 +47,29 @@ export function availableTools(): Record<PackageTool, boolean> {
   return { npx: lookup('npx'), uvx: lookup('uvx') };
 }
 
-/** The consent dialog's detail: exactly what will be downloaded and run. */
-function consentDetail(item: CatalogItem, choice: DistributionChoice, dir: string, replaces: boolean): string {
+/** The consent dialog's detail: exactly what will be downloaded and run (the plan, normalized and resolved). */
+function consentDetail(item: CatalogItem, plan: InstallPlan, replaces: boolean): string {
   const lines = [vscode.l10n.t('Installing runs code from the network on this machine, with your permissions.')];
   if (replaces) {
     lines.push(vscode.l10n.t('Your own "hermes.agents" entry with the id "{0}" is replaced.', item.agent.id));
   }
-  if (choice.kind === 'binary') {
-    const t = choice.target;
+  if (plan.archive !== undefined) {
     lines.push(
-      vscode.l10n.t('Archive: {0}', t.archive),
-      t.sha256 !== undefined ? vscode.l10n.t('SHA-256 (from the registry, verified): {0}', t.sha256) : vscode.l10n.t('SHA-256: none given by the registry — only the download size is checked.'),
-      vscode.l10n.t('Installed in: {0}', dir),
-      vscode.l10n.t('Command: {0}', describeCommand({ command: path.join(dir, t.cmd), args: t.args })),
+      vscode.l10n.t('Archive: {0}', plan.archive.url),
+      plan.archive.sha256 !== undefined ? vscode.l10n.t('SHA-256 (from the registry, verified): {0}', plan.archive.sha256) : vscode.l10n.t('SHA-256: none given by the registry — only the download size is checked.'),
+      vscode.l10n.t('Installed in: {0}', plan.installDir ?? ''),
+      vscode.l10n.t('Command: {0}', describeCommand(plan.command)),
     );
-    const { env, dropped } = filterEnv(t.env);
-    pushEnv(lines, env, dropped);
   } else {
-    const launch = choice.kind === 'npx' ? npxLaunch(choice.dist) : uvxLaunch(choice.dist);
-    lines.push(vscode.l10n.t('Command: {0}', describeCommand(launch)), vscode.l10n.t('{0} downloads the package when the agent first starts.', choice.kind));
-    pushEnv(lines, launch.env, launch.droppedEnv);
+    lines.push(
+      vscode.l10n.t('Package: {0}', plan.package ?? ''),
+      vscode.l10n.t('Command: {0}', describeCommand(plan.command)),
+      plan.kind === 'npx'
+        ? vscode.l10n.t('npx downloads the package when the agent first starts; it is checked on the npm registry your npm uses before it is installed.')
+        : vscode.l10n.t('uvx downloads the package: it is started once now to check that it resolves and answers.'),
+    );
   }
+  pushEnv(lines, plan.command.env, plan.command.droppedEnv);
   if (item.agent.repository !== undefined) {
     lines.push(vscode.l10n.t('Source: {0}', item.agent.repository));
   }
@@ -87,6 +97,8 @@ function progressMessage(step: InstallStep): string {
       return vscode.l10n.t('Unpacking…');
     case 'finish':
       return vscode.l10n.t('Finishing…');
+    case 'checkPackage':
+      return vscode.l10n.t('Checking {0} on the npm registry…', step.spec);
   }
 }
 
@@ -117,8 +129,18 @@ export class RegistryInstaller {
       void vscode.window.showErrorMessage(vscode.l10n.t('{0} cannot be installed: {1}', name, missingToolMessage(choice.kind)));
       return;
     }
-    const dir = versionDir(this.deps.layout, item.agent.id, item.agent.version);
-    if (!(await this.consent(item, choice, dir))) {
+    // What would be refused during the install (an archive URL that reads one place and fetches
+    // another, plain http off this machine, a command outside the install folder) is refused now.
+    let plan: InstallPlan;
+    try {
+      plan = planInstall(item.agent, choice, this.deps.layout);
+    } catch (e) {
+      const message = e instanceof Error ? e.message : String(e);
+      this.deps.log(`registry: ${item.agent.id} ${item.agent.version} refused: ${message}`);
+      void vscode.window.showErrorMessage(vscode.l10n.t('{0} {1} was not installed: {2}', name, item.agent.version, notificationLabel(message, 800)));
+      return;
+    }
+    if (!(await this.consent(item, plan))) {
       return;
     }
     const result = await this.run(item, choice, mode);
@@ -144,38 +166,39 @@ export class RegistryInstaller {
     }
   }
 
-  /** Removes the `hermes.agents` entry and the installed files, after confirmation. */
-  async remove(item: CatalogItem): Promise<void> {
-    const name = notificationLabel(item.agent.name, 100);
+  /** Removes the `hermes.agents` entry and the installed files of a registry agent, after confirmation. */
+  async remove(agent: Pick<AgentDefinition, 'id' | 'name'>): Promise<void> {
+    const name = notificationLabel(agent.name, 100);
     const remove = vscode.l10n.t('Remove');
     if ((await vscode.window.showWarningMessage(vscode.l10n.t('Remove {0}?', name), { modal: true, detail: vscode.l10n.t('Its "hermes.agents" entry and its installed files are removed.') }, remove)) !== remove) {
       return;
     }
     const config = vscode.workspace.getConfiguration('hermes');
-    await config.update('agents', removeEntry(config.inspect<unknown>('agents')?.globalValue, item.agent.id), vscode.ConfigurationTarget.Global);
-    await pruneVersions(this.deps.layout, item.agent.id, []);
-    this.deps.log(`registry: ${item.agent.id} removed`);
+    await config.update('agents', removeEntry(config.inspect<unknown>('agents')?.globalValue, agent.id), vscode.ConfigurationTarget.Global);
+    await pruneVersions(this.deps.layout, agent.id, []);
+    this.deps.log(`registry: ${agent.id} removed`);
   }
 
-  private async consent(item: CatalogItem, choice: DistributionChoice, dir: string): Promise<boolean> {
-    const key = `${item.agent.id}@${item.agent.version}`;
+  /** Asks once per install plan: the same archive (URL and SHA-256) or package installs again without asking. */
+  private async consent(item: CatalogItem, plan: InstallPlan): Promise<boolean> {
     const given = this.deps.state.get<string[]>(consentKey, []);
     const existing = findEntry(vscode.workspace.getConfiguration('hermes').inspect<unknown>('agents')?.globalValue, item.agent.id);
     // A hand-written entry with the same id is the user's: replacing it is always asked.
     const replaces = existing !== undefined && existing.source !== 'registry';
-    if (given.includes(key) && !replaces) {
+    if (given.includes(plan.consentKey) && !replaces) {
+      this.deps.log(`registry: ${item.agent.id} ${item.agent.version}: installing what was agreed to before (${plan.archive?.url ?? plan.package ?? ''})`);
       return true;
     }
     const ok = vscode.l10n.t('Install and Start');
     const answer = await vscode.window.showWarningMessage(
       vscode.l10n.t('Install {0} {1} from the ACP Registry?', notificationLabel(item.agent.name, 100), item.agent.version),
-      { modal: true, detail: consentDetail(item, choice, dir, replaces) },
+      { modal: true, detail: consentDetail(item, plan, replaces) },
       ok,
     );
     if (answer !== ok) {
       return false;
     }
-    await this.deps.state.update(consentKey, [...given.filter((k) => k !== key), key]);
+    await this.deps.state.update(consentKey, [...given.filter((k) => k !== plan.consentKey), plan.consentKey].slice(-maxConsents));
     return true;
   }
 
@@ -186,9 +209,10 @@ export class RegistryInstaller {
       return await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title, cancellable: true }, async (progress, token) => {
         const abort = new AbortController();
         token.onCancellationRequested(() => abort.abort());
-        // A fresh npx/uvx install is not started here: the first start downloads the package,
-        // and the chat shows how that goes. Binaries, and every update, must answer first.
-        const check = choice.kind === 'binary' || mode !== 'install';
+        // A fresh npx install is not started here (its package was checked on the npm registry; the
+        // first start downloads it, and the chat shows how that goes). Binaries, uvx agents (uv has
+        // no registry query: starting it once is the check) and every update must answer first.
+        const check = choice.kind !== 'npx' || mode !== 'install';
         const current = mode === 'install' ? undefined : item.installed;
         return installChecked(
           item.agent,
@@ -196,6 +220,7 @@ export class RegistryInstaller {
           {
             layout: this.deps.layout,
             signal: abort.signal,
+            cwd: this.deps.cwd(),
             onProgress: (step) => progress.report({ message: progressMessage(step) }),
             probe: async (def) => {
               if (!check) {

@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import type { AgentDefinition } from '../../host/agentHost';
 import { archiveKind } from '../../registry/archive';
 import type { Catalog, CatalogItem } from '../../registry/catalog';
 import { iconFiles } from '../../registry/icons';
@@ -8,7 +9,11 @@ import type { RegistrySnapshot } from '../../registry/registrySource';
 import { displayLabel } from '../../util/displayText';
 
 /** What the user picked in the registry list. */
-export type RegistryPick = { readonly kind: 'agent'; readonly item: CatalogItem } | { readonly kind: 'hermes'; readonly entry: RegistryAgent | undefined };
+export type RegistryPick =
+  | { readonly kind: 'agent'; readonly item: CatalogItem }
+  | { readonly kind: 'hermes'; readonly entry: RegistryAgent | undefined }
+  /** An installed registry agent the registry no longer lists validly: it can still be started or removed. */
+  | { readonly kind: 'installedOnly'; readonly definition: AgentDefinition };
 
 interface PickItem extends vscode.QuickPickItem {
   readonly pick?: RegistryPick;
@@ -59,7 +64,11 @@ function marks(item: CatalogItem): string {
   if (installed === undefined) {
     return '';
   }
-  return item.updateAvailable ? vscode.l10n.t('update available (installed {0})', installed.version ?? '?') : vscode.l10n.t('installed');
+  return item.updateAvailable
+    ? vscode.l10n.t('update available (installed {0})', installed.version ?? '?')
+    : item.downgrade
+      ? vscode.l10n.t('installed {0}, newer than the registry\'s', installed.version ?? '?')
+      : vscode.l10n.t('installed');
 }
 
 async function iconFor(agent: RegistryAgent, iconsDir: string): Promise<vscode.QuickPickItem['iconPath']> {
@@ -115,7 +124,9 @@ export async function pickRegistryAgent(o: PickerOptions): Promise<RegistryPick 
     const found = await icons(catalog, o.iconsDir, 1500);
     const age = ageLabel(Date.now() - snapshot.fetchedAt);
     qp.title = snapshot.fromCache
-      ? vscode.l10n.t('ACP Registry — offline copy from {0}', age)
+      ? snapshot.fetchFailure === 'unreachable'
+        ? vscode.l10n.t('ACP Registry — offline copy from {0}', age)
+        : vscode.l10n.t('ACP Registry — saved copy from {0} (the registry\'s answer was unusable)', age)
       : vscode.l10n.t('ACP Registry — {0} agents, updated {1}', catalog.items.length, age);
     qp.placeholder = vscode.l10n.t('Type to filter; Enter installs, updates or starts the agent');
     const hermes: PickItem = {
@@ -132,7 +143,19 @@ export async function pickRegistryAgent(o: PickerOptions): Promise<RegistryPick 
       iconPath: found.get(item.agent.id) ?? new vscode.ThemeIcon('hubot'),
       pick: { kind: 'agent', item },
     }));
-    qp.items = [hermes, { label: vscode.l10n.t('Registry agents'), kind: vscode.QuickPickItemKind.Separator }, ...agents];
+    const orphans: PickItem[] = catalog.installedOnly.map(({ definition, reason }) => ({
+      label: plain(definition.name, 100),
+      description: [definition.version !== undefined ? `v${plain(definition.version, 64)}` : '', vscode.l10n.t('installed · not in the registry')].filter((s) => s !== '').join(' · '),
+      detail: plain(vscode.l10n.t('Still runs and can be removed; {0}.', reason), 400),
+      iconPath: new vscode.ThemeIcon('warning'),
+      pick: { kind: 'installedOnly', definition },
+    }));
+    qp.items = [
+      hermes,
+      { label: vscode.l10n.t('Registry agents'), kind: vscode.QuickPickItemKind.Separator },
+      ...agents,
+      ...(orphans.length > 0 ? [{ label: vscode.l10n.t('Installed, no longer in the registry'), kind: vscode.QuickPickItemKind.Separator }, ...orphans] : []),
+    ];
   } catch (e) {
     qp.dispose();
     throw e;
@@ -147,15 +170,23 @@ export async function pickRegistryAgent(o: PickerOptions): Promise<RegistryPick 
 
 export type RegistryAction = 'update' | 'chat' | 'reinstall' | 'remove';
 
-/** What to do with an agent that is already installed. */
-export async function pickAction(item: CatalogItem): Promise<RegistryAction | undefined> {
-  const installed = item.installed?.version ?? '?';
+/** What to do with an agent that is already installed (`item` undefined: the registry no longer lists it). */
+export async function pickAction(item: CatalogItem | undefined, installedDef: AgentDefinition): Promise<RegistryAction | undefined> {
+  const installed = installedDef.version ?? '?';
+  const change: (vscode.QuickPickItem & { action: RegistryAction })[] =
+    item === undefined
+      ? []
+      : item.updateAvailable
+        ? [{ label: vscode.l10n.t('$(arrow-up) Update to {0}', item.agent.version), description: vscode.l10n.t('installed: {0}', installed), action: 'update' }]
+        : item.downgrade
+          ? [{ label: vscode.l10n.t('$(arrow-down) Downgrade to {0}', item.agent.version), description: vscode.l10n.t('installed: {0}, the registry lists an older version', installed), action: 'update' }]
+          : [{ label: vscode.l10n.t('$(sync) Reinstall {0}', item.agent.version), action: 'reinstall' }];
   const actions: (vscode.QuickPickItem & { action: RegistryAction })[] = [
-    ...(item.updateAvailable ? [{ label: vscode.l10n.t('$(arrow-up) Update to {0}', item.agent.version), description: vscode.l10n.t('installed: {0}', installed), action: 'update' as const }] : []),
+    ...(item?.updateAvailable === true ? change : []),
     { label: vscode.l10n.t('$(comment-discussion) Start a chat'), action: 'chat' },
-    ...(!item.updateAvailable ? [{ label: vscode.l10n.t('$(sync) Reinstall {0}', item.agent.version), action: 'reinstall' as const }] : []),
+    ...(item?.updateAvailable === true ? [] : change),
     { label: vscode.l10n.t('$(trash) Remove'), description: vscode.l10n.t('removes its hermes.agents entry and installed files'), action: 'remove' },
   ];
-  const pick = await vscode.window.showQuickPick(actions, { title: plain(`${item.agent.name} ${installed}`, 150) });
+  const pick = await vscode.window.showQuickPick(actions, { title: plain(`${installedDef.name} ${installed}`, 150) });
   return pick?.action;
 }

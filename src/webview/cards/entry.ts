@@ -3,7 +3,9 @@
 // instances (scripts/build.mjs, src/webview/lazy/shared.ts): one window, one string table, one id counter.
 import { publishCards, type Cards } from '../lazy/cards';
 import { FindInChat } from '../render/findInChat';
+import { HeldPromptLine, mergedNote } from '../render/heldPrompt';
 import { McpSummary } from '../render/mcpSummary';
+import { checkDetails, offersRememberChoice, RememberChoice } from '../render/permissionCheck';
 import { MentionMenu } from '../render/mentionMenu';
 import { NoticeView } from '../render/notice';
 import { PermissionPrompt } from '../render/permission';
@@ -15,5 +17,5 @@ import { SignInCard } from '../render/signInCard';
 import { SlashMenu } from '../render/slashMenu';
 import { TurnEndView } from '../render/turnEnd';
 
-export const cards: Cards = { SignInCard, McpSummary, QuestionView, RewriteEditor, SlashMenu, MentionMenu, NoticeView, TurnEndView, PlanView, PlanDock, FindInChat, PermissionPrompt, TerminalItem };
+export const cards: Cards = { SignInCard, McpSummary, QuestionView, RewriteEditor, SlashMenu, MentionMenu, NoticeView, TurnEndView, PlanView, PlanDock, FindInChat, PermissionPrompt, TerminalItem, HeldPromptLine, mergedNote, checkDetails, RememberChoice, offersRememberChoice };
 publishCards(cards);

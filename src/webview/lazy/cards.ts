@@ -1,7 +1,9 @@
 import type { FindInChat } from '../render/findInChat';
 import type { PermissionPrompt } from '../render/permission';
 import type { TerminalItem } from '../render/terminalItem';
+import type { HeldPromptLine, mergedNote } from '../render/heldPrompt';
 import type { McpSummary } from '../render/mcpSummary';
+import type { checkDetails, offersRememberChoice, RememberChoice } from '../render/permissionCheck';
 import type { MentionMenu } from '../render/mentionMenu';
 import type { NoticeView } from '../render/notice';
 import type { PlanDock, PlanView } from '../render/plan';
@@ -35,6 +37,11 @@ export interface Cards {
   readonly FindInChat: typeof FindInChat;
   readonly PermissionPrompt: typeof PermissionPrompt;
   readonly TerminalItem: typeof TerminalItem;
+  readonly HeldPromptLine: typeof HeldPromptLine;
+  readonly mergedNote: typeof mergedNote;
+  readonly checkDetails: typeof checkDetails;
+  readonly RememberChoice: typeof RememberChoice;
+  readonly offersRememberChoice: typeof offersRememberChoice;
 }
 
 /** Runs the script `file` (next to the bundle); `undefined` when it has run synchronously (tests). */

@@ -35,44 +35,48 @@ export function chunkError(what: string, error: Error): HTMLElement {
  */
 export class LazyHeaderCard<C extends { readonly element: HTMLElement; update(header: SessionHeaderView): void }> {
   readonly element = el('div', { class: 'lazy-slot' });
-  private card: C | undefined;
-  private latest: SessionHeaderView | undefined;
-  private loading = false;
+  #card: C | undefined;
+  #latest: SessionHeaderView | undefined;
+  #loading = false;
 
-  constructor(
-    private readonly what: string,
-    private readonly needed: (header: SessionHeaderView) => boolean,
-    private readonly create: (cards: Cards) => C,
-  ) {}
+  readonly #what: string;
+  readonly #needed: (header: SessionHeaderView) => boolean;
+  readonly #create: (cards: Cards) => C;
+
+  constructor(what: string, needed: (header: SessionHeaderView) => boolean, create: (cards: Cards) => C) {
+    this.#what = what;
+    this.#needed = needed;
+    this.#create = create;
+  }
 
   update(header: SessionHeaderView): void {
-    if (this.card !== undefined) {
-      this.card.update(header);
+    if (this.#card !== undefined) {
+      this.#card.update(header);
       return;
     }
-    this.latest = header;
-    if (!this.needed(header)) {
+    this.#latest = header;
+    if (!this.#needed(header)) {
       this.element.replaceChildren();
       return;
     }
-    if (this.loading) {
+    if (this.#loading) {
       return;
     }
-    this.loading = true;
+    this.#loading = true;
     withCards(
       (cards) => {
-        this.loading = false;
-        const card = this.create(cards);
-        this.card = card;
+        this.#loading = false;
+        const card = this.#create(cards);
+        this.#card = card;
         this.element.replaceChildren(card.element);
-        if (this.latest !== undefined) {
-          card.update(this.latest);
+        if (this.#latest !== undefined) {
+          card.update(this.#latest);
         }
       },
       (error) => {
-        this.loading = false;
-        if (this.latest !== undefined && this.needed(this.latest)) {
-          this.element.replaceChildren(chunkError(this.what, error));
+        this.#loading = false;
+        if (this.#latest !== undefined && this.#needed(this.#latest)) {
+          this.element.replaceChildren(chunkError(this.#what, error));
         }
       },
     );
@@ -95,9 +99,9 @@ export function cardEntry(kind: EntryView['kind'], what: string, create: (cards:
  */
 export class LazyEntry implements EntryComponent {
   readonly element = el('div', { class: 'lazy-slot' });
-  private inner: EntryComponent | undefined;
-  private latest: EntryView | undefined;
-  private disposed = false;
+  #inner: EntryComponent | undefined;
+  #latest: EntryView | undefined;
+  #disposed = false;
 
   constructor(
     readonly kind: EntryView['kind'],
@@ -106,14 +110,14 @@ export class LazyEntry implements EntryComponent {
   ) {
     withCards(
       (cards) => {
-        if (this.disposed) {
+        if (this.#disposed) {
           return;
         }
         const inner = create(cards);
-        this.inner = inner;
+        this.#inner = inner;
         this.element.replaceChildren(inner.element);
-        if (this.latest !== undefined) {
-          inner.update(this.latest, 'full');
+        if (this.#latest !== undefined) {
+          inner.update(this.#latest, 'full');
         }
       },
       (error) => this.element.replaceChildren(chunkError(what, error)),
@@ -121,16 +125,16 @@ export class LazyEntry implements EntryComponent {
   }
 
   update(entry: EntryView, change: SlotChange): void {
-    this.latest = entry;
-    this.inner?.update(entry, change);
+    this.#latest = entry;
+    this.#inner?.update(entry, change);
   }
 
   headerChanged(): void {
-    this.inner?.headerChanged?.();
+    this.#inner?.headerChanged?.();
   }
 
   dispose(): void {
-    this.disposed = true;
-    this.inner?.dispose?.();
+    this.#disposed = true;
+    this.#inner?.dispose?.();
   }
 }

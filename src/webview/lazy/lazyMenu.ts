@@ -18,46 +18,49 @@ interface Menu {
  */
 export class LazyMenu<M extends Menu> {
   readonly element = el('div', { class: 'lazy-slot' });
-  private menu: M | undefined;
-  private state: 'idle' | 'loading' | 'failed' = 'idle';
+  #menu: M | undefined;
+  #state: 'idle' | 'loading' | 'failed' = 'idle';
 
-  constructor(
-    private readonly create: (cards: Cards) => M,
-    private readonly evaluate: (menu: M) => void,
-  ) {}
+  readonly #create: (cards: Cards) => M;
+  readonly #evaluate: (menu: M) => void;
+
+  constructor(create: (cards: Cards) => M, evaluate: (menu: M) => void) {
+    this.#create = create;
+    this.#evaluate = evaluate;
+  }
 
   get isOpen(): boolean {
-    return this.menu?.isOpen ?? false;
+    return this.#menu?.isOpen ?? false;
   }
 
   /** Re-evaluates the menu for the textarea's text and caret. */
   refresh(): void {
-    if (this.menu !== undefined) {
-      this.evaluate(this.menu);
+    if (this.#menu !== undefined) {
+      this.#evaluate(this.#menu);
       return;
     }
-    if (this.state !== 'idle') {
+    if (this.#state !== 'idle') {
       return;
     }
-    this.state = 'loading';
+    this.#state = 'loading';
     withCards(
       (cards) => {
-        const menu = this.create(cards);
-        this.menu = menu;
+        const menu = this.#create(cards);
+        this.#menu = menu;
         this.element.replaceChildren(menu.element);
-        this.evaluate(menu);
+        this.#evaluate(menu);
       },
       () => {
-        this.state = 'failed';
+        this.#state = 'failed';
       },
     );
   }
 
   handleKey(e: KeyboardEvent): boolean {
-    return this.menu?.handleKey(e) ?? false;
+    return this.#menu?.handleKey(e) ?? false;
   }
 
   close(): void {
-    this.menu?.close();
+    this.#menu?.close();
   }
 }

@@ -15,17 +15,17 @@ const maxDepth = 12;
 
 /** Builds DOM from marked tokens. Never parses HTML. */
 export class DomBuilder {
-  private readonly d = doc();
+  readonly #d = doc();
 
   blocks(tokens: readonly Token[], parent: Node, depth: number, loose: boolean): void {
     for (const token of tokens) {
-      this.block(token as MarkedToken, parent, depth, loose);
+      this.#block(token as MarkedToken, parent, depth, loose);
     }
   }
 
-  private block(token: MarkedToken, parent: Node, depth: number, loose: boolean): void {
+  #block(token: MarkedToken, parent: Node, depth: number, loose: boolean): void {
     if (depth > maxDepth) {
-      parent.appendChild(this.d.createTextNode(token.raw));
+      parent.appendChild(this.#d.createTextNode(token.raw));
       return;
     }
     switch (token.type) {
@@ -33,30 +33,30 @@ export class DomBuilder {
       case 'def':
         return;
       case 'code':
-        parent.appendChild(this.code(token));
+        parent.appendChild(this.#code(token));
         return;
       case 'heading': {
-        const h = this.d.createElement(`h${Math.min(6, Math.max(1, token.depth))}`);
+        const h = this.#d.createElement(`h${Math.min(6, Math.max(1, token.depth))}`);
         this.inline(token.tokens, h, depth + 1);
         parent.appendChild(h);
         return;
       }
       case 'hr':
-        parent.appendChild(this.d.createElement('hr'));
+        parent.appendChild(this.#d.createElement('hr'));
         return;
       case 'blockquote': {
-        const q = this.d.createElement('blockquote');
+        const q = this.#d.createElement('blockquote');
         this.blocks(token.tokens, q, depth + 1, true);
         parent.appendChild(q);
         return;
       }
       case 'list': {
-        const list = this.d.createElement(token.ordered ? 'ol' : 'ul');
+        const list = this.#d.createElement(token.ordered ? 'ol' : 'ul');
         if (token.ordered && token.start !== '' && token.start !== 1) {
           list.setAttribute('start', String(token.start));
         }
         for (const item of token.items) {
-          const li = this.d.createElement('li');
+          const li = this.#d.createElement('li');
           if (item.task) {
             li.className = 'task';
           }
@@ -67,18 +67,18 @@ export class DomBuilder {
         return;
       }
       case 'paragraph': {
-        const p = this.d.createElement('p');
+        const p = this.#d.createElement('p');
         this.inline(token.tokens, p, depth + 1);
         parent.appendChild(p);
         return;
       }
       case 'text': {
         // Block-level text: the content of a tight list item (a paragraph in a loose one).
-        const target = loose ? this.d.createElement('p') : parent;
+        const target = loose ? this.#d.createElement('p') : parent;
         if (token.tokens !== undefined) {
           this.inline(token.tokens, target, depth + 1);
         } else {
-          target.appendChild(this.d.createTextNode(decodeEntities(token.text)));
+          target.appendChild(this.#d.createTextNode(decodeEntities(token.text)));
         }
         if (target !== parent) {
           parent.appendChild(target);
@@ -86,18 +86,18 @@ export class DomBuilder {
         return;
       }
       case 'table':
-        parent.appendChild(this.table(token, depth));
+        parent.appendChild(this.#table(token, depth));
         return;
       case 'html': {
         // Raw HTML is shown as the text it is, never inserted as markup.
-        const p = this.d.createElement('p');
+        const p = this.#d.createElement('p');
         p.className = 'md-raw-html';
         p.textContent = token.text.replace(/\n+$/, '');
         parent.appendChild(p);
         return;
       }
       case 'checkbox':
-        parent.appendChild(this.checkbox(token.checked));
+        parent.appendChild(this.#checkbox(token.checked));
         return;
       default:
         this.inline([token], parent, depth);
@@ -111,7 +111,7 @@ export class DomBuilder {
     for (const raw of tokens) {
       const token = raw as MarkedToken;
       if (depth > maxDepth) {
-        parent.appendChild(this.d.createTextNode(token.raw));
+        parent.appendChild(this.#d.createTextNode(token.raw));
         continue;
       }
       switch (token.type) {
@@ -119,49 +119,49 @@ export class DomBuilder {
           if (token.tokens !== undefined && token.tokens.length > 0) {
             this.inline(token.tokens, parent, depth + 1);
           } else {
-            parent.appendChild(this.d.createTextNode(token.escaped === true ? token.text : decodeEntities(token.text)));
+            parent.appendChild(this.#d.createTextNode(token.escaped === true ? token.text : decodeEntities(token.text)));
           }
           break;
         case 'escape':
-          parent.appendChild(this.d.createTextNode(token.text));
+          parent.appendChild(this.#d.createTextNode(token.text));
           break;
         case 'strong':
         case 'em':
         case 'del': {
-          const e = this.d.createElement(token.type);
+          const e = this.#d.createElement(token.type);
           this.inline(token.tokens, e, depth + 1);
           parent.appendChild(e);
           break;
         }
         case 'codespan': {
-          const c = this.d.createElement('code');
+          const c = this.#d.createElement('code');
           c.textContent = token.text;
           parent.appendChild(c);
           break;
         }
         case 'br':
-          parent.appendChild(this.d.createElement('br'));
+          parent.appendChild(this.#d.createElement('br'));
           break;
         case 'link':
-          parent.appendChild(this.link(token, depth));
+          parent.appendChild(this.#link(token, depth));
           break;
         case 'image':
-          parent.appendChild(this.image(token));
+          parent.appendChild(this.#image(token));
           break;
         case 'html':
-          parent.appendChild(this.d.createTextNode(token.raw));
+          parent.appendChild(this.#d.createTextNode(token.raw));
           break;
         case 'checkbox':
-          parent.appendChild(this.checkbox(token.checked));
+          parent.appendChild(this.#checkbox(token.checked));
           break;
         default:
-          parent.appendChild(this.d.createTextNode(token.raw));
+          parent.appendChild(this.#d.createTextNode(token.raw));
       }
     }
   }
 
-  private checkbox(checked: boolean): HTMLInputElement {
-    const box = this.d.createElement('input');
+  #checkbox(checked: boolean): HTMLInputElement {
+    const box = this.#d.createElement('input');
     box.setAttribute('type', 'checkbox');
     box.setAttribute('disabled', '');
     if (checked) {
@@ -170,29 +170,29 @@ export class DomBuilder {
     return box;
   }
 
-  private code(token: Tokens.Code): HTMLElement {
-    const pre = this.d.createElement('pre');
+  #code(token: Tokens.Code): HTMLElement {
+    const pre = this.#d.createElement('pre');
     pre.appendChild(codeElement(token.text, token.codeBlockStyle === 'indented' ? undefined : token.lang));
     return pre;
   }
 
-  private table(token: Tokens.Table, depth: number): HTMLElement {
-    const wrap = this.d.createElement('div');
+  #table(token: Tokens.Table, depth: number): HTMLElement {
+    const wrap = this.#d.createElement('div');
     wrap.className = 'md-table';
-    const table = this.d.createElement('table');
-    const head = this.d.createElement('thead');
-    const headRow = this.d.createElement('tr');
+    const table = this.#d.createElement('table');
+    const head = this.#d.createElement('thead');
+    const headRow = this.#d.createElement('tr');
     for (const cell of token.header) {
-      headRow.appendChild(this.cell('th', cell, depth));
+      headRow.appendChild(this.#cell('th', cell, depth));
     }
     head.appendChild(headRow);
     table.appendChild(head);
     if (token.rows.length > 0) {
-      const body = this.d.createElement('tbody');
+      const body = this.#d.createElement('tbody');
       for (const row of token.rows) {
-        const tr = this.d.createElement('tr');
+        const tr = this.#d.createElement('tr');
         for (const cell of row) {
-          tr.appendChild(this.cell('td', cell, depth));
+          tr.appendChild(this.#cell('td', cell, depth));
         }
         body.appendChild(tr);
       }
@@ -202,8 +202,8 @@ export class DomBuilder {
     return wrap;
   }
 
-  private cell(tag: 'th' | 'td', cell: Tokens.TableCell, depth: number): HTMLElement {
-    const c = this.d.createElement(tag);
+  #cell(tag: 'th' | 'td', cell: Tokens.TableCell, depth: number): HTMLElement {
+    const c = this.#d.createElement(tag);
     if (cell.align !== null) {
       c.className = `align-${cell.align}`;
     }
@@ -211,17 +211,17 @@ export class DomBuilder {
     return c;
   }
 
-  private link(token: Tokens.Link, depth: number): HTMLElement {
+  #link(token: Tokens.Link, depth: number): HTMLElement {
     const target = classifyHref(token.href);
     if (target.kind === 'web') {
-      const a = this.d.createElement('a');
+      const a = this.#d.createElement('a');
       a.setAttribute('href', target.href);
       a.setAttribute('title', token.title !== undefined && token.title !== null && token.title !== '' ? decodeEntities(token.title) : visibleLabel(target.href));
       this.inline(token.tokens, a, depth + 1);
       return a;
     }
     if (target.kind === 'file') {
-      const a = this.d.createElement('a');
+      const a = this.#d.createElement('a');
       a.setAttribute('href', '#');
       a.className = 'file-link';
       a.setAttribute('data-path', target.path);
@@ -232,16 +232,16 @@ export class DomBuilder {
       this.inline(token.tokens, a, depth + 1);
       return a;
     }
-    const span = this.d.createElement('span');
+    const span = this.#d.createElement('span');
     span.className = 'md-blocked-link';
     this.inline(token.tokens, span, depth + 1);
     return span;
   }
 
-  private image(token: Tokens.Image): HTMLElement {
+  #image(token: Tokens.Image): HTMLElement {
     const alt = decodeEntities(token.text);
     if (isInlineImage(token.href)) {
-      const img = this.d.createElement('img');
+      const img = this.#d.createElement('img');
       img.setAttribute('src', token.href);
       img.setAttribute('alt', alt);
       img.className = 'md-image';
@@ -251,13 +251,13 @@ export class DomBuilder {
     const target = classifyHref(token.href);
     const label = alt !== '' ? alt : token.href;
     if (target.kind === 'web') {
-      const a = this.d.createElement('a');
+      const a = this.#d.createElement('a');
       a.setAttribute('href', target.href);
       a.setAttribute('title', visibleLabel(target.href));
       a.textContent = label;
       return a;
     }
-    const span = this.d.createElement('span');
+    const span = this.#d.createElement('span');
     span.className = 'md-blocked-link';
     span.textContent = label;
     return span;

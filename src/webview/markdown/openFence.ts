@@ -11,27 +11,31 @@ const chunkLines = 200;
  */
 export class OpenFence {
   readonly element: HTMLElement;
-  private readonly code: HTMLElement;
-  private readonly partial: Text;
-  private chunk: Text;
-  private chunkLines = 0;
+  readonly #code: HTMLElement;
+  readonly #partial: Text;
+  #chunk: Text;
+  #chunkLines = 0;
 
-  private constructor(
-    private readonly char: string,
-    private readonly length: number,
-    private readonly indent: number,
-    /** Source offset of the first line not yet shown. */
-    private scanPos: number,
-  ) {
+  readonly #char: string;
+  readonly #length: number;
+  readonly #indent: number;
+  /** Source offset of the first line not yet shown. */
+  #scanPos: number;
+
+  private constructor(char: string, length: number, indent: number, scanPos: number) {
+    this.#char = char;
+    this.#length = length;
+    this.#indent = indent;
+    this.#scanPos = scanPos;
     const d = doc();
     this.element = d.createElement('pre');
     this.element.className = 'streaming';
-    this.code = d.createElement('code');
-    this.partial = d.createTextNode('');
-    this.chunk = d.createTextNode('');
-    this.element.appendChild(this.code);
-    this.code.appendChild(this.partial);
-    this.newChunk();
+    this.#code = d.createElement('code');
+    this.#partial = d.createTextNode('');
+    this.#chunk = d.createTextNode('');
+    this.element.appendChild(this.#code);
+    this.#code.appendChild(this.#partial);
+    this.#newChunk();
   }
 
   /**
@@ -48,7 +52,7 @@ export class OpenFence {
 
   /** Shows the complete lines that arrived; false once the closing line is among them. */
   advance(source: string): boolean {
-    let pos = this.scanPos;
+    let pos = this.#scanPos;
     let added = '';
     for (;;) {
       const nl = source.indexOf('\n', pos);
@@ -57,25 +61,25 @@ export class OpenFence {
       }
       const line = source.slice(pos, nl);
       const close = /^ {0,3}(`{3,}|~{3,})[ \t]*$/.exec(line);
-      if (close?.[1]?.startsWith(this.char) === true && close[1].length >= this.length) {
+      if (close?.[1]?.startsWith(this.#char) === true && close[1].length >= this.#length) {
         return false;
       }
-      added += `${stripIndent(line, this.indent)}\n`;
+      added += `${stripIndent(line, this.#indent)}\n`;
       pos = nl + 1;
-      this.chunkLines++;
-      if (this.chunkLines >= chunkLines) {
-        this.chunk.appendData(added);
+      this.#chunkLines++;
+      if (this.#chunkLines >= chunkLines) {
+        this.#chunk.appendData(added);
         added = '';
-        this.newChunk(this.chunk.parentElement);
+        this.#newChunk(this.#chunk.parentElement);
       }
     }
     if (added !== '') {
-      this.chunk.appendData(added);
+      this.#chunk.appendData(added);
     }
-    this.scanPos = pos;
-    const partial = stripIndent(source.slice(pos), this.indent);
-    if (this.partial.data !== partial) {
-      this.partial.data = partial;
+    this.#scanPos = pos;
+    const partial = stripIndent(source.slice(pos), this.#indent);
+    if (this.#partial.data !== partial) {
+      this.#partial.data = partial;
     }
     return true;
   }
@@ -86,16 +90,16 @@ export class OpenFence {
    * still filling has none, since a 200-line placeholder for a few lines would make the
    * transcript jump while it sticks to the bottom (one more frame and scroll per refresh).
    */
-  private newChunk(full?: HTMLElement | null): void {
+  #newChunk(full?: HTMLElement | null): void {
     if (full) {
       full.className = 'code-chunk';
     }
     const span = doc().createElement('span');
     span.className = 'code-chunk-open';
-    this.chunk = doc().createTextNode('');
-    span.appendChild(this.chunk);
-    this.code.insertBefore(span, this.partial);
-    this.chunkLines = 0;
+    this.#chunk = doc().createTextNode('');
+    span.appendChild(this.#chunk);
+    this.#code.insertBefore(span, this.#partial);
+    this.#chunkLines = 0;
   }
 }
 

@@ -27,22 +27,26 @@ interface PartComponent {
 export class AssistantMessageView implements EntryComponent {
   readonly kind = 'assistant';
   readonly element = el('article', { class: 'entry entry-assistant' });
-  private parts: PartComponent[] = [];
-  private entry: AssistantEntry | undefined;
+  #parts: PartComponent[] = [];
+  #entry: AssistantEntry | undefined;
 
-  constructor(private readonly env: RenderEnv) {}
+  readonly #env: RenderEnv;
+
+  constructor(env: RenderEnv) {
+    this.#env = env;
+  }
 
   get entryView(): AssistantEntry | undefined {
-    return this.entry;
+    return this.#entry;
   }
 
   update(entry: EntryView, change: SlotChange): void {
     if (entry.kind !== 'assistant') {
       return;
     }
-    this.entry = entry;
+    this.#entry = entry;
     setAttr(this.element, 'data-entry-id', entry.id);
-    setAttr(this.element, 'aria-label', agentName(this.env));
+    setAttr(this.element, 'aria-label', agentName(this.#env));
     const appendOnly = change === 'append';
     const count = entry.parts.length;
     for (let i = 0; i < count; i++) {
@@ -51,22 +55,22 @@ export class AssistantMessageView implements EntryComponent {
         continue;
       }
       const following = i < count - 1;
-      const component = this.parts[i];
+      const component = this.#parts[i];
       if (component?.kind !== part.kind) {
-        const fresh = this.createPart(part, i);
+        const fresh = this.#createPart(part, i);
         if (component !== undefined) {
           component.dispose?.();
           this.element.replaceChild(fresh.element, component.element);
         } else {
           this.element.appendChild(fresh.element);
         }
-        this.parts[i] = fresh;
+        this.#parts[i] = fresh;
         fresh.update(part, false, following);
       } else {
         component.update(part, appendOnly, following);
       }
     }
-    for (const extra of this.parts.splice(count)) {
+    for (const extra of this.#parts.splice(count)) {
       extra.dispose?.();
       extra.element.remove();
     }
@@ -74,43 +78,43 @@ export class AssistantMessageView implements EntryComponent {
 
   streamText(entry: EntryView, index: number, appended: string): boolean {
     const part = entry.kind === 'assistant' ? entry.parts[index] : undefined;
-    const component = this.parts[index];
+    const component = this.#parts[index];
     // Only the last part grows in place; a new part changes the structure (and ends a thought).
     if (entry.kind !== 'assistant' || part === undefined || component?.kind !== part.kind || index !== entry.parts.length - 1) {
       return false;
     }
-    this.entry = entry;
+    this.#entry = entry;
     component.update(part, true, false, appended);
     return true;
   }
 
   headerChanged(): void {
-    for (const part of this.parts) {
+    for (const part of this.#parts) {
       part.headerChanged?.();
     }
   }
 
   turnEnded(): void {
-    for (const part of this.parts) {
+    for (const part of this.#parts) {
       part.turnEnded?.();
     }
   }
 
   dispose(): void {
-    for (const part of this.parts) {
+    for (const part of this.#parts) {
       part.dispose?.();
     }
   }
 
-  private createPart(part: PartView, index: number): PartComponent {
-    const key = `${this.entry?.id ?? ''}:${index}`;
+  #createPart(part: PartView, index: number): PartComponent {
+    const key = `${this.#entry?.id ?? ''}:${index}`;
     switch (part.kind) {
       case 'text':
-        return new TextPart(this.env);
+        return new TextPart(this.#env);
       case 'thought':
-        return new ThoughtPart(this.env, key);
+        return new ThoughtPart(this.#env, key);
       case 'block':
-        return new BlockPart(this.env);
+        return new BlockPart(this.#env);
     }
   }
 }
@@ -126,34 +130,37 @@ function showText(view: MarkdownView, text: string, appendOnly: boolean, appende
 
 class TextPart implements PartComponent {
   readonly kind = 'text';
-  private readonly view: MarkdownView;
+  readonly #view: MarkdownView;
   readonly element: HTMLElement;
 
-  constructor(private readonly env: RenderEnv) {
-    this.view = new MarkdownView(env.scheduler, 'markdown part-text');
-    this.element = this.view.element;
+  readonly #env: RenderEnv;
+
+  constructor(env: RenderEnv) {
+    this.#env = env;
+    this.#view = new MarkdownView(env.scheduler, 'markdown part-text');
+    this.element = this.#view.element;
   }
 
   update(part: PartView, appendOnly: boolean, _following: boolean, appended?: string): void {
     if (part.kind !== 'text') {
       return;
     }
-    showText(this.view, part.text, appendOnly, appended);
+    showText(this.#view, part.text, appendOnly, appended);
   }
 
   headerChanged(): void {
     // The turn is over: an unclosed fence at the end gets its final (highlighted) rendering.
-    if (!isTurnRunning(this.env)) {
+    if (!isTurnRunning(this.#env)) {
       this.turnEnded();
     }
   }
 
   turnEnded(): void {
-    this.view.flush();
+    this.#view.flush();
   }
 
   dispose(): void {
-    this.view.dispose();
+    this.#view.dispose();
   }
 }
 
@@ -164,25 +171,27 @@ class TextPart implements PartComponent {
 class ThoughtPart implements PartComponent {
   readonly kind = 'thought';
   readonly element: HTMLDetailsElement;
-  private readonly label = el('span', { class: 'thought-label' });
-  private readonly statusIcon = el('span', { attrs: { 'aria-hidden': 'true' } });
-  private view: MarkdownView | undefined;
-  private part: Extract<PartView, { kind: 'thought' }> | undefined;
-  private following = false;
+  readonly #label = el('span', { class: 'thought-label' });
+  readonly #statusIcon = el('span', { attrs: { 'aria-hidden': 'true' } });
+  #view: MarkdownView | undefined;
+  #part: Extract<PartView, { kind: 'thought' }> | undefined;
+  #following = false;
   /** What we last set `open` to; a toggle event that disagrees came from the user. */
-  private applied: boolean | undefined;
+  #applied: boolean | undefined;
 
-  constructor(
-    private readonly env: RenderEnv,
-    private readonly key: string,
-  ) {
-    this.element = el('details', { class: 'thought' }, [el('summary', {}, [this.statusIcon, this.label])]);
+  readonly #env: RenderEnv;
+  readonly #key: string;
+
+  constructor(env: RenderEnv, key: string) {
+    this.#env = env;
+    this.#key = key;
+    this.element = el('details', { class: 'thought' }, [el('summary', {}, [this.#statusIcon, this.#label])]);
     this.element.addEventListener('toggle', () => {
-      if (this.element.open !== this.applied) {
-        this.env.ui.setExpanded(this.key, this.element.open);
-        this.applied = this.element.open;
+      if (this.element.open !== this.#applied) {
+        this.#env.ui.setExpanded(this.#key, this.element.open);
+        this.#applied = this.element.open;
       }
-      this.syncBody(false);
+      this.#syncBody(false);
     });
   }
 
@@ -190,86 +199,90 @@ class ThoughtPart implements PartComponent {
     if (part.kind !== 'thought') {
       return;
     }
-    this.part = part;
-    this.following = following;
-    this.refresh();
-    this.syncBody(appendOnly, appended);
+    this.#part = part;
+    this.#following = following;
+    this.#refresh();
+    this.#syncBody(appendOnly, appended);
   }
 
   headerChanged(): void {
-    this.refresh();
-    if (!isTurnRunning(this.env)) {
+    this.#refresh();
+    if (!isTurnRunning(this.#env)) {
       this.turnEnded();
     }
   }
 
   turnEnded(): void {
-    this.view?.flush();
+    this.#view?.flush();
   }
 
   dispose(): void {
-    this.view?.dispose();
+    this.#view?.dispose();
   }
 
-  private streaming(): boolean {
-    return this.part !== undefined && !this.following && this.part.endedAt === undefined && isTurnRunning(this.env);
+  #streaming(): boolean {
+    return this.#part !== undefined && !this.#following && this.#part.endedAt === undefined && isTurnRunning(this.#env);
   }
 
-  private refresh(): void {
-    const part = this.part;
+  #refresh(): void {
+    const part = this.#part;
     if (part === undefined) {
       return;
     }
-    const streaming = this.streaming();
+    const streaming = this.#streaming();
     const label = streaming
       ? t('Thinking…')
       : part.endedAt !== undefined
         ? t('Thought for {0} s', Math.max(1, Math.round((part.endedAt - part.startedAt) / 1000)))
         : t('Thought');
     // Header changes reach every thought: touch the DOM only when something changed.
-    if (this.label.textContent !== label) {
-      this.label.textContent = label;
+    if (this.#label.textContent !== label) {
+      this.#label.textContent = label;
     }
-    setAttr(this.statusIcon, 'class', streaming ? 'codicon codicon-loading codicon-modifier-spin' : 'codicon codicon-lightbulb');
-    const open = this.env.ui.isExpanded(this.key) ?? streaming;
-    if (open !== this.applied) {
-      this.applied = open;
+    setAttr(this.#statusIcon, 'class', streaming ? 'codicon codicon-loading codicon-modifier-spin' : 'codicon codicon-lightbulb');
+    const open = this.#env.ui.isExpanded(this.#key) ?? streaming;
+    if (open !== this.#applied) {
+      this.#applied = open;
       this.element.open = open;
     }
   }
 
   /** The body is rendered only once the thought is open (most old thoughts never are). */
-  private syncBody(appendOnly: boolean, appended?: string): void {
-    if (this.part === undefined || (!this.element.open && this.view === undefined)) {
+  #syncBody(appendOnly: boolean, appended?: string): void {
+    if (this.#part === undefined || (!this.element.open && this.#view === undefined)) {
       return;
     }
-    if (this.view === undefined) {
-      this.view = new MarkdownView(this.env.scheduler, 'markdown thought-body');
-      this.element.appendChild(this.view.element);
-      this.view.set(this.part.text, false, !this.streaming());
+    if (this.#view === undefined) {
+      this.#view = new MarkdownView(this.#env.scheduler, 'markdown thought-body');
+      this.element.appendChild(this.#view.element);
+      this.#view.set(this.#part.text, false, !this.#streaming());
       return;
     }
-    showText(this.view, this.part.text, appendOnly, appended);
+    showText(this.#view, this.#part.text, appendOnly, appended);
   }
 }
 
 class BlockPart implements PartComponent {
   readonly kind = 'block';
   readonly element = el('div', { class: 'part-block' });
-  private last: string | undefined;
+  #last: string | undefined;
 
-  constructor(private readonly env: RenderEnv) {}
+  readonly #env: RenderEnv;
+
+  constructor(env: RenderEnv) {
+    this.#env = env;
+  }
 
   update(part: PartView): void {
     if (part.kind !== 'block') {
       return;
     }
     const key = JSON.stringify(part.block);
-    if (key === this.last) {
+    if (key === this.#last) {
       return;
     }
-    this.last = key;
-    this.element.replaceChildren(renderBlock(part.block, this.env));
+    this.#last = key;
+    this.element.replaceChildren(renderBlock(part.block, this.#env));
   }
 }
 

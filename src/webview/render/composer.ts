@@ -5,8 +5,11 @@ import { LazyMenu } from '../lazy/lazyMenu';
 import { t } from '../strings';
 import { visibleLabel } from '../text';
 import type { RenderEnv } from './env';
+import type { HeldPromptLine } from './heldPrompt';
 import type { MentionMenu } from './mentionMenu';
 import type { SlashMenu } from './slashMenu';
+import type { ClientCommandName } from '../../protocol/webviewProtocol';
+import { LazyHeaderCard } from '../lazy/lazyCard';
 
 /**
  * The composer: a multi-line textarea ("Message"), Send and Stop, the reason Send is unavailable,
@@ -25,6 +28,8 @@ export class Composer {
   readonly #stop: HTMLButtonElement;
   readonly #hint = el('div', { class: 'composer-hint', attrs: { id: uniqueId('composer-hint') } });
   readonly #status = el('div', { class: 'composer-status', attrs: { role: 'status' } });
+  /** The prompt the agent holds: said before the next message is sent, with "Start fresh" (issue 38). */
+  readonly #held: LazyHeaderCard<HeldPromptLine>;
   readonly #menu: LazyMenu<SlashMenu>;
   readonly #mentions: LazyMenu<MentionMenu>;
   readonly #chips = el('div', { class: 'attachments' });
@@ -40,6 +45,7 @@ export class Composer {
 
   constructor(env: RenderEnv, controls: HTMLElement) {
     this.#env = env;
+    this.#held = new LazyHeaderCard(t('note about the held message'), (h) => h.held !== undefined, (cards) => new cards.HeldPromptLine(env));
     const inputId = uniqueId('composer-input');
     this.textarea = el('textarea', {
       class: 'composer-input',
@@ -49,12 +55,16 @@ export class Composer {
     this.#menu = new LazyMenu(
       (cards) =>
         new cards.SlashMenu(this.textarea, (command, send) => {
+          if (command.client !== undefined && send) {
+            this.#runClientCommand(command.client);
+            return;
+          }
           this.#insertCommand(command, send);
           if (send) {
             this.#submit();
           }
         }),
-      (menu) => menu.refresh(this.#commands),
+      (menu) => menu.refresh(this.#commands, this.#waitingForCommands()),
     );
     this.#mentions = new LazyMenu(
       (cards) =>
@@ -83,6 +93,7 @@ export class Composer {
 
     this.element.append(
       this.#status,
+      this.#held.element,
       this.#notes,
       this.#chips,
       el('div', { class: 'composer-box' }, [el('label', { class: 'visually-hidden', attrs: { for: inputId }, text: t('Message') }), this.#menu.element, this.#mentions.element, this.textarea]),
@@ -131,7 +142,7 @@ export class Composer {
    */
   get canSend(): boolean {
     const h = this.#header;
-    return h === undefined || (!h.readOnly && (h.phase === 'idle' || h.phase === 'new' || h.phase === 'starting'));
+    return h === undefined || (!h.readOnly && (h.phase === 'idle' || h.phase === 'new' || h.phase === 'starting' || (h.phase === 'exited' && h.restarting === true)));
   }
 
   updateHeader(header: SessionHeaderView | undefined): void {
@@ -147,6 +158,9 @@ export class Composer {
     this.#status.textContent = status ?? '';
     setHidden(this.#status, status === undefined || status === '');
     this.#renderNotes(header?.contextNotes ?? []);
+    if (header !== undefined) {
+      this.#held.update(header);
+    }
     this.#hint.textContent = this.#reason(header) ?? '';
     setHidden(this.#hint, this.#hint.textContent === '');
     this.#updateButtons();
@@ -199,6 +213,9 @@ export class Composer {
     }
     if (header.readOnly) {
       return t('This conversation is read-only: {0} could not restore it. Start a new session to continue.', header.agentName);
+    }
+    if (header.restarting === true && (header.phase === 'exited' || header.phase === 'starting' || header.phase === 'new')) {
+      return t('Restarting {0}… A message sent now goes once it is ready.', header.agentName);
     }
     switch (header.phase) {
       case 'starting':
@@ -262,6 +279,19 @@ export class Composer {
     }
     e.preventDefault();
     this.#submit();
+  }
+
+  /** The agent whose commands have not arrived yet (it is starting), for a line under the menu. */
+  #waitingForCommands(): string | undefined {
+    const h = this.#header;
+    const waiting = h === undefined || h.phase === 'new' || h.phase === 'starting' || h.restarting === true;
+    return waiting && this.#commands.length === 0 ? (h?.agentName ?? '') : undefined;
+  }
+
+  #runClientCommand(name: ClientCommandName): void {
+    this.#menu.close();
+    this.#setValue('');
+    this.#env.actions.runClientCommand(name);
   }
 
   #submit(): void {

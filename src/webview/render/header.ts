@@ -11,6 +11,10 @@ function elapsed(ms: number): string {
 }
 
 function phaseText(header: SessionHeaderView, hostNow: number): string | undefined {
+  // Restart Agent: from the click until the session is back, a start — never "Agent exited".
+  if (header.restarting === true && (header.phase === 'exited' || header.phase === 'starting' || header.phase === 'new')) {
+    return t('Restarting…');
+  }
   switch (header.phase) {
     case 'starting':
       return t('Starting…');
@@ -29,71 +33,79 @@ function phaseText(header: SessionHeaderView, hostNow: number): string | undefin
 /** The top bar: agent name (+ Demo badge), session title, phase, and the context usage gauge. */
 export class TopBar {
   readonly element = el('header', { class: 'topbar' });
-  private readonly agent = el('span', { class: 'agent-name' });
-  private readonly demo = el('span', { class: 'badge badge-demo', text: t('Demo') });
-  private readonly title = el('span', { class: 'session-title' });
-  private readonly phase = el('span', { class: 'phase' });
-  private readonly usage = el('div', { class: 'usage' });
-  private readonly meter = el('meter', { class: 'usage-meter', attrs: { min: '0' } });
-  private readonly usageText = el('span', { class: 'usage-text' });
-  private readonly cost = el('span', { class: 'usage-cost' });
-  private header: SessionHeaderView | undefined;
-  private ticking = false;
-  private readonly tick = (): void => this.renderPhase();
+  readonly #agent = el('span', { class: 'agent-name' });
+  readonly #demo = el('span', { class: 'badge badge-demo', text: t('Demo') });
+  readonly #title = el('span', { class: 'session-title' });
+  readonly #phase = el('span', { class: 'phase' });
+  readonly #usage = el('div', { class: 'usage' });
+  readonly #meter = el('meter', { class: 'usage-meter', attrs: { min: '0' } });
+  readonly #usageText = el('span', { class: 'usage-text' });
+  readonly #cost = el('span', { class: 'usage-cost' });
+  #header: SessionHeaderView | undefined;
+  #ticking = false;
+  readonly #tick = (): void => this.#renderPhase();
 
-  constructor(private readonly env: RenderEnv) {
+  readonly #env: RenderEnv;
+
+  constructor(env: RenderEnv) {
+    this.#env = env;
     const meterId = uniqueId('usage');
-    this.usageText.id = meterId;
-    this.meter.setAttribute('aria-labelledby', meterId);
-    this.demo.title = t('This chat runs the built-in demo agent, not your configured agent.');
-    this.usage.append(this.meter, this.usageText, this.cost);
-    this.element.append(el('div', { class: 'topbar-main' }, [icon('hubot', 'agent-icon'), this.agent, this.demo, this.title]), this.phase, this.usage);
+    this.#usageText.id = meterId;
+    this.#meter.setAttribute('aria-labelledby', meterId);
+    this.#demo.title = t('This chat runs the built-in demo agent, not your configured agent.');
+    this.#usage.append(this.#meter, this.#usageText, this.#cost);
+    this.element.append(el('div', { class: 'topbar-main' }, [icon('hubot', 'agent-icon'), this.#agent, this.#demo, this.#title]), this.#phase, this.#usage);
   }
 
-  private renderPhase(): void {
-    const header = this.header;
+  #renderPhase(): void {
+    const header = this.#header;
     if (header === undefined) {
       return;
     }
-    const phase = phaseLabel(header, this.env);
-    setAttr(this.phase, 'class', `phase phase-${header.phase}`);
-    if (this.phase.textContent !== (phase ?? '')) {
-      this.phase.textContent = phase ?? '';
+    const phase = phaseLabel(header, this.#env);
+    setAttr(this.#phase, 'class', `phase phase-${header.restarting === true && header.phase === 'exited' ? 'starting' : header.phase}`);
+    if (this.#phase.textContent !== (phase ?? '')) {
+      this.#phase.textContent = phase ?? '';
     }
-    setHidden(this.phase, phase === undefined);
+    setHidden(this.#phase, phase === undefined);
   }
 
   update(header: SessionHeaderView): void {
-    this.agent.textContent = header.agentName;
-    setHidden(this.demo, !header.demo);
+    this.#agent.textContent = header.agentName;
+    setHidden(this.#demo, !header.demo);
     const title = header.title !== undefined && header.title !== '' ? visibleTitle(header.title) : '';
-    this.title.textContent = title;
-    this.title.title = title;
-    setHidden(this.title, title === '');
-    this.header = header;
-    this.renderPhase();
+    this.#title.textContent = title;
+    this.#title.title = title;
+    setHidden(this.#title, title === '');
+    this.#header = header;
+    this.#renderPhase();
     const running = header.phase === 'running' && header.turnStartedAt !== undefined;
-    if (running !== this.ticking) {
-      this.ticking = running;
+    if (running !== this.#ticking) {
+      this.#ticking = running;
       if (running) {
-        this.env.ticker.add(this.tick);
+        this.#env.ticker.add(this.#tick);
       } else {
-        this.env.ticker.remove(this.tick);
+        this.#env.ticker.remove(this.#tick);
       }
     }
     const usage = header.usage;
-    setHidden(this.usage, usage === undefined);
+    setHidden(this.#usage, usage === undefined);
     if (usage !== undefined) {
       const size = Math.max(1, usage.size);
-      this.meter.max = size;
-      this.meter.value = Math.min(usage.used, size);
-      this.meter.low = size * 0.7;
-      this.meter.high = size * 0.9;
-      this.meter.optimum = 0;
-      this.usageText.textContent = t('{0} / {1} tokens', compactNumber(usage.used), compactNumber(usage.size));
-      this.usage.title = t('Context window: {0} of {1} tokens used', usage.used.toLocaleString(), usage.size.toLocaleString());
-      this.cost.textContent = usage.cost !== undefined ? formatCost(usage.cost.amount, usage.cost.currency) : '';
-      setHidden(this.cost, usage.cost === undefined);
+      this.#meter.max = size;
+      this.#meter.value = Math.min(usage.used, size);
+      this.#meter.low = size * 0.7;
+      this.#meter.high = size * 0.9;
+      this.#meter.optimum = 0;
+      this.#usageText.textContent = t('context {0} / {1}', compactNumber(usage.used), compactNumber(usage.size));
+      // Not a turn's tokens (the footers count those): how full the model's context window is now.
+      this.#usage.title = t(
+        'Context window: {0} of {1} tokens in use. Turn footers count each turn’s own tokens.',
+        usage.used.toLocaleString(),
+        usage.size.toLocaleString(),
+      );
+      this.#cost.textContent = usage.cost !== undefined ? formatCost(usage.cost.amount, usage.cost.currency) : '';
+      setHidden(this.#cost, usage.cost === undefined);
     }
   }
 }
@@ -106,29 +118,32 @@ function phaseLabel(header: SessionHeaderView, env: RenderEnv): string | undefin
 /** Mode, model and the agent's config options, as labelled `<select>`s and checkboxes. */
 export class SessionControls {
   readonly element = el('div', { class: 'session-controls' });
-  private mode: SelectControl;
-  private model: SelectControl;
-  private readonly config = el('div', { class: 'config-options' });
-  private configKey = '';
-  private readonly configControls = new Map<string, SelectControl | HTMLInputElement>();
+  #mode: SelectControl;
+  #model: SelectControl;
+  readonly #config = el('div', { class: 'config-options' });
+  #configKey = '';
+  readonly #configControls = new Map<string, SelectControl | HTMLInputElement>();
 
-  constructor(private readonly env: RenderEnv) {
-    this.mode = new SelectControl(t('Mode'), 'symbol-namespace', (id) => this.env.actions.setMode(id));
-    this.model = new SelectControl(t('Model'), 'sparkle', (id) => this.env.actions.setModel(id));
-    this.element.append(this.mode.element, this.model.element, this.config);
+  readonly #env: RenderEnv;
+
+  constructor(env: RenderEnv) {
+    this.#env = env;
+    this.#mode = new SelectControl(t('Mode'), modeIcon, (id) => this.#env.actions.setMode(id));
+    this.#model = new SelectControl(t('Model'), modelIcon, (id) => this.#env.actions.setModel(id));
+    this.element.append(this.#mode.element, this.#model.element, this.#config);
   }
 
   update(header: SessionHeaderView): void {
     const disabled = header.readOnly || header.phase === 'exited';
-    this.mode.update(header.modes, disabled);
-    this.model.update(header.models, disabled);
+    this.#mode.update(header.modes, disabled);
+    this.#model.update(header.models, disabled);
     const key = JSON.stringify(header.configOptions.map((o) => (o.type === 'select' ? [o.id, o.name, o.select.options] : [o.id, o.name])));
-    if (key !== this.configKey) {
-      this.configKey = key;
-      this.buildConfig(header.configOptions);
+    if (key !== this.#configKey) {
+      this.#configKey = key;
+      this.#buildConfig(header.configOptions);
     }
     for (const option of header.configOptions) {
-      const control = this.configControls.get(option.id);
+      const control = this.#configControls.get(option.id);
       if (control instanceof SelectControl && option.type === 'select') {
         control.update(option.select, disabled);
       } else if (control !== undefined && !(control instanceof SelectControl) && option.type === 'boolean') {
@@ -139,42 +154,52 @@ export class SessionControls {
     setHidden(this.element, header.modes === undefined && header.models === undefined && header.configOptions.length === 0);
   }
 
-  private buildConfig(options: readonly ConfigOptionView[]): void {
-    clear(this.config);
-    this.configControls.clear();
+  #buildConfig(options: readonly ConfigOptionView[]): void {
+    clear(this.#config);
+    this.#configControls.clear();
     for (const option of options) {
       if (option.type === 'select') {
         const id = option.id;
-        const control = new SelectControl(option.name, 'settings', (value) => this.env.actions.setConfig(id, value));
-        this.configControls.set(option.id, control);
-        this.config.appendChild(control.element);
+        // Claude sends its mode and model as config options: the same icons and labels as the legacy selectors.
+        const [label, iconName] = option.category === 'mode' ? [t('Mode'), modeIcon] : option.category === 'model' ? [t('Model'), modelIcon] : [option.name, 'settings'];
+        const control = new SelectControl(label, iconName, (value) => this.#env.actions.setConfig(id, value));
+        this.#configControls.set(option.id, control);
+        this.#config.appendChild(control.element);
       } else {
         const box = el('input', { attrs: { type: 'checkbox' } });
         const id = option.id;
-        box.addEventListener('change', () => this.env.actions.setConfig(id, box.checked));
-        this.configControls.set(option.id, box);
-        this.config.appendChild(el('label', { class: 'control control-check' }, [box, el('span', { text: option.name })]));
+        box.addEventListener('change', () => this.#env.actions.setConfig(id, box.checked));
+        this.#configControls.set(option.id, box);
+        this.#config.appendChild(el('label', { class: 'control control-check' }, [box, el('span', { text: option.name })]));
       }
     }
   }
 }
 
-/** A labelled `<select>`; rebuilt only when its options change, so focus and the open list survive updates. */
+const modeIcon = 'symbol-namespace';
+const modelIcon = 'sparkle';
+
+/**
+ * A labelled `<select>` ("Mode: Default", "Model: Default": the label is visible, so two selectors
+ * showing "Default" can be told apart); rebuilt only when its options change, so focus and the
+ * open list survive updates.
+ */
 class SelectControl {
   readonly element: HTMLElement;
-  private readonly select = el('select');
-  private optionsKey = '';
+  readonly #select = el('select');
+  #optionsKey = '';
 
   constructor(label: string, iconName: string, onChange: (id: string) => void) {
     const id = uniqueId('select');
-    this.select.id = id;
-    this.select.title = label;
+    this.#select.id = id;
+    this.#select.title = label;
     this.element = el('div', { class: 'control' }, [
       el('label', { class: 'visually-hidden', attrs: { for: id }, text: label }),
       icon(iconName, 'control-icon'),
-      this.select,
+      el('span', { class: 'control-label', attrs: { 'aria-hidden': 'true' }, text: t('{0}:', label) }),
+      this.#select,
     ]);
-    this.select.addEventListener('change', () => onChange(this.select.value));
+    this.#select.addEventListener('change', () => onChange(this.#select.value));
   }
 
   update(view: SelectView | undefined, disabled: boolean): void {
@@ -183,18 +208,18 @@ class SelectControl {
       return;
     }
     const key = JSON.stringify(view.options);
-    if (key !== this.optionsKey) {
-      this.optionsKey = key;
-      clear(this.select);
+    if (key !== this.#optionsKey) {
+      this.#optionsKey = key;
+      clear(this.#select);
       for (const option of view.options) {
         const o = el('option', { text: option.name, attrs: { value: option.id, title: option.description } });
-        this.select.appendChild(o);
+        this.#select.appendChild(o);
       }
     }
-    if (this.select.value !== view.current) {
-      this.select.value = view.current;
+    if (this.#select.value !== view.current) {
+      this.#select.value = view.current;
     }
-    this.select.disabled = disabled;
+    this.#select.disabled = disabled;
   }
 }
 

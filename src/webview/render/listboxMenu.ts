@@ -77,6 +77,11 @@ export abstract class ListboxMenu<T> {
   /** The option's content. */
   protected abstract renderItem(item: T): (HTMLElement | false)[];
 
+  /** A line under the options (not an option); none by default. */
+  protected footer(): HTMLElement | undefined {
+    return undefined;
+  }
+
   /** Escape: closes (subclasses also remember not to reopen for the same text). */
   protected dismiss(): void {
     this.close();
@@ -109,6 +114,10 @@ export abstract class ListboxMenu<T> {
       option.addEventListener('click', () => this.pick(item, 'click'));
       this.element.appendChild(option);
     });
+    const footer = this.footer();
+    if (footer !== undefined) {
+      this.element.appendChild(footer);
+    }
     setHidden(this.element, false);
     this.textarea.setAttribute('aria-controls', this.listId);
     this.textarea.setAttribute('aria-activedescendant', `${this.listId}-${this.active}`);

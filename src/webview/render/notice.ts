@@ -55,7 +55,9 @@ export class NoticeView implements EntryComponent {
         el('span', { class: 'visually-hidden', text: `${levelWord}: ` }),
         el('span', { class: 'notice-title', text: entry.title }),
       ]),
-      entry.detail !== undefined && entry.detail !== '' ? el('pre', { class: 'notice-detail', text: entry.detail }) : false,
+      // Prose in the chat's font, wrapped in full; only what the agent wrote (a stderr tail) in a monospace log box.
+      entry.detail !== undefined && entry.detail !== '' ? el('p', { class: 'notice-text', text: entry.detail }) : false,
+      entry.log !== undefined && entry.log !== '' ? el('pre', { class: 'notice-log', attrs: { 'aria-label': t('What the agent wrote') }, text: entry.log }) : false,
       entry.suggestions !== undefined && entry.suggestions.values.length > 0
         ? el('div', { class: 'notice-suggestions', attrs: { role: 'group', 'aria-label': t('Suggested models') } }, [
             ...entry.suggestions.values.map((value) =>

@@ -3,7 +3,7 @@ import { clear, el, icon, setAttr, setHidden, uniqueId } from '../dom';
 import { t } from '../strings';
 import { formatDuration, visibleLabel, visibleText, visibleTitle } from '../text';
 import type { EntryComponent } from '../viewStore';
-import type { RenderEnv } from './env';
+import { agentName, type RenderEnv } from './env';
 import { loadCards } from '../lazy/cards';
 import { chunkError } from '../lazy/lazyCard';
 import type { PermissionPrompt } from './permission';
@@ -32,6 +32,7 @@ const statusIcons: Readonly<Record<ToolStatusView, string>> = {
   cancelled: 'circle-slash',
   ended: 'question',
   interrupted: 'debug-disconnect',
+  denied: 'circle-slash',
 };
 
 export function statusText(status: ToolStatusView): string {
@@ -50,6 +51,8 @@ export function statusText(status: ToolStatusView): string {
       return t('Ended without a result');
     case 'interrupted':
       return t('Interrupted');
+    case 'denied':
+      return t('Denied');
   }
 }
 
@@ -64,88 +67,91 @@ const expandedKinds: ReadonlySet<ToolKindView> = new Set(['edit', 'delete', 'mov
 export class ToolCallView implements EntryComponent {
   readonly kind = 'tool';
   readonly element: HTMLElement;
-  private readonly titleId = uniqueId('tool-title');
-  private readonly bodyId = uniqueId('tool-body');
-  private readonly toggle: HTMLButtonElement;
-  private readonly chevron = icon('chevron-right');
-  private readonly kindIcon = icon('tools', 'tool-icon');
-  private readonly title = el('span', { class: 'tool-title' });
-  private readonly emoji = el('span', { class: 'tool-emoji', attrs: { 'aria-hidden': 'true' } });
-  private readonly status = el('span', { class: 'tool-status' });
-  private readonly duration = el('span', { class: 'tool-duration muted' });
-  private readonly locations = el('div', { class: 'tool-locations' });
-  private readonly body = el('div', { class: 'tool-body' });
-  private readonly contentBox = el('div', { class: 'tool-content' });
-  private readonly command = el('pre', { class: 'tool-command' });
-  private readonly raw = el('div', { class: 'tool-raw' });
-  private items: ContentItem[] = [];
-  private prompt: PermissionPrompt | undefined;
-  private waitingForPrompt: HTMLElement | undefined;
-  private disposed = false;
-  private entry: ToolEntry | undefined;
-  private bodyBuilt = false;
-  private rawShown: { input?: string; output?: string } = {};
+  readonly #titleId = uniqueId('tool-title');
+  readonly #bodyId = uniqueId('tool-body');
+  readonly #toggle: HTMLButtonElement;
+  readonly #chevron = icon('chevron-right');
+  readonly #kindIcon = icon('tools', 'tool-icon');
+  readonly #title = el('span', { class: 'tool-title' });
+  readonly #emoji = el('span', { class: 'tool-emoji', attrs: { 'aria-hidden': 'true' } });
+  readonly #status = el('span', { class: 'tool-status' });
+  readonly #duration = el('span', { class: 'tool-duration muted' });
+  readonly #locations = el('div', { class: 'tool-locations' });
+  readonly #body = el('div', { class: 'tool-body' });
+  readonly #contentBox = el('div', { class: 'tool-content' });
+  readonly #command = el('pre', { class: 'tool-command' });
+  readonly #raw = el('div', { class: 'tool-raw' });
+  #items: ContentItem[] = [];
+  #prompt: PermissionPrompt | undefined;
+  #waitingForPrompt: HTMLElement | undefined;
+  #disposed = false;
+  #entry: ToolEntry | undefined;
+  #bodyBuilt = false;
+  #rawShown: { input?: string; output?: string } = {};
 
-  constructor(private readonly env: RenderEnv) {
-    this.title.id = this.titleId;
-    this.body.id = this.bodyId;
-    this.toggle = el('button', { class: 'tool-toggle', attrs: { type: 'button', 'aria-controls': this.bodyId } }, [this.chevron, this.kindIcon, this.emoji, this.title]);
-    this.toggle.addEventListener('click', () => {
-      if (this.entry === undefined || this.forcedOpen()) {
+  readonly #env: RenderEnv;
+
+  constructor(env: RenderEnv) {
+    this.#env = env;
+    this.#title.id = this.#titleId;
+    this.#body.id = this.#bodyId;
+    this.#toggle = el('button', { class: 'tool-toggle', attrs: { type: 'button', 'aria-controls': this.#bodyId } }, [this.#chevron, this.#kindIcon, this.#emoji, this.#title]);
+    this.#toggle.addEventListener('click', () => {
+      if (this.#entry === undefined || this.#forcedOpen()) {
         return;
       }
-      this.env.ui.setExpanded(this.entry.id, !this.expanded());
-      this.render();
+      this.#env.ui.setExpanded(this.#entry.id, !this.#expanded());
+      this.#render();
     });
-    this.element = el('article', { class: 'entry tool-card', attrs: { 'aria-labelledby': this.titleId } }, [
-      el('div', { class: 'tool-head' }, [this.toggle, this.status, this.duration]),
-      this.locations,
-      this.body,
+    this.element = el('article', { class: 'entry tool-card', attrs: { 'aria-labelledby': this.#titleId } }, [
+      el('div', { class: 'tool-head' }, [this.#toggle, this.#status, this.#duration]),
+      this.#locations,
+      this.#body,
     ]);
-    this.body.append(this.command, this.contentBox, this.raw);
+    this.#body.append(this.#command, this.#contentBox, this.#raw);
   }
 
   /** The permission prompt while one is pending (keyboard shortcuts, focus). */
   get pendingPrompt(): PermissionPrompt | undefined {
-    return this.prompt?.pending === true ? this.prompt : undefined;
+    return this.#prompt?.pending === true ? this.#prompt : undefined;
   }
 
   get entryView(): ToolEntry | undefined {
-    return this.entry;
+    return this.#entry;
   }
 
   update(entry: EntryView): void {
-    if (entry.kind !== 'tool' || entry === this.entry) {
+    if (entry.kind !== 'tool' || entry === this.#entry) {
       return;
     }
-    const previous = this.entry;
-    this.entry = entry;
+    const previous = this.#entry;
+    this.#entry = entry;
     setAttr(this.element, 'data-entry-id', entry.id);
     this.element.className = `entry tool-card kind-${entry.toolKind} status-${entry.status}`;
-    this.kindIcon.className = `codicon codicon-${kindIcons[entry.toolKind]} tool-icon`;
+    this.#kindIcon.className = `codicon codicon-${kindIcons[entry.toolKind]} tool-icon`;
     const progress = entry.progress;
     // A progress card (API Server `hermes.tool.progress`): the tool's emoji and label, as Hermes shows them.
-    this.title.textContent = progress !== undefined && progress.label !== '' ? visibleTitle(progress.label) : visibleTitle(entry.title);
-    this.emoji.textContent = progress?.emoji ?? '';
-    setHidden(this.emoji, progress === undefined || progress.emoji === '');
+    this.#title.textContent = progress !== undefined && progress.label !== '' ? visibleTitle(progress.label) : visibleTitle(entry.title);
+    this.#emoji.textContent = progress?.emoji ?? '';
+    setHidden(this.#emoji, progress === undefined || progress.emoji === '');
     this.element.classList.toggle('tool-progress', progress !== undefined);
-    this.renderStatus(entry);
+    this.#renderStatus(entry);
     if (previous?.locations !== entry.locations) {
-      this.renderLocations(entry);
+      this.#renderLocations(entry);
     }
     if (entry.permission !== undefined) {
-      this.showPermission(entry);
-    } else if (this.prompt !== undefined) {
-      this.prompt.dispose();
-      this.prompt.element.remove();
-      this.prompt = undefined;
+      this.#showPermission(entry);
+    } else if (this.#prompt !== undefined) {
+      this.#prompt.dispose();
+      this.#prompt.element.remove();
+      this.#prompt = undefined;
     }
-    this.render();
+    this.#render();
   }
 
   dispose(): void {
-    this.prompt?.dispose();
-    this.disposed = true;
+    this.#prompt?.dispose();
+    this.#disposed = true;
   }
 
   /**
@@ -154,134 +160,135 @@ export class ToolCallView implements EntryComponent {
    * a line saying so, then shows the prompt and tells the transcript (`env.permissionShown`), which
    * gives a pending one the focus as it would have.
    */
-  private showPermission(entry: ToolEntry): void {
+  #showPermission(entry: ToolEntry): void {
     const permission = entry.permission;
     if (permission === undefined) {
       return;
     }
     const cards = loadCards();
     if (cards instanceof Promise) {
-      if (this.waitingForPrompt === undefined) {
-        this.waitingForPrompt = el('div', { class: 'permission permission-loading muted', text: t('Permission requested: {0}', visibleTitle(entry.title)) });
-        this.element.appendChild(this.waitingForPrompt);
+      if (this.#waitingForPrompt === undefined) {
+        this.#waitingForPrompt = el('div', { class: 'permission permission-loading muted', text: t('Permission requested: {0}', visibleTitle(entry.title)) });
+        this.element.appendChild(this.#waitingForPrompt);
         cards.then(
           () => {
-            this.waitingForPrompt?.remove();
-            this.waitingForPrompt = undefined;
-            if (!this.disposed && this.entry !== undefined) {
-              this.showPermission(this.entry);
-              this.env.permissionShown?.();
+            this.#waitingForPrompt?.remove();
+            this.#waitingForPrompt = undefined;
+            if (!this.#disposed && this.#entry !== undefined) {
+              this.#showPermission(this.#entry);
+              this.#env.permissionShown?.();
             }
           },
-          (error: unknown) => this.waitingForPrompt?.replaceChildren(chunkError(t('permission prompt'), error instanceof Error ? error : new Error(String(error)))),
+          (error: unknown) => this.#waitingForPrompt?.replaceChildren(chunkError(t('permission prompt'), error instanceof Error ? error : new Error(String(error)))),
         );
       }
       return;
     }
-    this.prompt ??= new cards.PermissionPrompt(this.env);
-    this.prompt.update(permission, entry.title);
-    if (this.prompt.element.parentNode !== this.element) {
-      this.element.appendChild(this.prompt.element);
+    this.#prompt ??= new cards.PermissionPrompt(this.#env);
+    this.#prompt.update(permission, entry.title);
+    if (this.#prompt.element.parentNode !== this.element) {
+      this.element.appendChild(this.#prompt.element);
     }
   }
 
-  private forcedOpen(): boolean {
-    return this.entry?.permission?.status === 'pending';
+  #forcedOpen(): boolean {
+    return this.#entry?.permission?.status === 'pending';
   }
 
-  private expanded(): boolean {
-    const entry = this.entry;
+  #expanded(): boolean {
+    const entry = this.#entry;
     if (entry === undefined) {
       return false;
     }
-    if (this.forcedOpen()) {
+    if (this.#forcedOpen()) {
       return true;
     }
-    const pref = this.env.ui.isExpanded(entry.id);
+    const pref = this.#env.ui.isExpanded(entry.id);
     if (pref !== undefined) {
       return pref;
     }
     return expandedKinds.has(entry.toolKind) || entry.status === 'failed' || entry.content.some((c) => c.type === 'diff' || c.type === 'terminal');
   }
 
-  private render(): void {
-    const entry = this.entry;
+  #render(): void {
+    const entry = this.#entry;
     if (entry === undefined) {
       return;
     }
-    const open = this.expanded();
-    this.toggle.setAttribute('aria-expanded', String(open));
-    this.chevron.className = `codicon codicon-${open ? 'chevron-down' : 'chevron-right'}`;
+    const open = this.#expanded();
+    this.#toggle.setAttribute('aria-expanded', String(open));
+    this.#chevron.className = `codicon codicon-${open ? 'chevron-down' : 'chevron-right'}`;
     this.element.classList.toggle('expanded', open);
     const hasBody = entry.content.length > 0 || entry.rawInput !== undefined || entry.rawOutput !== undefined || commandOf(entry) !== undefined;
     this.element.classList.toggle('no-body', !hasBody);
-    setHidden(this.body, !open || !hasBody);
+    setHidden(this.#body, !open || !hasBody);
     if (open && hasBody) {
-      this.renderBody(entry);
+      this.#renderBody(entry);
     }
   }
 
-  private renderStatus(entry: ToolEntry): void {
-    clear(this.status);
-    this.status.className = `tool-status status-${entry.status}`;
+  #renderStatus(entry: ToolEntry): void {
+    clear(this.#status);
+    this.#status.className = `tool-status status-${entry.status}`;
     const spin = entry.status === 'in_progress' ? 'codicon-modifier-spin' : '';
-    this.status.append(icon(statusIcons[entry.status], spin), el('span', { class: 'status-text', text: statusText(entry.status) }));
-    this.status.title = statusText(entry.status);
-    this.duration.textContent = entry.endedAt !== undefined ? formatDuration(entry.endedAt - entry.startedAt) : '';
+    this.#status.append(icon(statusIcons[entry.status], spin), el('span', { class: 'status-text', text: statusText(entry.status) }));
+    // The agent sent no result: say how the client knows it was applied.
+    this.#status.title = entry.confirmed === 'disk' ? t('Completed: the file holds the proposed change ({0} sent no result)', agentName(this.#env)) : statusText(entry.status);
+    this.#duration.textContent = entry.endedAt !== undefined ? formatDuration(entry.endedAt - entry.startedAt) : '';
   }
 
-  private renderLocations(entry: ToolEntry): void {
-    clear(this.locations);
-    setHidden(this.locations, entry.locations.length === 0);
+  #renderLocations(entry: ToolEntry): void {
+    clear(this.#locations);
+    setHidden(this.#locations, entry.locations.length === 0);
     for (const loc of entry.locations) {
       const label = visibleLabel(loc.label);
       const b = el('button', { class: 'location', attrs: { type: 'button', title: t('Open {0}', label) } }, [icon('go-to-file'), el('span', { text: label })]);
-      b.addEventListener('click', () => this.env.actions.openLocation(loc.path, loc.line));
-      this.locations.appendChild(b);
+      b.addEventListener('click', () => this.#env.actions.openLocation(loc.path, loc.line));
+      this.#locations.appendChild(b);
     }
   }
 
-  private renderBody(entry: ToolEntry): void {
+  #renderBody(entry: ToolEntry): void {
     const command = commandOf(entry);
-    setHidden(this.command, command === undefined);
-    this.command.textContent = command !== undefined ? `$ ${command}` : '';
+    setHidden(this.#command, command === undefined);
+    this.#command.textContent = command !== undefined ? `$ ${command}` : '';
 
     // Content: keep every item that can show its new content; rebuild the others.
     const next: ContentItem[] = [];
     entry.content.forEach((content, index) => {
-      const existing = this.items[index];
+      const existing = this.#items[index];
       if (existing?.update(content) === true) {
         next.push(existing);
       } else {
-        const fresh = createContentItem(content, index, entry.id, this.env);
+        const fresh = createContentItem(content, index, entry.id, this.#env);
         if (existing !== undefined) {
-          this.contentBox.replaceChild(fresh.element, existing.element);
+          this.#contentBox.replaceChild(fresh.element, existing.element);
         } else {
-          this.contentBox.appendChild(fresh.element);
+          this.#contentBox.appendChild(fresh.element);
         }
         next.push(fresh);
       }
     });
-    for (const extra of this.items.slice(entry.content.length)) {
+    for (const extra of this.#items.slice(entry.content.length)) {
       extra.element.remove();
     }
-    this.items = next;
+    this.#items = next;
 
-    if (!this.bodyBuilt || this.rawShown.input !== entry.rawInput || this.rawShown.output !== entry.rawOutput) {
-      clear(this.raw);
+    if (!this.#bodyBuilt || this.#rawShown.input !== entry.rawInput || this.#rawShown.output !== entry.rawOutput) {
+      clear(this.#raw);
       if (entry.rawInput !== undefined) {
-        this.raw.appendChild(this.rawDetails(t('Raw input'), entry.rawInput, `${entry.id}:rawInput`));
+        this.#raw.appendChild(this.#rawDetails(t('Raw input'), entry.rawInput, `${entry.id}:rawInput`));
       }
       if (entry.rawOutput !== undefined) {
-        this.raw.appendChild(this.rawDetails(t('Raw output'), entry.rawOutput, `${entry.id}:rawOutput`));
+        this.#raw.appendChild(this.#rawDetails(t('Raw output'), entry.rawOutput, `${entry.id}:rawOutput`));
       }
-      this.rawShown = { ...(entry.rawInput !== undefined ? { input: entry.rawInput } : {}), ...(entry.rawOutput !== undefined ? { output: entry.rawOutput } : {}) };
+      this.#rawShown = { ...(entry.rawInput !== undefined ? { input: entry.rawInput } : {}), ...(entry.rawOutput !== undefined ? { output: entry.rawOutput } : {}) };
     }
-    this.bodyBuilt = true;
+    this.#bodyBuilt = true;
   }
 
   /** A collapsed `<details>`; the text is put in only when opened. */
-  private rawDetails(label: string, text: string, key: string): HTMLElement {
+  #rawDetails(label: string, text: string, key: string): HTMLElement {
     const pre = el('pre', { class: 'tool-raw-text' });
     const details = el('details', { class: 'raw-details' }, [el('summary', { text: label }), pre]);
     const fill = (): void => {
@@ -289,11 +296,11 @@ export class ToolCallView implements EntryComponent {
         pre.textContent = text;
       }
     };
-    details.open = this.env.ui.isExpanded(key) ?? false;
+    details.open = this.#env.ui.isExpanded(key) ?? false;
     fill();
     details.addEventListener('toggle', () => {
-      if (details.open !== (this.env.ui.isExpanded(key) ?? false)) {
-        this.env.ui.setExpanded(key, details.open);
+      if (details.open !== (this.#env.ui.isExpanded(key) ?? false)) {
+        this.#env.ui.setExpanded(key, details.open);
       }
       fill();
     });

@@ -49,7 +49,11 @@ const outcomeIcons: Readonly<Record<TurnEndEntry['outcome'], string>> = {
   interrupted: 'debug-disconnect',
 };
 
-/** The footer of a turn: outcome in words, duration, tokens, error. */
+/**
+ * The footer of a turn: outcome in words, duration, tokens. A failed turn's footer is its one
+ * failure block (issue 38): the cause, what to do, and Retry / Start fresh / Show Traffic — no
+ * notice beside it repeats any of that.
+ */
 export class TurnEndView implements EntryComponent {
   readonly kind = 'turnEnd';
   readonly element = el('div', { class: 'entry turn-end', attrs: { role: 'note' } });
@@ -67,26 +71,54 @@ export class TurnEndView implements EntryComponent {
     const facts: string[] = [formatDuration(entry.durationMs)];
     if (entry.usage !== undefined) {
       const u = entry.usage;
-      facts.push(t('{0} in · {1} out · {2} total tokens', compactNumber(u.inputTokens), compactNumber(u.outputTokens), compactNumber(u.totalTokens)));
+      facts.push(t('this turn: {0} in · {1} out · {2} total tokens', compactNumber(u.inputTokens), compactNumber(u.outputTokens), compactNumber(u.totalTokens)));
+    } else if (entry.outcome === 'cancelled') {
+      // Hermes answers a cancel with every count 0 although text had streamed: not "0 tokens".
+      facts.push(t('no token count reported'));
     }
+    const failed = entry.outcome === 'error' || entry.retry === true;
     replaceChildren(this.element, [
       el('div', { class: 'turn-end-line' }, [
-        icon(outcomeIcons[entry.outcome]),
-        el('span', { class: 'outcome', text: entry.provider !== undefined ? providerOutcomeText(entry.provider) : outcomeText(entry.outcome) }),
-        el('span', { class: 'muted', text: facts.join(' · ') }),
+        // The icon travels with the words: a narrow footer wraps them together.
+        el('span', { class: 'outcome' }, [icon(outcomeIcons[entry.outcome]), el('span', { text: entry.provider !== undefined ? providerOutcomeText(entry.provider) : outcomeText(entry.outcome) })]),
+        el('span', {
+          class: 'muted turn-facts',
+          text: facts.join(' · '),
+          attrs: { title: entry.usage !== undefined ? t('Tokens this turn sent and received; the header’s figure is how full the context window is now.') : undefined },
+        }),
       ]),
-      // A provider failure's text is the reply just above (Hermes sends it as message text): the
-      // outcome line names it, and repeating it here would show the same error twice.
-      entry.error !== undefined && entry.error !== '' && entry.provider === undefined ? el('pre', { class: 'turn-error', text: entry.error }) : false,
-      entry.provider?.transient === true ? el('div', { class: 'muted', text: t('This is usually temporary: try again later.') }) : false,
-      entry.retry === true ? this.retryRow(entry.turnId) : false,
+      failed ? this.failureBlock(entry) : entry.error !== undefined && entry.error !== '' ? el('pre', { class: 'turn-error', text: entry.error }) : false,
       entry.changes !== undefined ? this.changesRow(entry.turnId, entry.changes) : false,
     ]);
   }
 
-  private retryRow(turnId: number): HTMLElement {
-    return el('div', { class: 'turn-retry' }, [
-      button(t('Retry'), { class: 'secondary', title: t('Send this prompt again'), onClick: () => this.env.actions.retryTurn(turnId) }),
+  /** The cause, what to do, and the actions: everything the chat says about this failure. */
+  private failureBlock(entry: TurnEndEntry): HTMLElement {
+    const p = entry.provider;
+    const agent = this.env.header()?.agentName ?? t('The agent');
+    const hint = [
+      p === undefined ? t('The traffic log shows what the agent answered.') : p.transient ? t('This is usually temporary: try again in a moment.') : t('Check the model provider’s configuration.'),
+      entry.retryIn === 'newSession' ? t('{0} keeps this message and would send it again in front of your next one, so Retry sends it once, in a new session that starts from before it.', agent) : '',
+    ].filter((x) => x !== '');
+    const turnId = entry.turnId;
+    const startFresh = entry.startFresh;
+    const newSession = entry.retryIn === 'newSession';
+    return el('div', { class: 'turn-failure', attrs: { role: 'group', 'aria-label': t('What failed') } }, [
+      entry.error !== undefined && entry.error !== '' ? el(p !== undefined ? 'p' : 'pre', { class: p !== undefined ? 'failure-cause' : 'turn-error', text: entry.error }) : false,
+      el('p', { class: 'failure-hint', text: hint.join(' ') }),
+      el('div', { class: 'turn-actions' }, [
+        entry.retry === true &&
+          button(newSession ? t('Retry in a new session') : t('Retry'), {
+            icon: 'refresh',
+            class: 'secondary',
+            title: newSession ? t('Send this message once, in a new session forked from before it') : t('Send this prompt again'),
+            onClick: () => this.env.actions.retryTurn(turnId),
+          }),
+        startFresh !== undefined &&
+          button(t('Start fresh'), { icon: 'repo-forked', class: 'secondary', title: t('A new session from before this message, with it in the composer'), onClick: () => this.env.actions.forkFromHere(startFresh) }),
+        p !== undefined && !p.transient && button(t('Set Up Provider'), { class: 'secondary', onClick: () => this.env.actions.noticeAction('setupProvider') }),
+        button(t('Show Traffic'), { class: 'secondary', onClick: () => this.env.actions.noticeAction('showTraffic') }),
+      ]),
     ]);
   }
 

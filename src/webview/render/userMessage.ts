@@ -17,17 +17,20 @@ type UserEntry = Extract<EntryView, { kind: 'user' }>;
 export class UserMessageView implements EntryComponent {
   readonly kind = 'user';
   readonly element = el('article', { class: 'entry entry-user' });
-  private entry: UserEntry | undefined;
+  #entry: UserEntry | undefined;
 
-  constructor(private readonly env: RenderEnv) {
+  readonly #env: RenderEnv;
+
+  constructor(env: RenderEnv) {
+    this.#env = env;
     this.element.setAttribute('aria-label', t('You'));
   }
 
   update(entry: EntryView): void {
-    if (entry.kind !== 'user' || entry === this.entry) {
+    if (entry.kind !== 'user' || entry === this.#entry) {
       return;
     }
-    this.entry = entry;
+    this.#entry = entry;
     setAttr(this.element, 'data-entry-id', entry.id);
     this.element.classList.toggle('excluded', entry.excluded);
     setAttr(this.element, 'data-origin', entry.origin);
@@ -35,7 +38,7 @@ export class UserMessageView implements EntryComponent {
     const body = el('div', { class: 'user-body' });
     const chips = el('div', { class: 'chips' });
     for (const block of entry.blocks) {
-      const node = renderBlock(block, this.env);
+      const node = renderBlock(block, this.#env);
       (block.type === 'text' ? body : chips).appendChild(node);
     }
     const id = entry.id;
@@ -44,11 +47,11 @@ export class UserMessageView implements EntryComponent {
       class: 'icon-button fork',
       title: t('Fork from here'),
       ariaLabel: t('Fork from here'),
-      onClick: () => this.env.actions.forkFromHere(id),
+      onClick: () => this.#env.actions.forkFromHere(id),
     });
     const text = entry.blocks.map((b) => (b.type === 'text' ? b.text : '')).join('');
     const edit =
-      this.env.header()?.offers?.rewrite === true &&
+      this.#env.header()?.offers?.rewrite === true &&
       button('', {
         icon: 'edit',
         class: 'icon-button rewrite',
@@ -57,7 +60,7 @@ export class UserMessageView implements EntryComponent {
         onClick: () =>
           withCards(
             (cards) => {
-              const editor = new cards.RewriteEditor(this.env, id, () => this.env.userTurnsFrom(id), () => editor.element.remove());
+              const editor = new cards.RewriteEditor(this.#env, id, () => this.#env.userTurnsFrom(id), () => editor.element.remove());
               this.element.appendChild(editor.element);
               editor.open(text);
             },
@@ -69,6 +72,20 @@ export class UserMessageView implements EntryComponent {
       body,
       chips.childElementCount > 0 && chips,
       entry.excluded && el('div', { class: 'excluded-note' }, [icon('eye-closed'), el('span', { text: t('not sent to the agent again') })]),
+      entry.mergedWith !== undefined && this.#mergedNote(entry.mergedWith),
     ]);
+  }
+
+  /**
+   * The agent sent this message together with a prompt it held (Hermes: the cancelled or failed one
+   * in front): said under the text, with the held prompt on demand — never shown as the user's words.
+   */
+  #mergedNote(merged: NonNullable<UserEntry['mergedWith']>): HTMLElement {
+    const slot = el('div', { class: 'merged-slot' });
+    withCards(
+      (cards) => slot.replaceChildren(cards.mergedNote(merged)),
+      (error) => slot.replaceChildren(chunkError(t('note about the merged message'), error)),
+    );
+    return slot;
   }
 }

@@ -75,7 +75,7 @@ suite('ACP client against the scripted agent process', () => {
     assert.match(exit.stderrTail, /about to crash/);
     assert.equal(stack.controller.state.phase, 'exited');
     const notice = stack.controller.state.entries.find((e) => e.kind === 'notice');
-    assert.ok(notice?.kind === 'notice' && notice.detail?.includes('about to crash'));
+    assert.ok(notice?.kind === 'notice' && notice.log?.includes('about to crash'));
     // Later requests fail at once instead of hanging.
     await assert.rejects(stack.client.listSessions({}), (e: unknown) => AgentExitedError.is(e));
   });

@@ -75,10 +75,14 @@ suite('chat session: history, failed turns and restarts with real agent processe
     assert.equal(u.length, 10, 'ten prompts replayed (consecutive chunks are one message)');
     assert.deepEqual([...new Set(u.map((e) => e.origin))], ['replay'], 'none of them is tagged as sent by the agent');
     assert.equal(c.controller.state.entries.filter((e) => e.kind === 'turnEnd').length, 0, 'the replay carries no usage: no footer is invented');
-    // The recording ends with `[error500] boom`, replayed without a reply: Hermes still holds it.
+    // The recording ends with `[error500] boom`, replayed without a reply: Hermes still holds it (said above the composer).
+    assert.deepEqual(notices(c), []);
+    assert.deepEqual(c.controller.state.held, { reason: 'failed', text: '[error500] boom', entryId: u.at(-1)?.id });
+    // load.jsonl line 19: Hermes stored the message sent after a cancel merged with it — shown as typed, marked merged.
+    const merged = u.find((e) => e.mergedWith !== undefined);
     assert.deepEqual(
-      notices(c).map((n) => [n.level, n.title, n.forkFrom]),
-      [['info', 'Hermes will send this message again with your next one.', u.at(-1)?.id]],
+      [merged?.blocks, merged?.mergedWith],
+      [[{ type: 'text', text: 'actually just say ok' }], { reason: 'cancelled', text: '[slow] Count slowly.' }],
     );
   });
 
@@ -119,25 +123,20 @@ suite('chat session: history, failed turns and restarts with real agent processe
     );
   });
 
-  test('hermes/ratelimit.jsonl: after each failed turn the chat says Hermes will resend it, and offers a fresh start before the first held prompt', async () => {
+  test('hermes/ratelimit.jsonl: each failed turn is one footer; Hermes holds the prompt, and a fresh start forks before the first held one', async () => {
     // ratelimit.jsonl lines 1–16: initialize, session/new, the 429 prompt, and the merged follow-up that fails again.
     const fixture = writeFixture(path.join(ws, 'ratelimit-first.jsonl'), recorded('ratelimit', 1, 16));
     const c = chat(track(hostFor(replayAgent(fixture, ws), ws)));
     await c.submit([{ type: 'text', text: '[ratelimit] hi' }]);
     const failed = users(c)[0];
-    let n = notices(c);
-    assert.deepEqual(
-      n.map((x) => [x.level, x.title]),
-      [
-        ['warning', 'The model provider failed (HTTP 429): that reply is an error report, not an answer.'],
-        ['info', 'Hermes will send this message again with your next one.'],
-      ],
-    );
-    assert.equal(n[1]?.forkFrom, failed?.id);
+    assert.deepEqual(notices(c), [], 'no notice beside the footer');
+    const footer = c.controller.state.entries.find((e) => e.kind === 'turnEnd');
+    assert.deepEqual(footer?.kind === 'turnEnd' ? [footer.outcome, footer.provider?.httpStatus, footer.heldFrom] : [], ['error', 429, failed?.id]);
+    assert.deepEqual(c.controller.state.held, { reason: 'failed', text: '[ratelimit] hi', entryId: failed?.id });
     await c.submit([{ type: 'text', text: '[plain] are you there?' }]);
-    n = notices(c);
-    assert.equal(n.length, 4);
-    assert.equal(n[3]?.forkFrom, failed?.id, 'the fresh start forks from before the first prompt Hermes still holds');
+    assert.deepEqual(notices(c), []);
+    assert.equal(users(c)[1]?.mergedWith?.entryId, failed?.id, 'sent together with the failed one');
+    assert.equal(c.controller.state.held?.entryId, failed?.id, 'the fresh start forks from before the first prompt Hermes still holds');
   });
 
   test('Restart Agent is a neutral "Restarting …" line; an exit nobody asked for is still an error', async () => {

@@ -8,7 +8,8 @@ import * as fs from 'node:fs';
 import { AgentHost, type AgentDefinition } from '../../../src/host/agentHost';
 import { ChatRegistry } from '../../../src/app/chatRegistry';
 import { ChatSession } from '../../../src/app/chatSession';
-import { finalAnswer } from '../../../src/app/turnRun';
+import { turnReply } from '../../../src/app/turnRun';
+import { displayStatus } from '../../../src/session/toolView';
 import { HeadlessPermissions, type PermissionMode } from '../../../src/cli/permissions';
 import type { Entry } from '../../../src/session/sessionState';
 import { formatMessage } from '../../../src/util/l10n';
@@ -96,11 +97,17 @@ function chatSteps(chat: ChatSession, turnEntries: readonly Entry[], stopReason:
       if (e.permission !== undefined && e.permission.status !== 'pending') {
         steps.push({ kind: 'permission', id, optionId: e.permission.optionId });
       }
-      steps.push({ kind: 'tool_end', id, status: e.status });
+      // The card's status ("Denied" for a rejected permission, as the runner's `denied`).
+      steps.push({ kind: 'tool_end', id, status: displayStatus(e) });
     }
   }
-  const providerFailure = turnEntries.some((e) => e.kind === 'notice' && e.title.startsWith('The model provider failed'));
-  steps.push({ kind: 'result', stopReason, reply: cut(finalAnswer(chat.controller.state.entries, undefined)), providerFailure });
+  // A provider failure's report is the footer's failure block, not a reply (turnSlice.ts): the runner streamed it as text.
+  const footer = turnEntries.find((e) => e.kind === 'turnEnd');
+  const providerFailure = footer?.kind === 'turnEnd' && footer.provider !== undefined;
+  if (footer?.kind === 'turnEnd' && footer.errorWasReply === true && footer.error !== undefined) {
+    steps.push({ kind: 'text', text: footer.error });
+  }
+  steps.push({ kind: 'result', stopReason, reply: cut(turnReply(chat.controller.state.entries, undefined)), providerFailure });
   return cutTexts(steps, cut);
 }
 

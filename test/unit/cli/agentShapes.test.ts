@@ -70,11 +70,11 @@ suite('hermes-acp-run: agent shapes', function () {
       assert.ok(fs.existsSync(path.join(work.path, 'asked.txt')));
     });
 
-    test('denied: the call fails with the denial as its output unless the agent says more', async () => {
+    test('denied: the call is denied (not an error) with the denial as its output unless the agent says more', async () => {
       const run = await runCli(oneShot('[late-input path=denied.txt ask=yes]'), { cwd: work.path });
       const evs = events(run);
       const res = only(ofType(evs, 'tool_result'), 'tool_result');
-      assert.deepEqual([res.status, res.is_error, res.output], ['failed', true, 'The user rejected the write.']);
+      assert.deepEqual([res.status, res.is_error, res.output], ['denied', false, 'The user rejected the write.']);
       assert.equal(fs.existsSync(path.join(work.path, 'denied.txt')), false);
     });
   });

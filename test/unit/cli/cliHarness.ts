@@ -43,6 +43,10 @@ export interface CliOptions {
 
 const live = new Set<ChildProcessWithoutNullStreams>();
 
+/** Runs keep their session records here unless a test gives its own XDG_STATE_HOME: never the user's. */
+const defaultStateHome = fs.mkdtempSync(path.join(os.tmpdir(), 'hermes-cli-state-'));
+process.on('exit', () => fs.rmSync(defaultStateHome, { recursive: true, force: true }));
+
 /** Kills runner processes a failed test left behind. */
 export function killLeftovers(): void {
   for (const c of live) {
@@ -55,7 +59,7 @@ export function runCli(args: readonly string[], options: CliOptions = {}): Promi
   const startedAt = Date.now();
   const child = spawn(process.execPath, [cliPath, ...args], {
     cwd: options.cwd ?? os.tmpdir(),
-    env: { ...process.env, ...options.env },
+    env: { ...process.env, XDG_STATE_HOME: defaultStateHome, ...options.env },
     stdio: 'pipe',
   });
   live.add(child);

@@ -79,12 +79,12 @@ suite('hermes-acp-run: recorded transcripts, one prompt each', function () {
       assert.deepEqual(resultOf(evs).tokens, { input: 3702, output: 168, total: 3870, cache_read: 0, cache_write: 0 });
     });
 
-    test('write_file denied: one write_file call, failed with the denial as output', async () => {
+    test('write_file denied: one write_file call, denied (not an error) with the denial as output', async () => {
       const { evs, lab } = await replay('hermes/main.jsonl', 3);
       const use = one(ofType(evs, 'tool_use'), 'tool_use');
       assert.deepEqual([use.tool_call_id, use.name, use.input], ['tc-36aa4ebed71f', 'write_file', { path: `${lab}/ws/new.txt`, content: 'line one\nline two\n' }]);
       const result = one(ofType(evs, 'tool_result'), 'tool_result');
-      assert.deepEqual([result.tool_call_id, result.name, result.status, result.is_error, result.output], ['tc-36aa4ebed71f', 'write_file', 'failed', true, 'permission denied: --permissions deny']);
+      assert.deepEqual([result.tool_call_id, result.name, result.status, result.is_error, result.output], ['tc-36aa4ebed71f', 'write_file', 'denied', false, 'permission denied: --permissions deny']);
       assert.equal(one(ofType(evs, 'permission'), 'permission').rule, '--permissions deny');
     });
 
@@ -101,7 +101,7 @@ suite('hermes-acp-run: recorded transcripts, one prompt each', function () {
       const { evs } = await replay('hermes/main.jsonl', 5);
       one(ofType(evs, 'tool_use'), 'tool_use');
       const blocked = one(ofType(evs, 'tool_result'), 'tool_result');
-      assert.deepEqual([blocked.tool_call_id, blocked.name, blocked.status, blocked.is_error], ['tc-811f91fb05fb', 'terminal', 'failed', true]);
+      assert.deepEqual([blocked.tool_call_id, blocked.name, blocked.status, blocked.is_error], ['tc-811f91fb05fb', 'terminal', 'denied', false]);
       assert.match(String(blocked.output), /BLOCKED: User denied this command/);
       const permission = one(ofType(evs, 'permission'), 'permission');
       assert.deepEqual([permission.tool_call_id, permission.option_kind], ['tc-811f91fb05fb', 'reject_once']);

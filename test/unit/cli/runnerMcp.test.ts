@@ -74,7 +74,7 @@ suite('hermes-acp-run: MCP servers from --mcp-config and the --cwd\'s .vscode/mc
     });
   }
 
-  test('an agent advertising http gets the stdio and the http server; the secret is «redacted» in the traffic log and on stderr', async () => {
+  test('an agent advertising http gets the stdio and the http server; the secret is masked (***) in the traffic log and on stderr', async () => {
     const r = await run({ SCRIPTED_AGENT_MCP: 'http' });
     assert.equal(r.code, 0, r.stderr);
     assert.equal(resultOf(events(r)).exit_code, 0);
@@ -82,12 +82,12 @@ suite('hermes-acp-run: MCP servers from --mcp-config and the --cwd\'s .vscode/mc
     const servers = sessionNewServers(traffic);
     assert.deepEqual(servers, [
       { name: 'notes', command: path.join(bin, 'notes-server'), args: [], env: [] },
-      { name: 'files', command: path.join(bin, 'files-server'), args: ['--root', cwd], env: [{ name: 'FILES_TOKEN', value: '«redacted»' }] },
-      { type: 'http', name: 'search', url: 'https://mcp.example.test/mcp', headers: [{ name: 'Authorization', value: '«redacted»' }] },
+      { name: 'files', command: path.join(bin, 'files-server'), args: ['--root', cwd], env: [{ name: 'FILES_TOKEN', value: '***' }] },
+      { type: 'http', name: 'search', url: 'https://mcp.example.test/mcp', headers: [{ name: 'Authorization', value: '***' }] },
     ]);
     const log = fs.readFileSync(traffic, 'utf8');
     // The scripted agent logs the mcpServers it got, secrets included, to stderr: redacted there too.
-    assert.match(log, /session\/new mcpServers .*«redacted»/);
+    assert.match(log, /session\/new mcpServers .*\*\*\*/);
     for (const form of [secret, JSON.stringify(secret).slice(1, -1), 'sk-live-']) {
       assert.ok(!log.includes(form), `the traffic log holds ${form}`);
       assert.ok(!r.stderr.includes(form), `the runner's stderr holds ${form}`);

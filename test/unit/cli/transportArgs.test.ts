@@ -52,6 +52,16 @@ suite('hermes-acp-run --transport arguments', () => {
     assert.equal(runs.kind === 'run' && runs.options.mode, undefined);
   });
 
+  test('api-server chat mode holds only --permissions deny: anything else is a usage error naming --api-mode runs', () => {
+    const api = ['--transport', 'api-server', '--base-url', 'http://h:1'];
+    assert.equal(parse([...api, '--permissions', 'deny'], cwd).kind, 'run');
+    for (const permissions of ['allow', path.join(root, 'rules.json')]) {
+      const parsed = parse([...api, '--permissions', permissions], cwd);
+      assert.equal(parsed.kind, 'error');
+      assert.match(parsed.kind === 'error' ? parsed.message : '', /cannot be held over the API Server's chat completions.*--api-mode runs/s);
+    }
+  });
+
   test('--mode keeps meaning a session mode: the old spelling --mode chat|runs with the API Server names --api-mode', () => {
     const api = ['--transport', 'api-server', '--base-url', 'http://h:1'];
     for (const old of ['chat', 'runs']) {

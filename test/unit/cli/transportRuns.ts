@@ -1,7 +1,8 @@
 /**
  * Runner runs over the non-ACP transports: the built runner (`dist/cli.js`) against the fake TUI
  * Gateway (started by the runner over stdio through a stand-in interpreter, or attached over
- * WebSocket) and the fake API Server (test/agents/fakeTuiGateway.md, fakeApiServer.md).
+ * WebSocket) and the fake API Server (test/agents/fakeTuiGateway.md, fakeApiServer.md): the
+ * replayed recordings of Hermes v0.19.0 by default, the documented newer gateway with `next`.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -25,28 +26,30 @@ export interface TransportTarget {
  * with the checkout on PYTHONPATH; this script says what it got (and its pid) on stderr and runs
  * the fake gateway on stdio in its place.
  */
-export function stdioGateway(dir: string): TransportTarget {
+export type Generation = 'v0.19' | 'next';
+
+export function stdioGateway(dir: string, generation: Generation = 'v0.19', env: Readonly<Record<string, string>> = {}): TransportTarget {
   const root = path.join(dir, 'hermes-checkout');
   fs.mkdirSync(root, { recursive: true });
   const python = path.join(dir, 'python');
   fs.writeFileSync(
     python,
-    `#!/bin/sh\necho "stand-in python pid $$: $* PYTHONPATH=$PYTHONPATH" >&2\nexec "${process.execPath}" "${fakeTuiGatewayJs}" --stdio\n`,
+    `#!/bin/sh\necho "stand-in python pid $$: $* PYTHONPATH=$PYTHONPATH" >&2\nexec "${process.execPath}" "${fakeTuiGatewayJs}" --stdio --generation ${generation}\n`,
     { mode: 0o755 },
   );
   const recordFile = path.join(dir, 'gateway-frames.jsonl');
   return {
     flags: ['--transport', 'tui-gateway', '--python', python, '--hermes-root', root],
-    env: { FAKE_GATEWAY_RECORD: recordFile },
+    env: { FAKE_GATEWAY_RECORD: recordFile, ...env },
     recordFile,
     stop: () => Promise.resolve(),
   };
 }
 
 /** The fake gateway on WebSocket (token required), attached with `--gateway-url` and HERMES_GATEWAY_TOKEN. */
-export async function webSocketGateway(dir: string, env: Readonly<Record<string, string>> = {}): Promise<TransportTarget> {
+export async function webSocketGateway(dir: string, env: Readonly<Record<string, string>> = {}, generation: Generation = 'v0.19'): Promise<TransportTarget> {
   const recordFile = path.join(dir, 'gateway-frames.jsonl');
-  const fake = new FakeProcess(fakeTuiGatewayJs, ['--ws', '--token', gatewayToken], { FAKE_GATEWAY_RECORD: recordFile, ...env });
+  const fake = new FakeProcess(fakeTuiGatewayJs, ['--ws', '--token', gatewayToken, '--generation', generation], { FAKE_GATEWAY_RECORD: recordFile, ...env });
   const { port } = await fake.ready;
   return {
     flags: ['--transport', 'tui-gateway', '--gateway-url', `ws://127.0.0.1:${port}/api/ws`],

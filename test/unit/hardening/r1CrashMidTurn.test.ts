@@ -284,9 +284,9 @@ suite('R1 hardening: the agent crashes mid-turn', function () {
         const notice = failureNotice(target, noticesBefore.get(target) ?? 0);
         assert.ok(notice !== undefined);
         assert.ok(exit.stderrTail !== '', `${where}: the agent left a stderr tail`);
-        assert.equal(notice.detail, exit.stderrTail, `${where}: the notice carries the stderr tail`);
+        assert.equal(notice.log, exit.stderrTail, `${where}: the notice carries the stderr tail`);
         if (kill.point !== 'random-time' && kill.point !== 'permission') {
-          assert.match(notice.detail, /about to crash|scripted-agent/, `${where}: tail`);
+          assert.match(notice.log ?? '', /about to crash|scripted-agent/, `${where}: tail`);
         }
         assert.ok(shownMs <= 1000, `${where}: failure shown after ${shownMs} ms`);
 

@@ -40,7 +40,7 @@ suite('app / transport settings and hosts', () => {
   });
 
   test('a tui-gateway agent over WebSocket: the token from the secret source, offers from the transport, exit on close', async () => {
-    const fake = new FakeProcess(fakeTuiGatewayJs, ['--ws', '--token', 'tok-123']);
+    const fake = new FakeProcess(fakeTuiGatewayJs, ['--ws', '--token', 'tok-123', '--generation', 'next']);
     const { port } = await fake.ready;
     const asked: string[] = [];
     const host = new AgentHost(

@@ -7,7 +7,7 @@
 import * as assert from 'node:assert/strict';
 import { agentProfiles, genericProfile, profileFor } from '../../../src/session/agentProfiles';
 import { isPartial, toolInput, toolName, type ToolFacts } from '../../../src/session/toolIdentity';
-import { addUsage, parseChunkMetaUsage, parseQuotaUsage } from '../../../src/session/usage';
+import { chunkUsage, parseQuotaUsage, turnTokens } from '../../../src/session/usage';
 
 function profile(id: string): (typeof agentProfiles)[number] {
   const p = agentProfiles.find((x) => x.id === id);
@@ -81,9 +81,19 @@ suite('agent profiles', () => {
     assert.deepEqual(parseQuotaUsage({ quota: { token_count: { input_tokens: 10, output_tokens: 5 }, model_usage: [] } }), { inputTokens: 10, outputTokens: 5, totalTokens: 15 });
     assert.equal(parseQuotaUsage({ quota: { token_count: { input_tokens: '10' } } }), undefined);
     assert.equal(parseQuotaUsage(undefined), undefined);
-    const call1 = parseChunkMetaUsage({ usage: { inputTokens: 100, outputTokens: 10, totalTokens: 110, cachedReadTokens: 7 } });
-    assert.ok(call1 !== undefined);
-    assert.deepEqual(addUsage(addUsage(undefined, call1), call1), { inputTokens: 200, outputTokens: 20, totalTokens: 220, cachedReadTokens: 14 });
-    assert.equal(parseChunkMetaUsage({ timestamp: 1 }), undefined);
+    const call = { usage: { inputTokens: 100, outputTokens: 10, totalTokens: 110, cachedReadTokens: 7 } };
+    const summed = chunkUsage(chunkUsage(undefined, call), call);
+    assert.deepEqual(summed, { inputTokens: 200, outputTokens: 20, totalTokens: 220, cachedReadTokens: 14 });
+    assert.equal(chunkUsage(summed, { timestamp: 1 }), summed, 'a chunk without usage adds nothing');
+    assert.equal(chunkUsage(undefined, { usage: { inputTokens: 5 }, parentToolCallId: 'sub' }), undefined, "a sub-agent's call is not the turn's");
+  });
+
+  test('one reading for the chat and the runner: the first source of the profile that holds any', () => {
+    const response = { usage: { inputTokens: 1, outputTokens: 2, totalTokens: 3 }, meta: { quota: { token_count: { input_tokens: 10, output_tokens: 5 } } } };
+    const [gemini, pi, qwen] = [profile('gemini'), profile('pi'), profile('qwen')];
+    assert.deepEqual(turnTokens(gemini.usage, response), { usage: { inputTokens: 10, outputTokens: 5, totalTokens: 15 }, source: 'promptMetaQuota' });
+    assert.deepEqual(turnTokens(['promptUsage'], response)?.source, 'promptUsage');
+    assert.equal(turnTokens(pi.usage, response), undefined, 'pi reports none');
+    assert.deepEqual(turnTokens(qwen.usage, { chunks: { inputTokens: 7, outputTokens: 1, totalTokens: 8 } })?.usage, { inputTokens: 7, outputTokens: 1, totalTokens: 8 });
   });
 });

@@ -234,7 +234,7 @@ suite('session reducer', () => {
     const crashed = new SessionHarness();
     crashed.apply({ type: 'agentExited', id: nextId(), noticeId: 'n2', at: crashed.tick(), message: 'The agent exited with code 1.', stderrTail: 'Traceback' });
     const crash = crashed.state.entries.find((e) => e.id === 'n2');
-    assert.deepEqual(crash?.kind === 'notice' ? [crash.level, crash.detail, crash.actions] : undefined, ['error', 'Traceback', ['restartAgent', 'showTraffic']]);
+    assert.deepEqual(crash?.kind === 'notice' ? [crash.level, crash.log, crash.actions] : undefined, ['error', 'Traceback', ['restartAgent', 'showTraffic']]);
   });
 
   test('a notice can carry the user message a fresh start forks before', () => {

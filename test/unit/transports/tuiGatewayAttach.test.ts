@@ -41,7 +41,7 @@ suite('transports / TUI Gateway: attached clients over WebSocket', () => {
   }
 
   suiteSetup(async () => {
-    gateway = new FakeProcess(fakeTuiGatewayJs, ['--ws', '--token', token], { FAKE_GATEWAY_DELAY_MS: '2' });
+    gateway = new FakeProcess(fakeTuiGatewayJs, ['--ws', '--token', token, '--generation', 'next'], { FAKE_GATEWAY_DELAY_MS: '2' });
     url = `ws://127.0.0.1:${(await gateway.ready).port}/api/ws`;
   });
 

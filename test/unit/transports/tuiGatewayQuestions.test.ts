@@ -18,7 +18,7 @@ async function stdioClient(env: Record<string, string> = {}): Promise<Client<Tui
   const log = newLog();
   const wiring = clientPorts();
   const connection = await connectTuiGateway(
-    { kind: 'stdio', command: { command: process.execPath, args: [fakeTuiGatewayJs, '--stdio'], cwd: repoRoot, env: { FAKE_GATEWAY_EXPECT_SECRET: secretValue, ...env } } },
+    { kind: 'stdio', command: { command: process.execPath, args: [fakeTuiGatewayJs, '--stdio', '--generation', 'next'], cwd: repoRoot, env: { FAKE_GATEWAY_EXPECT_SECRET: secretValue, ...env } } },
     { log, ports: wiring.ports },
   );
   const client = makeClient(connection, log, wiring);

@@ -30,7 +30,7 @@ suite('transports / TUI Gateway: rewrite and per-session model', () => {
     const log = newLog();
     const wiring = clientPorts();
     const connection = await connectTuiGateway(
-      { kind: 'stdio', command: { command: process.execPath, args: [fakeTuiGatewayJs, '--stdio'], cwd: repoRoot, env: { FAKE_GATEWAY_RECORD: recordFile } } },
+      { kind: 'stdio', command: { command: process.execPath, args: [fakeTuiGatewayJs, '--stdio', '--generation', 'next'], cwd: repoRoot, env: { FAKE_GATEWAY_RECORD: recordFile } } },
       { log, ports: wiring.ports, ...extra },
     );
     return makeClient(connection, log, wiring);

@@ -81,7 +81,9 @@ suite('webview: Enter and Tab in the composer menus', () => {
 
   test('a bare "/" + Enter completes the highlighted command without sending it', () => {
     const t = type(h, '/');
-    assert.equal(byRole(commandsMenu(h) ?? h.doc, 'option').length, hermesCommands.length);
+    // Hermes' commands, then the chat's own that none of them shadows (issue 38).
+    const own = ['new', 'sessions', 'restart', 'traffic', 'copy'].filter((n) => !hermesCommands.some((c) => c.name === n));
+    assert.equal(byRole(commandsMenu(h) ?? h.doc, 'option').length, hermesCommands.length + own.length);
     keydown(t, 'ArrowDown');
     keydown(t, 'ArrowDown');
     keydown(t, 'ArrowDown');
@@ -95,7 +97,7 @@ suite('webview: Enter and Tab in the composer menus', () => {
   test('arrows choose another command than the typed one: Enter completes it (and sends only a no-argument command)', () => {
     const t = type(h, '/c');
     const names = byRole(commandsMenu(h) ?? h.doc, 'option').map((o) => o.querySelector('.slash-name')?.textContent);
-    assert.deepEqual(names, ['/context', '/compress']);
+    assert.deepEqual(names, ['/context', '/compress', '/copy'], "Hermes' two, then the chat's /copy");
     keydown(t, 'ArrowDown');
     keydown(t, 'Enter');
     assert.deepEqual(sent(h), ['/compress']);

@@ -107,7 +107,7 @@ export function everyKind(now = Date.now()): EntryView[] {
         { content: 'Run the tests', priority: 'low', status: 'pending' },
       ],
     },
-    { kind: 'notice', id: 'n1', level: 'error', title: 'Hermes exited (code 1)', detail: 'Traceback:\n  boom', actions: ['showTraffic', 'restartAgent'] },
+    { kind: 'notice', id: 'n1', level: 'error', title: 'Hermes exited (code 1)', detail: 'Its last lines of output are below.', log: 'Traceback:\n  boom', actions: ['showTraffic', 'restartAgent'] },
     turnEnd('e1', { usage: { inputTokens: 12_300, outputTokens: 456, totalTokens: 12_756 } }),
   ];
 }

@@ -199,9 +199,10 @@ suite('webview: interaction', () => {
     const list = byRole(h.doc, 'listbox', 'Commands')[0];
     assert.ok(list && !list.hidden);
     const options = byRole(list, 'option');
+    // The agent's commands, then the chat's own (issue 38: `/copy`).
     assert.deepEqual(
       options.map((o) => o.querySelector('.slash-name')?.textContent),
-      ['/compact', '/clear'],
+      ['/compact', '/clear', '/copy'],
     );
     assert.match(options[0]?.textContent ?? '', /\[focus\].*Compact the context/);
     const t = textarea(h);
@@ -210,7 +211,9 @@ suite('webview: interaction', () => {
     assert.equal(t.getAttribute('aria-activedescendant'), byRole(list, 'option')[1]?.id);
     assert.equal(byRole(list, 'option')[1]?.getAttribute('aria-selected'), 'true');
     keydown(t, 'ArrowDown');
+    keydown(t, 'ArrowDown');
     assert.equal(t.getAttribute('aria-activedescendant'), byRole(list, 'option')[0]?.id, 'wraps around');
+    keydown(t, 'ArrowUp');
     keydown(t, 'ArrowUp');
     const tab = keydown(t, 'Tab');
     assert.ok(tab.defaultPrevented);
@@ -221,7 +224,7 @@ suite('webview: interaction', () => {
     keydown(t, 'Tab');
     assert.equal(t.value, '/plan ');
     type(h, '/');
-    assert.equal(byRole(list, 'option').length, 3);
+    assert.equal(byRole(list, 'option').length, 3 + 5, "the agent's three and the chat's five");
     const esc = keydown(t, 'Escape');
     assert.ok(esc.defaultPrevented && list.hidden);
     type(h, 'no slash');

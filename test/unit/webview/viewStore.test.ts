@@ -60,7 +60,8 @@ suite('webview: view store and transcript', () => {
     assert.equal(entryNode(h, 'p1').querySelectorAll('li').length, 3);
     assert.equal(byRole(entryNode(h, 'n1'), 'button', 'Show Traffic').length, 1);
     assert.equal(byRole(entryNode(h, 'n1'), 'button', 'Restart Agent').length, 1);
-    assert.equal(entryNode(h, 'n1').querySelector('.notice-detail')?.textContent, 'Traceback:\n  boom');
+    assert.equal(entryNode(h, 'n1').querySelector('.notice-log')?.textContent, 'Traceback:\n  boom', 'the stderr is a log box');
+    assert.equal(entryNode(h, 'n1').querySelector('.notice-text')?.textContent, 'Its last lines of output are below.', 'the prose wraps outside it');
     assert.match(entryNode(h, 'e1').textContent ?? '', /Completed.*4\.2 s.*12\.3k in · 456 out · 12\.8k total/);
   });
 
@@ -198,7 +199,7 @@ suite('webview: view store and transcript', () => {
       }),
     );
     const top = h.doc.querySelector('.topbar');
-    assert.match(top?.textContent ?? '', /Hermes.*Demo.*Fix tests.*12\.3k \/ 131k tokens/);
+    assert.match(top?.textContent ?? '', /Hermes.*Demo.*Fix tests.*context 12\.3k \/ 131k/);
     assert.equal(top?.querySelector<HTMLElement>('.badge-demo')?.hidden, false);
     const mode = byRole(h.doc, 'combobox', 'Mode')[0] as HTMLSelectElement | undefined;
     assert.equal(mode?.value, 'ask');
