@@ -75,16 +75,22 @@ suite('a prompt sent the moment a revealed chat appears reaches the agent (code-
     const known = await footerIds(first);
     for (let round = 0; round < rounds; round++) {
       await streaming();
-      // Hide the chat: open a file in its group (its tab stays, its page goes).
-      await ui().command('View: Focus First Editor Group');
-      // Quick Open by its key (the command palette's "Go to File..." waits for a palette that closes;
-      // this one stays open for the file name).
-      await page.keyboard.press('Control+P');
-      const quickOpen = page.locator('.quick-input-widget');
-      await quickOpen.locator('.quick-input-box input').first().waitFor({ state: 'visible', timeout: 20_000 });
-      await page.keyboard.type('notes.txt');
-      await quickOpen.locator('.monaco-list-row', { hasText: 'notes.txt' }).first().waitFor({ timeout: 20_000 });
-      await page.keyboard.press('Enter');
+      // Hide the chat: open a file in its group (its tab stays, its page goes) — by Quick Open the
+      // first time (the command palette's "Go to File..." waits for a palette that closes; this one
+      // stays open for the file name), then by the file's tab, as a user would.
+      const fileTab = page.getByRole('tab', { name: /^notes\.txt/ });
+      if ((await fileTab.count()) > 0) {
+        await fileTab.first().click();
+      } else {
+        await ui().command('View: Focus First Editor Group');
+        await page.keyboard.press('Control+P');
+        const quickOpen = page.locator('.quick-input-widget');
+        const input = quickOpen.locator('.quick-input-box input').first();
+        await input.waitFor({ state: 'visible', timeout: 20_000 });
+        await input.fill('notes.txt');
+        await quickOpen.locator('.monaco-list-row.focused', { hasText: 'notes.txt' }).first().waitFor({ timeout: 20_000 });
+        await input.press('Enter');
+      }
       await waitUntil('the chat hidden', async () => ((await chatWebviews(page)).length === 2 ? true : undefined), 30_000, 50);
       // Show it again, and send the moment its composer is there.
       await page.getByRole('tab', { name: /^Scripted/ }).first().click();

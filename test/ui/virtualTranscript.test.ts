@@ -154,16 +154,21 @@ suite('the virtualized transcript: a 5,000-entry session (Chromium, fake host, t
       views,
     );
 
-  /** Until nothing is on its way: posts delivered, rows filled, two frames. */
+  /**
+   * Until nothing is on its way: posts delivered, rows filled, two frames, and the view where it
+   * was the time before (a key's scroll may be animated: Home is at 0 only when it has ended).
+   */
   async function settled(): Promise<Shown> {
+    let top: number | undefined;
     for (let i = 0; i < 200; i++) {
       channel.flush();
       await webview.idle();
       await twoFrames(page);
       const s = await shown();
-      if (s.pending === 0 && s.rows > 0) {
+      if (s.pending === 0 && s.rows > 0 && s.top === top) {
         return s;
       }
+      top = s.top;
       await new Promise((r) => setTimeout(r, 20));
     }
     throw new Error(`rows still pending: ${JSON.stringify(await shown())}`);
