@@ -210,13 +210,17 @@ suite('chat rendering in code-server + Chromium', function () {
     });
     await sendAndWaitForFooter(chat, 'Make a plan [plan]');
     await conversation(chat).getByText('The plan is complete.').last().waitFor({ timeout: 10_000 });
+    // What the observer saw while the turn was on screen (pinned to the bottom), read before the
+    // transcript is scrolled through below: it is virtualized, and a row scrolled away and back is
+    // built anew.
+    const { progress, nodes } = await conversation(chat).evaluate(() => {
+      const w = globalThis as unknown as { __planProgress: string[]; __planNodes: Set<unknown>; __planObserver?: { disconnect(): void } };
+      w.__planObserver?.disconnect();
+      return { progress: w.__planProgress, nodes: w.__planNodes.size };
+    });
     const turn = await lastTurnEntries(chat);
     const plans = turn.filter((e) => hasClass(e, 'entry-plan'));
     assert.equal(plans.length, 1, 'exactly one plan in the turn');
-    const { progress, nodes } = await conversation(chat).evaluate(() => {
-      const w = globalThis as unknown as { __planProgress: string[]; __planNodes: Set<unknown> };
-      return { progress: w.__planProgress, nodes: w.__planNodes.size };
-    });
     assert.equal(nodes, 1, 'one plan element for the whole turn (updated in place, never re-created)');
     assert.ok(progress.length >= 2, `the checklist changed while it was on screen: ${progress.join(' → ')}`);
     assert.equal(progress[progress.length - 1], '3 of 3 done');
@@ -314,23 +318,52 @@ suite('chat rendering in code-server + Chromium', function () {
       await sendAndWaitForFooter(chat, p);
     }
     const log = conversation(chat);
-    // The raw HTML is shown as the text it is (echoed back by the agent as "You said: …").
-    await log.getByText('You said: <script>window.__pwned=1</script>').waitFor({ timeout: 10_000 });
-    await log.getByText('You said: <img src=x onerror="window.__pwned=2">').waitFor({ timeout: 10_000 });
-    await log.getByText('You said: <a href="vscode://x">x</a>').waitFor({ timeout: 10_000 });
-
-    const report = await log.evaluate((root: PageElement) => {
+    // The transcript is virtualized (only the rows near the view have DOM): it is read a view at a
+    // time from the top to the bottom, and what each view holds is checked.
+    const report = await log.evaluate(async (root: PageElement) => {
+      const w = globalThis as unknown as { __pwned?: unknown; requestAnimationFrame(cb: () => void): void; setTimeout(cb: () => void, ms: number): void };
       const doc = root.ownerDocument;
-      const all = Array.from(doc.querySelectorAll('*'));
+      const found = { texts: new Set<string>(), active: new Set<string>(), images: new Set<string>(), handlers: new Set<string>(), hrefs: new Set<string>(), blocked: new Set<string>() };
+      const settled = async (): Promise<void> => {
+        for (let i = 0; i < 400 && root.querySelectorAll('.entry-row.pending').length > 0; i++) {
+          await new Promise((r) => w.setTimeout(() => r(undefined), 10));
+        }
+        await new Promise<void>((r) => w.requestAnimationFrame(() => w.requestAnimationFrame(() => r())));
+      };
+      const read = (): void => {
+        for (const e of Array.from(root.querySelectorAll('.entry'))) {
+          found.texts.add((e.textContent ?? '').trim());
+        }
+        Array.from(root.querySelectorAll('script, iframe, frame, object, embed, svg, math, form, base, meta, link, style')).forEach((e) => found.active.add(e.outerHTML.slice(0, 120)));
+        Array.from(root.querySelectorAll('img')).forEach((i) => found.images.add(i.getAttribute('src') ?? ''));
+        Array.from(doc.querySelectorAll('*')).forEach((e) => Array.from(e.attributes).filter((a) => /^on/i.test(a.name)).forEach((a) => found.handlers.add(`${e.tagName}[${a.name}]`)));
+        Array.from(root.querySelectorAll('[href], [src], [action], [formaction], [xlink\\:href]')).forEach((e) => found.hrefs.add(e.getAttribute('href') ?? e.getAttribute('src') ?? e.getAttribute('action') ?? ''));
+        Array.from(root.querySelectorAll('.md-blocked-link')).forEach((e) => found.blocked.add(`${e.tagName}:${e.textContent ?? ''}`));
+      };
+      root.scrollTop = 0;
+      await settled();
+      read();
+      for (let step = 0; step < 2_000 && root.scrollTop + root.clientHeight < root.scrollHeight - 1; step++) {
+        root.scrollTop += Math.max(50, root.clientHeight * 0.8);
+        await settled();
+        read();
+      }
+      root.scrollTop = root.scrollHeight;
+      await settled();
       return {
-        pwned: (globalThis as unknown as { __pwned?: unknown }).__pwned,
-        active: Array.from(root.querySelectorAll('script, iframe, frame, object, embed, svg, math, form, base, meta, link, style')).map((e) => e.outerHTML.slice(0, 120)),
-        images: Array.from(root.querySelectorAll('img')).map((i) => i.getAttribute('src') ?? ''),
-        handlers: all.flatMap((e) => Array.from(e.attributes).filter((a) => /^on/i.test(a.name)).map((a) => `${e.tagName}[${a.name}]`)),
-        hrefs: Array.from(root.querySelectorAll('[href], [src], [action], [formaction], [xlink\\:href]')).map((e) => e.getAttribute('href') ?? e.getAttribute('src') ?? e.getAttribute('action') ?? ''),
-        blocked: Array.from(root.querySelectorAll('.md-blocked-link')).map((e) => `${e.tagName}:${e.textContent ?? ''}`),
+        pwned: w.__pwned,
+        texts: [...found.texts],
+        active: [...found.active],
+        images: [...found.images],
+        handlers: [...found.handlers],
+        hrefs: [...found.hrefs],
+        blocked: [...found.blocked],
       };
     });
+    // The raw HTML is shown as the text it is (echoed back by the agent as "You said: …").
+    for (const echo of ['You said: <script>window.__pwned=1</script>', 'You said: <img src=x onerror="window.__pwned=2">', 'You said: <a href="vscode://x">x</a>']) {
+      assert.ok(report.texts.some((t) => t.includes(echo)), `the echo "${echo}" is shown as text`);
+    }
     assert.equal(report.pwned, undefined, 'no payload ran in the webview');
     assert.deepEqual(report.active, [], 'no active elements in the transcript');
     assert.deepEqual(report.images, [], 'no image was created (remote images become links)');
