@@ -387,7 +387,12 @@ suite('chat rendering in code-server + Chromium', function () {
     await ui().page.locator('.monaco-workbench').waitFor({ state: 'visible', timeout: 5000 });
     assert.equal(await ui().page.locator('.tabs-container .tab').count(), tabsBefore, 'no editor opened');
     await waitForCount(chat.getByRole('textbox', { name: 'Message' }), 1, 'the chat to be alive');
-    // The webview still works after the clicks.
+    // The webview still works after the clicks (which scrolled the transcript up to the links:
+    // back to the latest, where the new turn's footer will be).
+    const jump = chat.getByRole('button', { name: 'Jump to latest' });
+    if (await jump.isVisible()) {
+      await jump.click();
+    }
     await sendAndWaitForFooter(chat, 'still alive?');
     await log.getByText('You said: still alive?').waitFor({ timeout: 10_000 });
 
