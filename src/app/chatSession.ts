@@ -31,6 +31,8 @@ let chatCounter = 0;
  */
 export class ChatSession implements Disposable {
   readonly id = `chat-${++chatCounter}`;
+  /** The chat this one was handed off from ("Continue with another agent…"), for the link back. */
+  handedOffFrom: ChatSession | undefined;
   readonly controller: SessionController;
   private statusValue: string | undefined;
   private readOnlyValue = false;
@@ -109,6 +111,11 @@ export class ChatSession implements Disposable {
 
   get host(): AgentHost {
     return this.hostValue;
+  }
+
+  /** The folder the session works in: the workspace, or a worktree session's worktree. */
+  get cwd(): string {
+    return this.options.cwd;
   }
 
   get agentName(): string {
