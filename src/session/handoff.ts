@@ -107,7 +107,8 @@ export function handoffBrief(source: HandoffSource, options: HandoffOptions): Ha
 function splitTurns(entries: readonly Entry[]): Entry[][] {
   const turns: Entry[][] = [];
   for (const e of entries) {
-    if (e.kind === 'notice' || (e.kind === 'user' && e.excluded === true)) {
+    // A footer tells the agent something only when the turn did not simply end.
+    if (e.kind === 'notice' || (e.kind === 'user' && e.excluded === true) || (e.kind === 'turnEnd' && e.outcome === 'end_turn' && e.error === undefined)) {
       continue;
     }
     if (e.kind === 'user' || turns.length === 0) {
@@ -115,7 +116,7 @@ function splitTurns(entries: readonly Entry[]): Entry[][] {
     }
     turns[turns.length - 1]?.push(e);
   }
-  return turns.filter((t) => t.some((e) => e.kind !== 'turnEnd'));
+  return turns.filter((t) => t.length > 0);
 }
 
 /** Files the session changed: edits' diffs and the locations of completed edit, delete and move calls, plus what the client saw. */
