@@ -347,7 +347,9 @@ export class ChatManager implements vscode.Disposable {
 
   /** Forks a chat (whole, or from an earlier message) into a new chat; see {@link forkChat}. */
   forkChat(source: ChatSession, fromEntryId?: string): Promise<{ chat: ChatSession; draft?: string }> {
-    return forkChat(source, fromEntryId, (def) => this.createChat(def), this.workspaceRoot, vscode.l10n.t);
+    // A fork works where its source does: a worktree session's fork stays in that worktree.
+    const cwd = source.cwd !== this.workspaceRoot ? source.cwd : undefined;
+    return forkChat(source, fromEntryId, (def) => this.createChat(def, cwd), source.cwd, vscode.l10n.t);
   }
 
   /** Every session the history list can offer: the agent's `session/list` (all pages) merged with this workspace's. */
