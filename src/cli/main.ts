@@ -5,7 +5,7 @@ import { parseCommandLine, usage } from './args';
 import { JsonlSink, TextSink } from './events';
 import { ExitCode } from './exitCodes';
 import { Runner } from './runner';
-import { resolveRegistryAgent } from './registryAgent';
+import { installedRegistryAgent, resolveRegistryAgent } from './registryAgent';
 import { restoreCheckpoint } from './restore';
 import { injectedSecrets } from './secretMask';
 import { SessionRecords, stateDirectory } from './sessionRecords';
@@ -98,8 +98,17 @@ async function sessions(argv: readonly string[]): Promise<number> {
     return ExitCode.usage;
   }
   process.stdout.on('error', () => undefined);
+  let run = cmd;
+  if (cmd.options.registryAgent !== undefined) {
+    const installed = installedRegistryAgent(cmd.options.registryAgent.id, process.env);
+    if (installed.kind !== 'ready') {
+      process.stderr.write(`hermes-acp-run: ${installed.message}\n`);
+      return ExitCode.failed;
+    }
+    run = { ...cmd, options: { ...cmd.options, agent: installed.agent } };
+  }
   const records = new SessionRecords(stateDirectory(process.env));
-  const code = await runSessionsCommand(cmd, { records, stdout: process.stdout, stderr: process.stderr, now: Date.now, clientVersion: version });
+  const code = await runSessionsCommand(run, { records, stdout: process.stdout, stderr: process.stderr, now: Date.now, clientVersion: version });
   await new JsonlSink(process.stdout, process.stderr).flush();
   return code;
 }

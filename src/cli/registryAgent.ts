@@ -83,6 +83,14 @@ export async function resolveRegistryAgent(request: RegistryAgentRequest, deps: 
   return installAgent(agent, request, { layout, usable, deps, url });
 }
 
+/** `sessions … --agent ID`: the installed agent's command, without reading the registry or installing. */
+export function installedRegistryAgent(id: string, env: NodeJS.ProcessEnv): RegistryAgentResolution {
+  const record = readInstallRecord(registryLayout(dataDirectory(env)), id);
+  return record !== undefined && recordUsable(record)
+    ? ready(record)
+    : { kind: 'failed', message: `--agent ${id} is not installed in ${dataDirectory(env)} (a run with --agent ${id} --yes installs it)` };
+}
+
 interface InstallContext {
   readonly layout: RegistryLayout;
   readonly usable: InstallRecord | undefined;

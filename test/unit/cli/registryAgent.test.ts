@@ -92,6 +92,26 @@ suite('hermes-acp-run --agent ID: agents from the ACP Registry', function () {
     assert.ok(!again.stderr.includes('installing'), again.stderr);
   });
 
+  test('sessions of a registry agent are its own across runs (--name, --resume, sessions list --agent)', async () => {
+    const archive = tarGz(scriptedRelease());
+    server.set('/dl/scripted-1.0.0.tar.gz', archive);
+    serve([binaryEntry({ id: 'scripted-bin', version: '1.0.0', archive: server.url('/dl/scripted-1.0.0.tar.gz'), platform, sha256: sha256(archive) })]);
+    const state = { SCRIPTED_AGENT_STATE_FILE: path.join(work.path, '.agent-state.json') };
+    const named = completed(await run('scripted-bin', ['--yes', '--name', 'reg'], state));
+    const resumed = await runCli(['-q', '[recall]', '--format', 'stream-json', '--agent', 'scripted-bin', '--resume', 'reg'], { cwd: work.path, env: { ...env, ...state } });
+    assert.equal(resumed.code, 0, resumed.stderr);
+    const result = resultOf(events(resumed));
+    assert.equal(result.session_id, named);
+    assert.match(String(result.text), /1\) hello \[plain\]/);
+    const listed = await runCli(['sessions', 'list', '--format', 'stream-json', '--agent', 'scripted-bin'], { cwd: work.path, env: { ...env, ...state } });
+    assert.equal(listed.code, 0, listed.stderr);
+    const lines = listed.stdout.trim().split('\n').map((l) => JSON.parse(l) as { session_id: string; name: string | null; listed_by_agent: boolean | null });
+    assert.deepEqual(lines.map((l) => [l.session_id, l.name, l.listed_by_agent]), [[named, 'reg', true]]);
+    const notInstalled = await runCli(['sessions', 'list', '--agent', 'scripted-other'], { cwd: work.path, env });
+    assert.equal(notInstalled.code, 1);
+    assert.match(notInstalled.stderr, /--agent scripted-other is not installed in .* \(a run with --agent scripted-other --yes installs it\)/);
+  });
+
   test('a zip whose SHA-256 does not match is refused (exit 1, result names the checksum); nothing is installed; a newer listed version needs --yes', async () => {
     const good = await zip(scriptedRelease());
     server.set('/dl/scripted.zip', good);
