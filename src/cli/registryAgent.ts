@@ -129,7 +129,7 @@ async function installAgent(agent: RegistryAgent, request: RegistryAgentRequest,
     }
     return {
       kind: 'usage',
-      message: `--agent ${agent.id}: ${agent.name} ${agent.version} is not installed, and installing runs code from the network: ${describePlan(plan)}. Run again with --yes to install it (nobody could be asked: no terminal).`,
+      message: `--agent ${agent.id}: ${agent.name} ${agent.version} is not installed, and installing runs code from the network: ${describePlan(plan)}. ${deps.ask !== undefined ? 'Not installed: the answer was no.' : 'Run again with --yes to install it (nobody could be asked: no terminal).'}`,
     };
   }
   deps.diagnostic(`hermes-acp-run: installing ${agent.name} ${agent.version} from the ACP Registry: ${describePlan(plan)}`);

@@ -1,4 +1,5 @@
 import * as assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { platformKey } from '../../../src/registry/launch';
@@ -6,7 +7,7 @@ import { LoopbackServer } from '../../support/loopbackServer';
 import { NpmRegistryDouble } from '../../support/npmRegistryDouble';
 import { scriptedAgentPath } from '../../support/paths';
 import { binaryEntry, scriptedRelease, sha256, tarGz, zip } from '../../support/registryFixtures';
-import { events, perTestDir, resultOf, runCli, tempDir, type CliRun } from './cliHarness';
+import { cliPath, events, perTestDir, resultOf, runCli, tempDir, type CliRun } from './cliHarness';
 
 /**
  * `--agent ID` (issue 41): agents of the ACP Registry, installed by the runner with the extension's
@@ -90,6 +91,45 @@ suite('hermes-acp-run --agent ID: agents from the ACP Registry', function () {
     completed(again);
     assert.equal(server.requests.filter((r) => r.startsWith('/dl/')).length, downloads, 'an installed agent is not downloaded again');
     assert.ok(!again.stderr.includes('installing'), again.stderr);
+  });
+
+  test('at a terminal the runner asks instead: no installs nothing (exit 2), yes installs and runs', async function () {
+    const script = ['/usr/bin/script', '/bin/script'].find((p) => fs.existsSync(p));
+    if (script === undefined) {
+      this.skip(); // util-linux `script` gives the run a terminal; without it there is none to ask at
+    }
+    const archive = tarGz(scriptedRelease());
+    server.set('/dl/tty.tar.gz', archive);
+    serve([binaryEntry({ id: 'scripted-tty', version: '1.0.0', archive: server.url('/dl/tty.tar.gz'), platform, sha256: sha256(archive) })]);
+    const atTerminal = (answer: string): Promise<CliRun> =>
+      new Promise((resolve, reject) => {
+        const command = `${process.execPath} ${cliPath} -q '[plain] hi' --agent scripted-tty`;
+        const child = spawn(script, ['-qec', command, '/dev/null'], { cwd: work.path, env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
+        let out = '';
+        child.stdout.setEncoding('utf8').on('data', (d: string) => {
+          out += d;
+          if (d.includes('[y/N]')) {
+            child.stdin.write(`${answer}\n`);
+          }
+        });
+        const timer = setTimeout(() => {
+          child.kill('SIGKILL');
+          reject(new Error(`no exit: ${out}`));
+        }, 60_000);
+        child.once('close', (code) => {
+          clearTimeout(timer);
+          resolve({ code, signal: null, stdout: out, stderr: '', startedAt: 0, endedAt: 0 });
+        });
+      });
+    const no = await atTerminal('n');
+    assert.equal(no.code, 2, no.stdout);
+    assert.match(no.stdout, /Install Scripted scripted-tty 1\.0\.0 from the ACP Registry\? It downloads http:\/\/127\.0\.0\.1:\d+\/dl\/tty\.tar\.gz \(SHA-256 [0-9a-f]{64}\)/);
+    assert.match(no.stdout, /Not installed: the answer was no\./);
+    assert.deepEqual(installedVersions('scripted-tty'), []);
+    const yes = await atTerminal('y');
+    assert.equal(yes.code, 0, yes.stdout);
+    assert.match(yes.stdout, /Hello from the scripted agent/);
+    assert.deepEqual(installedVersions('scripted-tty'), ['1.0.0']);
   });
 
   test('sessions of a registry agent are its own across runs (--name, --resume, sessions list --agent)', async () => {
