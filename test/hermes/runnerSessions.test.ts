@@ -92,6 +92,25 @@ suite('lab tier: hermes-acp-run sessions across runs (ACP)', function () {
     assert.deepEqual([named?.name, named?.listed_by_agent], ['lab-fruit', true], JSON.stringify(lines));
   });
 
+  test('--agent hermes is the lab\'s `hermes acp` found on PATH (no registry read), Hermes\' flags included', async () => {
+    const r = await runCli(['-q', '[plain] Say hello.', '--format', 'stream-json', '--cwd', scope.ws, '--agent', 'hermes', '--ignore-rules'], {
+      cwd: scope.ws,
+      timeoutMs: 180_000,
+      env: {
+        HERMES_HOME: home,
+        HERMES_DISABLE_LAZY_INSTALLS: '1',
+        XDG_STATE_HOME: state,
+        PATH: `${path.join(scope.run.lab, 'bin')}${path.delimiter}${process.env.PATH ?? ''}`,
+        // A registry that cannot be reached: --agent hermes must not need it.
+        HERMES_ACP_REGISTRY_URL: 'http://127.0.0.1:9/registry.json',
+        ...scope.marker,
+      },
+    });
+    const { evs } = ok(r);
+    assert.equal((evs[0]?.agent as { version?: string } | undefined)?.version, '0.19.0');
+    assert.ok(!/ACP Registry|registry\.json/.test(r.stderr), r.stderr);
+  });
+
   test('--resume of an id Hermes does not have: exit 1, result last, the error names it', async () => {
     const r = await run('[plain] hello', ['--resume', 'no-such-session-1234']);
     assert.equal(r.code, 1, r.stderr);
