@@ -48,7 +48,7 @@ export async function handoffChat(req: HandoffRequest): Promise<Handoff> {
   const chat = req.newChat(req.target, source.cwd);
   chat.handedOffFrom = source;
   const started = await chat.ensureStarted();
-  const size = chat.controller.state.usage?.size ?? req.knownContextSize;
+  const size = (started ? await reportedWindow(chat) : undefined) ?? req.knownContextSize;
   const budgetChars = briefBudget(size);
   const brief = handoffBrief(
     { state: source.controller.state, agentName: source.agentName, cwd: source.cwd, ...(req.changedFiles !== undefined ? { changedFiles: req.changedFiles } : {}) },
@@ -64,6 +64,31 @@ export async function handoffChat(req: HandoffRequest): Promise<Handoff> {
   chat.controller.addNotice('info', t('Continued from “{0}” with {1}.', sourceTitle, source.agentName), describeBrief(brief, summary !== undefined, req.target.name, embedded, t), ['openHandoffSource']);
   source.controller.addNotice('info', t('Handed off to {0} in a new chat.', req.target.name), t('This chat stays as it is; both can go on independently.'));
   return { chat, brief, as: embedded ? 'resource' : 'text', budgetChars };
+}
+
+/** How long a new session may take to report its context window (Hermes sends it just after `session/new`). */
+export const WINDOW_WAIT_MS = 2000;
+
+/** The window the new session reports in its first `usage_update`, if it does so soon after starting. */
+function reportedWindow(chat: ChatSession): Promise<number | undefined> {
+  const now = chat.controller.state.usage?.size;
+  if (now !== undefined) {
+    return Promise.resolve(now);
+  }
+  return new Promise((resolve) => {
+    const done = (size: number | undefined): void => {
+      clearTimeout(timer);
+      sub.dispose();
+      resolve(size);
+    };
+    const sub = chat.onDidChange(() => {
+      const size = chat.controller.state.usage?.size;
+      if (size !== undefined) {
+        done(size);
+      }
+    });
+    const timer = setTimeout(() => done(undefined), WINDOW_WAIT_MS);
+  });
 }
 
 function describeBrief(brief: HandoffBrief, summarized: boolean, target: string, embedded: boolean, t: Localize): string {

@@ -99,9 +99,11 @@ suite('hand-off to another agent with real agent processes (issue 40)', function
     assert.equal(lastReply(chat), `Received 1 block(s):\n- text, ${brief.text.length + '[received]'.length} chars`);
   });
 
-  test('with a summary: the first agent writes it in its own chat, and only the summary is handed over', async () => {
+  test('with a summary: the first agent writes it in its own chat, and only the summary is handed over (to an agent that reports no window: the default budget)', async () => {
     const source = await conversation();
-    const { chat, brief } = await handoffChat({ source, target: agent('scripted-b', 'Agent B'), summary: true, newChat, t: formatMessage });
+    const target = agent('scripted-b', 'Agent B', { SCRIPTED_AGENT_NO_START_USAGE: '1' });
+    const { chat, brief, budgetChars } = await handoffChat({ source, target, summary: true, newChat, t: formatMessage });
+    assert.equal(budgetChars, briefBudget(undefined));
     // The scripted agent echoes a prompt without markers: its "summary" is that echo, as a real agent's reply would be.
     assert.equal(lastReply(source), `You said: ${SUMMARY_REQUEST}`);
     assert.equal(brief.keptTurns, 0);
