@@ -28,7 +28,7 @@ export function activeChat(manager: ChatManager): ChatSession {
 export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
   const { manager, config, traffic } = deps;
   const log = (m: string): void => traffic.channel.info(m);
-  const worktrees = new WorktreeSessions(manager, (chat) => ChatPanel.create(deps.extensionUri, manager, log, chat));
+  const worktrees = new WorktreeSessions(manager, (chat) => ChatPanel.create(deps.extensionUri, manager, log, chat), (id) => config.agents().agents.find((a) => a.id === id));
   const handlers: Record<CommandIdValue, (...args: unknown[]) => unknown> = {
     [CommandId.openChat]: () => deps.chatView.reveal(),
     [CommandId.newSession]: async () => {
@@ -68,7 +68,7 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
       void vscode.window.showInformationMessage(vscode.l10n.t('Transcript copied.'));
     },
   };
-  return Object.entries(handlers).map(([id, fn]) => vscode.commands.registerCommand(id, fn));
+  return [...Object.entries(handlers).map(([id, fn]) => vscode.commands.registerCommand(id, fn)), worktrees];
 }
 
 /**
