@@ -113,11 +113,6 @@ export class ChatSession implements Disposable {
     return this.hostValue;
   }
 
-  /** The folder the session works in: the workspace, or a worktree session's worktree. */
-  get cwd(): string {
-    return this.options.cwd;
-  }
-
   get agentName(): string {
     return this.hostValue.definition.name;
   }
@@ -147,6 +142,16 @@ export class ChatSession implements Disposable {
 
   get sessionId(): string | undefined {
     return this.controller.sessionId;
+  }
+
+  /** The session's cwd (a worktree session's: the worktree, or the same sub-folder of it). */
+  get cwd(): string {
+    return this.options.cwd;
+  }
+
+  /** The folders its `fs/*` and terminal requests are bounded by, when not the workspace folders (a worktree session's). */
+  get roots(): readonly string[] | undefined {
+    return this.options.roots;
   }
 
   /** A prompt was sent in this chat, or it opened an existing session: worth listing in history. */

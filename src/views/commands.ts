@@ -30,7 +30,7 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
   const { manager, config, traffic } = deps;
   const log = (m: string): void => traffic.channel.info(m);
   const openPanel = (chat: ChatSession): void => void ChatPanel.create(deps.extensionUri, manager, log, chat);
-  const worktrees = new WorktreeSessions(manager, openPanel);
+  const worktrees = new WorktreeSessions(manager, openPanel, (id) => config.agents().agents.find((a) => a.id === id));
   const handlers: Record<CommandIdValue, (...args: unknown[]) => unknown> = {
     [CommandId.openChat]: () => deps.chatView.reveal(),
     [CommandId.newSession]: async () => {
@@ -72,7 +72,7 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
       void vscode.window.showInformationMessage(vscode.l10n.t('Transcript copied.'));
     },
   };
-  return Object.entries(handlers).map(([id, fn]) => vscode.commands.registerCommand(id, fn));
+  return [...Object.entries(handlers).map(([id, fn]) => vscode.commands.registerCommand(id, fn)), worktrees];
 }
 
 /**

@@ -51,7 +51,8 @@ export async function continueWithAnotherAgent(
       summary: how.summary,
       // The new chat's tab opens at once: the user sees its agent start while the brief is prepared.
       newChat: (def, cwd) => {
-        const chat = manager.createChat(def, cwd);
+        // A worktree session's folder bounds the new chat too; otherwise it has the workspace folders.
+        const chat = manager.createChat(def, source.roots !== undefined ? cwd : undefined);
         openPanel(chat);
         return chat;
       },
