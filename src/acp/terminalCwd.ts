@@ -1,19 +1,23 @@
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { ClientRequestError } from '../agentPort/agentErrors';
+import { hostSemantics, isInside, type PathSemantics } from '../util/paths';
+import { foldersLabel } from './workspaceBoundary';
 
 /**
  * The working directory a client terminal may run in: the rules of `WorkspaceBoundary` (workspaceBoundary.ts)
- * (absolute path, real path inside one of the workspace folders after resolving symlinks) applied
- * to a directory instead of a file, which `WorkspaceBoundary.resolve` refuses by design.
+ * (absolute path, real path inside one of the session's folders — the workspace folders, or a
+ * worktree session's worktree — after resolving symlinks) applied to a directory instead of a
+ * file, which `WorkspaceBoundary.resolve` refuses by design. `semantics`: the volume's case
+ * folding (`C:\WS` is `c:\ws` on Windows, `/WS` is `/ws` on macOS).
  *
  * ACP `CreateTerminalRequest.cwd`: "Working directory for the command. Must be an absolute path."
- * When absent, the first workspace folder is used (the folder sessions are opened in).
+ * When absent, the first of the session's folders is used (the folder sessions are opened in).
  *
  * Returns the real path; the process is started there, so a symlink swapped after the check
  * cannot move it outside.
  */
-export async function resolveTerminalCwd(cwd: string | null | undefined, roots: readonly string[]): Promise<string> {
+export async function resolveTerminalCwd(cwd: string | null | undefined, roots: readonly string[], semantics: PathSemantics = hostSemantics()): Promise<string> {
   const realRoots = await Promise.all(roots.map((r) => fs.realpath(path.resolve(r)).catch(() => undefined)));
   const usable = realRoots.filter((r): r is string => r !== undefined);
   if (cwd === undefined || cwd === null) {
@@ -36,18 +40,14 @@ export async function resolveTerminalCwd(cwd: string | null | undefined, roots: 
   } catch {
     throw ClientRequestError.resourceNotFound(`The terminal cwd ${cwd} does not exist.`, cwd);
   }
-  if (!usable.some((root) => isInside(real, root))) {
+  if (!usable.some((root) => isInside(root, real, semantics))) {
     const via = real !== normalized ? ` (it resolves to ${real})` : '';
     throw ClientRequestError.resourceNotFound(
-      `The terminal cwd ${cwd} is outside the workspace${via}; the client only runs commands inside the workspace folders.`,
+      `The terminal cwd ${cwd} is outside the workspace${via}; the client only runs commands inside ${foldersLabel(roots)}.`,
       cwd,
     );
   }
   return checkDirectory(real, cwd);
-}
-
-export function isInside(p: string, root: string): boolean {
-  return p === root || p.startsWith(root.endsWith(path.sep) ? root : `${root}${path.sep}`);
 }
 
 async function checkDirectory(real: string, shown: string): Promise<string> {

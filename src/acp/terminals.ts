@@ -29,8 +29,11 @@ export { formatCommand } from './terminalRecord';
  */
 
 export interface TerminalManagerOptions {
-  /** Workspace folders; a terminal's cwd must be inside one of them. The first is the default cwd. */
-  readonly roots: () => readonly string[];
+  /**
+   * The session's folders (the workspace folders, or a worktree session's worktree); a terminal's
+   * cwd must be inside one of them. The first is the default cwd.
+   */
+  readonly roots: (sessionId: string) => readonly string[];
   /** Output bytes kept when the agent sends no `outputByteLimit` (default 1 MiB). */
   readonly defaultOutputByteLimit?: number;
   /** Upper bound on any `outputByteLimit`, so an agent cannot make the host keep gigabytes (default 64 MiB). */
@@ -108,7 +111,7 @@ export class TerminalManager implements TerminalPort {
     const { command, args } = terminalCommand(params);
     const env = terminalEnvironment(this.options.env, params.env ?? []);
     const limit = terminalOutputLimit(params.outputByteLimit, this.defaultLimit, this.maxLimit);
-    const cwd = await resolveTerminalCwd(params.cwd, this.options.roots());
+    const cwd = await resolveTerminalCwd(params.cwd, this.options.roots(params.sessionId));
     if (signal.aborted) {
       throw abortError(signal);
     }

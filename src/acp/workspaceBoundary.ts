@@ -4,27 +4,30 @@ import { hostSemantics, isInside, type PathSemantics } from '../util/paths';
 import { ClientRequestError } from '../agentPort/agentErrors';
 
 /**
- * Where the agent may read and write through the client: inside the workspace folders, after
- * resolving symlinks, and only regular files with a single link (a hard link inside the workspace
- * can point at a file outside it). Everything else is refused with a message the agent (and the
- * traffic log) can show.
+ * Where the agent may read and write through the client: inside the session's folders (the
+ * workspace folders, or a worktree session's worktree alone: `roots(sessionId)`), after resolving
+ * symlinks, and only regular files with a single link (a hard link inside the workspace can point
+ * at a file outside it). Everything else is refused with a message the agent (and the traffic log)
+ * can show.
  */
 export class WorkspaceBoundary {
-  private realRoots: Promise<string[]> | undefined;
+  /** Real paths of each set of roots, keyed by the set (sessions with the same folders share one). */
+  private readonly realRoots = new Map<string, Promise<string[]>>();
 
   constructor(
-    private readonly roots: () => readonly string[],
+    /** The folders a session may touch; without a session id (the chat's own reads), the workspace folders. */
+    private readonly roots: (sessionId?: string) => readonly string[],
     /** The volume's case folding: `C:\WS` and `c:\ws` are one folder on Windows, `/WS` and `/ws` on macOS. */
     private readonly semantics: PathSemantics = hostSemantics(),
   ) {}
 
   /** Call when the workspace folders change. */
   reset(): void {
-    this.realRoots = undefined;
+    this.realRoots.clear();
   }
 
   /** The real path of `p` if it is allowed; throws a {@link ClientRequestError} otherwise. */
-  async resolve(p: string, intent: 'read' | 'write'): Promise<{ realPath: string; stat: Stats | undefined }> {
+  async resolve(p: string, intent: 'read' | 'write', sessionId?: string): Promise<{ realPath: string; stat: Stats | undefined }> {
     if (typeof p !== 'string' || p === '' || p.includes('\0')) {
       throw ClientRequestError.invalidParams('The path is empty or invalid.');
     }
@@ -33,11 +36,12 @@ export class WorkspaceBoundary {
     }
     const normalized = path.resolve(p);
     const realPath = await realPathOf(normalized);
-    const roots = await this.rootPaths();
+    const given = this.roots(sessionId);
+    const roots = await this.rootPaths(given);
     const inside = roots.some((r) => isInside(r, realPath, this.semantics));
     if (!inside) {
       const via = realPath !== normalized ? ` (it resolves to ${realPath})` : '';
-      throw ClientRequestError.resourceNotFound(`${p} is outside the workspace${via}; the client only ${intent}s files inside the workspace folders.`, p);
+      throw ClientRequestError.resourceNotFound(`${p} is outside the workspace${via}; the client only ${intent}s files inside ${foldersLabel(given)}.`, p);
     }
     const link = await fs.lstat(realPath).catch(() => undefined);
     if (link?.isSymbolicLink() === true) {
@@ -66,10 +70,22 @@ export class WorkspaceBoundary {
     return { realPath, stat };
   }
 
-  private rootPaths(): Promise<string[]> {
-    this.realRoots ??= Promise.all(this.roots().map((r) => realPathOf(path.resolve(r))));
-    return this.realRoots;
+  private rootPaths(roots: readonly string[]): Promise<string[]> {
+    const key = roots.join('\0');
+    let real = this.realRoots.get(key);
+    if (real === undefined) {
+      real = Promise.all(roots.map((r) => realPathOf(path.resolve(r))));
+      // A root that fails to resolve (a worktree removed meanwhile) is looked up again next time.
+      real.catch(() => this.realRoots.delete(key));
+      this.realRoots.set(key, real);
+    }
+    return real;
   }
+}
+
+/** How a refusal names the folders: the workspace folders, or the session's own (a worktree). */
+export function foldersLabel(roots: readonly string[]): string {
+  return roots.length === 1 && roots[0] !== undefined ? `the session's folder ${roots[0]}` : 'the workspace folders';
 }
 
 /** realpath of the path, or of its nearest existing ancestor joined with the rest (files to be created). */

@@ -31,6 +31,8 @@ let chatCounter = 0;
  */
 export class ChatSession implements Disposable {
   readonly id = `chat-${++chatCounter}`;
+  /** The chat this one was handed off from ("Continue with another agent…"), for the link back. */
+  handedOffFrom: ChatSession | undefined;
   readonly controller: SessionController;
   private statusValue: string | undefined;
   private readOnlyValue = false;
@@ -140,6 +142,16 @@ export class ChatSession implements Disposable {
 
   get sessionId(): string | undefined {
     return this.controller.sessionId;
+  }
+
+  /** The session's cwd (a worktree session's: the worktree, or the same sub-folder of it). */
+  get cwd(): string {
+    return this.options.cwd;
+  }
+
+  /** The folders its `fs/*` and terminal requests are bounded by, when not the workspace folders (a worktree session's). */
+  get roots(): readonly string[] | undefined {
+    return this.options.roots;
   }
 
   /** A prompt was sent in this chat, or it opened an existing session: worth listing in history. */

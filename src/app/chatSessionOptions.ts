@@ -13,6 +13,11 @@ import type { SignInPorts } from './signIn';
 export interface ChatSessionOptions extends ChatPermissionOptions {
   readonly host: AgentHost;
   readonly cwd: string;
+  /**
+   * The folders this session's `fs/*` and terminal requests are bounded by, when they are not the
+   * workspace folders: a worktree session's worktree alone (issue 40).
+   */
+  readonly roots?: readonly string[];
   readonly consent: SpawnConsent;
   /** Every notice and status line of the chat goes through it (`vscode.l10n.t` in the extension). */
   readonly t: Localize;

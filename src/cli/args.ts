@@ -11,6 +11,7 @@ import { parseTransportFlags, transportOptionSpecs } from './transportArgs';
 import type { SessionRequest } from './sessionChoice';
 import { parseSessionFlags, sessionOptionSpecs } from './sessionArgs';
 import { applyHermesFlags, hermesOptionSpecs } from './hermesFlags';
+import { agentOptionSpecs, chooseAgent, type RegistryAgentRequest } from './agentArgs';
 
 export type OutputFormat = 'text' | 'stream-json';
 
@@ -25,7 +26,10 @@ export interface RunOptions {
   readonly permissions: PermissionMode;
   /** Wall-clock budget of the whole run, in ms. */
   readonly timeoutMs?: number;
-  readonly agent: { readonly command: string; readonly args: readonly string[] };
+  /** The agent command (for `--agent ID`, what the registry install resolved to; `registryAgent.ts`). */
+  readonly agent: { readonly command: string; readonly args: readonly string[]; readonly env?: Readonly<Record<string, string>> };
+  /** `--agent ID`: an ACP Registry agent; `agent` is set from its install before the run. */
+  readonly registryAgent?: RegistryAgentRequest;
   /** Where to write the ACP traffic (JSONL) when the run ends. */
   readonly trafficLog?: string;
   /** `--summary FILE`: the run as Markdown (a CI job summary), written with the result. */
@@ -58,6 +62,7 @@ export type ParsedCommandLine =
   | { readonly kind: 'error'; readonly message: string };
 
 export const usage = `Usage: hermes-acp-run (-q TEXT | --query-file FILE) [options] [-- AGENT [ARGS...]]
+       hermes-acp-run (-q TEXT | --query-file FILE) [options] --agent ID [--yes]
        hermes-acp-run (-q TEXT | --query-file FILE) [options] --transport tui-gateway|api-server ...
        hermes-acp-run sessions list|show ID|close ID [--cwd DIR] [--format stream-json] [-- AGENT [ARGS...]]
 
@@ -104,6 +109,12 @@ Options:
       --ignore-user-config, --ignore-rules, --pass-session-id, --skills NAME[,NAME], --safe-mode
                            Hermes' own flags, given to Hermes (hermes acp, or a gateway
                            started from --hermes-root); with any other agent a usage error
+      --agent ID           start this agent of the ACP Registry (e.g. codex-acp), installed
+                           under $XDG_DATA_HOME/hermes-acp-run (HERMES_ACP_RUN_DATA_DIR); the
+                           registry: HERMES_ACP_REGISTRY_URL, else the public one (its last good
+                           copy when unreachable). --agent hermes is Hermes (hermes acp)
+  -y, --yes                with --agent: install it (or the newer version the registry lists)
+                           without asking; a first install needs it when nobody can be asked
   -h, --help               show this help
   -V, --version            show the version
 
@@ -138,6 +149,7 @@ export function parseCommandLine(argv: readonly string[], cwd: string, readStdin
         ...transportOptionSpecs,
         ...sessionOptionSpecs,
         ...hermesOptionSpecs,
+        ...agentOptionSpecs,
         help: { type: 'boolean', short: 'h' },
         version: { type: 'boolean', short: 'V' },
       },
@@ -185,12 +197,12 @@ export function parseCommandLine(argv: readonly string[], cwd: string, readStdin
   if (typeof sessionFlags === 'string') {
     return error(sessionFlags);
   }
-  const agentArgv = terminator !== undefined ? argv.slice(terminator.index + 1) : [...defaultAgentCommand];
-  const [given, ...givenArgs] = agentArgv;
-  if (given === undefined || given === '') {
-    return error('no agent command after "--"');
+  const chosen = chooseAgent(values, terminator !== undefined ? argv.slice(terminator.index + 1) : undefined, defaultAgentCommand, transport.transport);
+  if (typeof chosen === 'string') {
+    return error(chosen);
   }
-  const hermes = applyHermesFlags(values, { command: given, args: givenArgs }, transport.transport);
+  // A registry agent is named by its id until it is installed: Hermes' flags are refused by it.
+  const hermes = applyHermesFlags(values, chosen.kind === 'command' ? chosen.agent : { command: chosen.request.id, args: [] }, transport.transport);
   if (typeof hermes === 'string') {
     return error(hermes);
   }
@@ -261,6 +273,7 @@ export function parseCommandLine(argv: readonly string[], cwd: string, readStdin
       cwd: workDir,
       permissions,
       agent: { command, args },
+      ...(chosen.kind === 'registry' ? { registryAgent: chosen.request } : {}),
       ...(timeoutMs !== undefined ? { timeoutMs } : {}),
       ...(values['traffic-log'] !== undefined ? { trafficLog: path.resolve(cwd, values['traffic-log']) } : {}),
       ...(values.summary !== undefined ? { summary: path.resolve(cwd, values.summary) } : {}),

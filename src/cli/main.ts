@@ -1,9 +1,11 @@
 import { readFileSync } from 'node:fs';
+import { createInterface } from 'node:readline/promises';
 import { version } from '../../package.json';
 import { parseCommandLine, usage } from './args';
 import { JsonlSink, TextSink } from './events';
 import { ExitCode } from './exitCodes';
 import { Runner } from './runner';
+import { installedRegistryAgent, resolveRegistryAgent } from './registryAgent';
 import { restoreCheckpoint } from './restore';
 import { injectedSecrets } from './secretMask';
 import { SessionRecords, stateDirectory } from './sessionRecords';
@@ -39,14 +41,49 @@ async function main(): Promise<number> {
   process.stdout.on('error', () => undefined);
   process.stderr.on('error', () => undefined);
   const sink = parsed.options.format === 'stream-json' ? new JsonlSink(process.stdout, process.stderr) : new TextSink(process.stdout, process.stderr);
+  let options = parsed.options;
+  let agentUnavailable: string | undefined;
+  if (options.registryAgent !== undefined) {
+    const ask = terminalAsk();
+    const resolved = await resolveRegistryAgent(options.registryAgent, {
+      env: process.env,
+      cwd: options.cwd,
+      diagnostic: (line) => void process.stderr.write(`${line}\n`),
+      ...(ask !== undefined ? { ask } : {}),
+    });
+    if (resolved.kind === 'usage') {
+      process.stderr.write(`hermes-acp-run: ${resolved.message}\n`);
+      return ExitCode.usage;
+    }
+    if (resolved.kind === 'ready') {
+      options = { ...options, agent: resolved.agent };
+    } else {
+      agentUnavailable = resolved.message;
+    }
+  }
   const records = new SessionRecords(stateDirectory(process.env));
-  const runner = new Runner(parsed.options, { sink, now: Date.now, clientVersion: version, records });
+  const runner = new Runner(options, { sink, now: Date.now, clientVersion: version, records, ...(agentUnavailable !== undefined ? { agentUnavailable } : {}) });
   const onSignal = (): void => runner.interrupt();
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
   const code = await runner.run();
   await sink.flush();
   return code;
+}
+
+/** A yes/no question at the terminal, when there is one to ask at (stdin and stderr both a TTY). */
+function terminalAsk(): ((question: string) => Promise<boolean>) | undefined {
+  if (process.stdin.isTTY !== true || process.stderr.isTTY !== true) {
+    return undefined;
+  }
+  return async (question) => {
+    const rl = createInterface({ input: process.stdin, output: process.stderr });
+    try {
+      return /^y(es)?$/i.test((await rl.question(question)).trim());
+    } finally {
+      rl.close();
+    }
+  };
 }
 
 /** `hermes-acp-run sessions list|show|close`. */
@@ -61,8 +98,17 @@ async function sessions(argv: readonly string[]): Promise<number> {
     return ExitCode.usage;
   }
   process.stdout.on('error', () => undefined);
+  let run = cmd;
+  if (cmd.options.registryAgent !== undefined) {
+    const installed = installedRegistryAgent(cmd.options.registryAgent.id, process.env);
+    if (installed.kind !== 'ready') {
+      process.stderr.write(`hermes-acp-run: ${installed.message}\n`);
+      return ExitCode.failed;
+    }
+    run = { ...cmd, options: { ...cmd.options, agent: installed.agent } };
+  }
   const records = new SessionRecords(stateDirectory(process.env));
-  const code = await runSessionsCommand(cmd, { records, stdout: process.stdout, stderr: process.stderr, now: Date.now, clientVersion: version });
+  const code = await runSessionsCommand(run, { records, stdout: process.stdout, stderr: process.stderr, now: Date.now, clientVersion: version });
   await new JsonlSink(process.stdout, process.stderr).flush();
   return code;
 }

@@ -7,7 +7,11 @@ import { chooseSession, resumeFailure, type SessionOpening } from './sessionChoi
 import { agentKey, titleFromPrompt, type SessionRecord, type SessionRecords } from './sessionRecords';
 
 /** The identity of the run's agent across runs: its command (ACP), else the transport's address. */
-export function runAgentKey(options: Pick<RunOptions, 'agent' | 'transport'>): string {
+export function runAgentKey(options: Pick<RunOptions, 'agent' | 'transport' | 'registryAgent'>): string {
+  if (options.registryAgent !== undefined) {
+    // By its registry id: an update installs another command, the sessions stay this agent's.
+    return `registry:${options.registryAgent.id}`;
+  }
   const t = options.transport;
   if (t === undefined) {
     return agentKey(options.agent);

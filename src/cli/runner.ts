@@ -37,6 +37,8 @@ export interface RunnerDeps {
   readonly cancelGraceMs?: number;
   /** The runner's session records (`--continue`, `--resume`, `sessions`). */
   readonly records: SessionRecords;
+  /** Why the agent cannot be started (`--agent ID` could not be installed): the run ends with this error, exit 1. */
+  readonly agentUnavailable?: string;
 }
 
 const defaultCancelGraceMs = 10_000;
@@ -108,7 +110,8 @@ export class Runner {
     let outcome: Outcome;
     try {
       // --worktree: made before any agent starts; without a repository the run ends here.
-      const prepared = await this.isolation.prepare(this.options.cwd);
+      const unavailable = this.deps.agentUnavailable;
+      const prepared = unavailable !== undefined ? { error: unavailable } : await this.isolation.prepare(this.options.cwd);
       if ('error' in prepared) {
         outcome = { verdict: { exitCode: 1, stopReason: null, error: prepared.error } };
       } else {

@@ -39,7 +39,7 @@ class AcpRunnerConnection implements RunnerConnection {
 
   async open(): Promise<acp.InitializeResponse> {
     const { options, log } = this.deps;
-    const spec = { command: options.agent.command, args: options.agent.args, cwd: options.cwd, env: { [runMarkerVariable]: this.deps.marker } };
+    const spec = { command: options.agent.command, args: options.agent.args, cwd: options.cwd, env: { ...options.agent.env, [runMarkerVariable]: this.deps.marker } };
     const proc = await AgentProcess.start(spec, { killGraceMs: 2000 });
     this.proc = proc;
     proc.onStderrLine((line) => {

@@ -13,6 +13,7 @@ import { runAgentKey } from './runSessions';
 import { agentSessions, describeRecord } from './sessionChoice';
 import type { SessionRecord, SessionRecords } from './sessionRecords';
 import { parseTransportFlags, transportOptionSpecs } from './transportArgs';
+import { agentOptionSpecs, chooseAgent } from './agentArgs';
 
 /** `hermes-acp-run sessions list|show ID|close ID`, parsed. */
 export interface SessionsCommand {
@@ -40,14 +41,15 @@ export interface SessionLine {
   readonly closed?: boolean;
 }
 
-export const sessionsUsage = `Usage: hermes-acp-run sessions list [--cwd DIR] [--format text|stream-json] [-- AGENT [ARGS...]]
+export const sessionsUsage = `Usage: hermes-acp-run sessions list [--cwd DIR] [--format text|stream-json] [--agent ID | -- AGENT [ARGS...]]
        hermes-acp-run sessions show ID|NAME [--cwd DIR] [--format text|stream-json] [-- AGENT [ARGS...]]
        hermes-acp-run sessions close ID|NAME [--cwd DIR] [--format text|stream-json] [-- AGENT [ARGS...]]
 
 The sessions this runner had with the agent in --cwd (default: .), for --continue and --resume:
 name, id, title, last use, and whether the agent still lists it (ACP session/list). "close"
 sends session/close where the agent offers it and forgets the runner's record.
---transport tui-gateway|api-server and their settings pick the agent as for a run.
+--agent ID (an agent a run installed from the ACP Registry), --transport tui-gateway|api-server
+and their settings pick the agent as for a run.
 `;
 
 /** Parses what follows `sessions`; a message on a usage error, `help` for --help. */
@@ -56,7 +58,7 @@ export function parseSessionsCommand(argv: readonly string[], cwd: string): Sess
   try {
     parsed = parseArgs({
       args: [...argv],
-      options: { cwd: { type: 'string' }, format: { type: 'string' }, help: { type: 'boolean', short: 'h' }, ...transportOptionSpecs },
+      options: { cwd: { type: 'string' }, format: { type: 'string' }, help: { type: 'boolean', short: 'h' }, ...transportOptionSpecs, agent: agentOptionSpecs.agent },
       allowPositionals: true,
       strict: true,
       tokens: true,
@@ -85,16 +87,19 @@ export function parseSessionsCommand(argv: readonly string[], cwd: string): Sess
   if (typeof transport === 'string') {
     return transport;
   }
-  const [command, ...args] = terminator !== undefined ? argv.slice(terminator.index + 1) : [...defaultAgentCommand];
-  if (command === undefined || command === '') {
-    return 'no agent command after "--"';
+  const chosen = chooseAgent(values, terminator !== undefined ? argv.slice(terminator.index + 1) : undefined, defaultAgentCommand, transport.transport);
+  if (typeof chosen === 'string') {
+    return chosen;
   }
+  // A registry agent: the command of its install, found before the command runs (main.ts).
+  const { command, args } = chosen.kind === 'command' ? chosen.agent : { command: chosen.request.id, args: [] };
   const options: RunOptions = {
     query: '',
     format,
     cwd: path.resolve(cwd, values.cwd ?? '.'),
     permissions: { kind: 'deny' },
     agent: { command, args },
+    ...(chosen.kind === 'registry' ? { registryAgent: chosen.request } : {}),
     timeoutMs: 60_000,
     ...(transport.transport !== undefined ? { transport: transport.transport } : {}),
   };

@@ -245,7 +245,9 @@ export type NoticeActionView =
   /** Asks for the agent's executable and writes it where this window reads it. */
   | 'setupAgent'
   /** Moves the chat to its agent's new definition (the settings changed) and restores the session there. */
-  | 'reconnectAgent';
+  | 'reconnectAgent'
+  /** A handed-off chat's link back to the chat it came from. */
+  | 'openHandoffSource';
 
 export interface PlanItemView {
   readonly content: string;

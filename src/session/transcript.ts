@@ -49,6 +49,11 @@ export function toMarkdown(state: SessionState, options: TranscriptOptions = {})
   return `${out.join('\n').replace(/\n{3,}/g, '\n\n').trim()}\n`;
 }
 
+/** One entry as {@link toMarkdown} writes it (a hand-off's brief renders turn by turn). */
+export function entryMarkdown(entry: Entry, options: TranscriptOptions = {}): string {
+  return renderEntry(entry, options).join('\n');
+}
+
 function renderEntry(entry: Entry, options: TranscriptOptions): string[] {
   switch (entry.kind) {
     case 'user': {
@@ -190,7 +195,7 @@ function renderBlock(b: acp.ContentBlock): string {
   }
 }
 
-function renderPlan(plan: readonly acp.PlanEntry[]): string[] {
+export function renderPlan(plan: readonly acp.PlanEntry[]): string[] {
   return plan.map((p) => `- [${p.status === 'completed' ? 'x' : p.status === 'in_progress' ? '~' : ' '}] ${p.content}${p.priority !== 'medium' ? ` (${p.priority})` : ''}`);
 }
 

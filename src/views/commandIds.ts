@@ -14,6 +14,8 @@ export const CommandId = {
   copyTranscript: 'hermes.copyTranscript',
   openChat: 'hermes.openChat',
   forkSession: 'hermes.forkSession',
+  continueWithAgent: 'hermes.continueWithAgent',
+  revealChat: 'hermes.revealChat',
   showHistory: 'hermes.showHistory',
   attachSession: 'hermes.attachSession',
   sendSelection: 'hermes.sendSelection',

@@ -1,10 +1,11 @@
 import { WorktreeSessions } from './chat/worktreeSessions';
 import { attachToSession } from './chat/attachSession';
+import { continueWithAnotherAgent } from './chat/handoffCommand';
 import * as vscode from 'vscode';
 import { toMarkdown } from '../session/transcript';
 import { ChatPanel } from './chat/chatPanel';
 import type { ChatManager } from './chat/chatManager';
-import type { ChatSession } from '../app/chatSession';
+import { ChatSession } from '../app/chatSession';
 import type { ChatViewProvider } from './chat/chatViewProvider';
 import { CommandId, type CommandIdValue } from './commandIds';
 import type { Configuration } from './configuration';
@@ -28,7 +29,8 @@ export function activeChat(manager: ChatManager): ChatSession {
 export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
   const { manager, config, traffic } = deps;
   const log = (m: string): void => traffic.channel.info(m);
-  const worktrees = new WorktreeSessions(manager, (chat) => ChatPanel.create(deps.extensionUri, manager, log, chat));
+  const openPanel = (chat: ChatSession): void => void ChatPanel.create(deps.extensionUri, manager, log, chat);
+  const worktrees = new WorktreeSessions(manager, openPanel, (id) => config.agents().agents.find((a) => a.id === id));
   const handlers: Record<CommandIdValue, (...args: unknown[]) => unknown> = {
     [CommandId.openChat]: () => deps.chatView.reveal(),
     [CommandId.newSession]: async () => {
@@ -58,6 +60,8 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
     [CommandId.restartAgent]: () => manager.restartAgent(activeChat(manager).host),
     [CommandId.selectAgent]: () => selectAgent(manager, config, deps.chatView),
     [CommandId.forkSession]: () => manager.forkAndOpen(activeChat(manager)),
+    [CommandId.continueWithAgent]: () => continueWithAnotherAgent(manager, config, activeChat(manager), openPanel),
+    [CommandId.revealChat]: (chat) => revealChat(manager, deps.chatView, chat instanceof ChatSession ? chat : undefined),
     [CommandId.showHistory]: () => showHistory(manager, deps.chatView),
     [CommandId.attachSession]: () => attachToSession(manager, config, deps.chatView),
     [CommandId.sendSelection]: () => sendSelection(manager, deps.chatView),
@@ -68,7 +72,7 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
       void vscode.window.showInformationMessage(vscode.l10n.t('Transcript copied.'));
     },
   };
-  return Object.entries(handlers).map(([id, fn]) => vscode.commands.registerCommand(id, fn));
+  return [...Object.entries(handlers).map(([id, fn]) => vscode.commands.registerCommand(id, fn)), worktrees];
 }
 
 /**
@@ -188,4 +192,22 @@ async function sendSelection(manager: ChatManager, view: ChatViewProvider): Prom
     },
   });
   void manager;
+}
+
+/**
+ * Shows a chat (a handed-off chat's "Open the original chat"): its editor tab, or the side bar; a
+ * chat already closed reopens from the agent's history when it had a session.
+ */
+async function revealChat(manager: ChatManager, view: ChatViewProvider, origin: ChatSession | undefined): Promise<void> {
+  const panel = ChatPanel.all.find((p) => p.chat === origin);
+  if (panel !== undefined) {
+    panel.panel.reveal();
+  } else if (origin !== undefined && origin === manager.sidebarIfAny && manager.allChats.includes(origin)) {
+    await view.reveal();
+  } else if (origin?.sessionId !== undefined) {
+    await view.reveal();
+    await manager.openSession(origin.sessionId, origin.host.definition, origin.controller.state.title);
+  } else {
+    void vscode.window.showInformationMessage(vscode.l10n.t('The original chat was closed before it had a session.'));
+  }
 }

@@ -28,13 +28,14 @@ export interface WorkspaceFileSystemOptions {
 /**
  * `fs/read_text_file` and `fs/write_text_file` over the workspace: reads return the open
  * document's text (unsaved edits included); writes go through a WorkspaceEdit so undo works, and
- * create missing files and folders. Paths outside the workspace folders are refused.
+ * create missing files and folders. Paths outside the session's folders (the workspace folders, or a
+ * worktree session's worktree) are refused.
  */
 export class WorkspaceFileSystem implements FileSystemPort {
   constructor(private readonly options: WorkspaceFileSystemOptions) {}
 
   async readTextFile(params: acp.ReadTextFileRequest): Promise<acp.ReadTextFileResponse> {
-    const { realPath, stat } = await this.options.boundary.resolve(params.path, 'read');
+    const { realPath, stat } = await this.options.boundary.resolve(params.path, 'read', params.sessionId);
     const open = openDocument(params.path, realPath);
     let text: string;
     if (open !== undefined) {
@@ -53,7 +54,7 @@ export class WorkspaceFileSystem implements FileSystemPort {
   }
 
   async writeTextFile(params: acp.WriteTextFileRequest): Promise<acp.WriteTextFileResponse> {
-    const { realPath, stat } = await this.options.boundary.resolve(params.path, 'write');
+    const { realPath, stat } = await this.options.boundary.resolve(params.path, 'write', params.sessionId);
     const uri = vscode.Uri.file(realPath);
     const open = openDocument(params.path, realPath);
     const before = open !== undefined ? open.getText() : stat !== undefined ? new TextDecoder().decode(await vscode.workspace.fs.readFile(uri)) : undefined;

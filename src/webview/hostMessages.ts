@@ -102,7 +102,7 @@ const isOptionKind = oneOf<PermissionOptionView['kind']>({ allow_once: true, all
 const isLevel = oneOf<NoticeEntry['level']>({ info: true, warning: true, error: true });
 const isNoticeAction = oneOf<NoticeActionView>({
   showTraffic: true, restartAgent: true, setupProvider: true, newSession: true, checkInstallation: true, useDemoAgent: true, openSettings: true,
-  openRemoteSettings: true, setupAgent: true, reconnectAgent: true,
+  openRemoteSettings: true, setupAgent: true, reconnectAgent: true, openHandoffSource: true,
 });
 const isOutcome = oneOf<TurnEndEntry['outcome']>({
   end_turn: true, max_tokens: true, max_turn_requests: true, refusal: true, cancelled: true, error: true, interrupted: true,

@@ -190,6 +190,15 @@ export class Worktrees {
     return applyToCheckout(this.git, record, path.join(repo.commonDir, 'hermes-acp', 'applied'));
   }
 
+  /**
+   * A file as it was at the worktree's base (`path` repository-relative, `/`-separated), for the
+   * review's diff editors; undefined when the base has no such file (added on the branch).
+   */
+  async baseContent(record: WorktreeRecord, relPath: string): Promise<Buffer | undefined> {
+    const r = await this.git.probe(record.repoRoot, ['cat-file', 'blob', `${record.base}:${relPath}`]);
+    return r.ok ? r.stdout : undefined;
+  }
+
   /** What {@link discard} would lose: the files changed and the commits on the branch. Show it before asking. */
   async whatDiscardLoses(record: WorktreeRecord): Promise<WorktreeStatus> {
     return this.status(record);

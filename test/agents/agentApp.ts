@@ -235,7 +235,7 @@ export function buildAgent(runtime: AgentRuntime): acp.AgentApp {
         ...(name === null ? {} : { agentInfo: { ...agentInfo, name } }),
         agentCapabilities: {
           loadSession: true,
-          promptCapabilities: { image: true, embeddedContext: true },
+          promptCapabilities: { image: true, embeddedContext: !runtime.knobs.noEmbedded },
           mcpCapabilities: runtime.knobs.mcp,
           sessionCapabilities,
         },

@@ -45,6 +45,23 @@ export async function recall(turn: Turn): Promise<void> {
   await turn.say(`This session has ${earlier.length.toString()} earlier turns.${prompts.length > 0 ? ` Earlier prompts: ${list}` : ''}`, 100);
 }
 
+/**
+ * What this prompt carried, block by block (a hand-off's brief, issue 40): "Received N block(s):"
+ * then one line per block — `text, C chars` or `resource URI MIME, C chars` — and each resource's
+ * text in a fenced block, so a client test can read what the agent was given.
+ */
+export async function received(turn: Turn): Promise<void> {
+  const blocks = turn.history.updates.flatMap((u) => (u.sessionUpdate === 'user_message_chunk' ? [u.content] : []));
+  const lines = blocks.map((b) => {
+    if (b.type === 'resource' && 'text' in b.resource) {
+      return `- resource ${b.resource.uri} ${b.resource.mimeType ?? '(no type)'}, ${b.resource.text.length.toString()} chars`;
+    }
+    return b.type === 'text' ? `- text, ${b.text.length.toString()} chars` : `- ${b.type}`;
+  });
+  const bodies = blocks.flatMap((b) => (b.type === 'resource' && 'text' in b.resource ? ['', '~~~~markdown', b.resource.text, '~~~~'] : []));
+  await turn.say([`Received ${blocks.length.toString()} block(s):`, ...lines, ...bodies].join('\n'), 400);
+}
+
 function text(t: string): ToolCallContent {
   return { type: 'content', content: { type: 'text', text: t } };
 }

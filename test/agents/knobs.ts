@@ -39,6 +39,8 @@ export interface Knobs {
   readonly noStartUsage: boolean;
   /** `SCRIPTED_AGENT_NO_RESUME=1`: `sessionCapabilities.resume` is not advertised (`session/resume` still works): clients use `session/load`. */
   readonly noResume: boolean;
+  /** `SCRIPTED_AGENT_NO_EMBEDDED=1`: `promptCapabilities.embeddedContext` is false (clients send context as text). */
+  readonly noEmbedded: boolean;
 }
 
 function authFail(raw: string | undefined): Knobs['authFail'] {
@@ -90,5 +92,6 @@ export function readKnobs(env: NodeJS.ProcessEnv = process.env): Knobs {
     ignoreEof: flag(env, 'SCRIPTED_AGENT_IGNORE_EOF'),
     noStartUsage: flag(env, 'SCRIPTED_AGENT_NO_START_USAGE'),
     noResume: flag(env, 'SCRIPTED_AGENT_NO_RESUME'),
+    noEmbedded: flag(env, 'SCRIPTED_AGENT_NO_EMBEDDED'),
   };
 }

@@ -61,6 +61,7 @@ export const markerKeys = {
   'deep-input': ['depth', 'leaf', 'kb'],
   recall: [],
   'echo-secrets': ['env'],
+  received: [],
 } as const satisfies Record<string, readonly string[]>;
 
 export type MarkerName = keyof typeof markerKeys;

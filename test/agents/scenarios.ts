@@ -59,6 +59,7 @@ export const scenarios: Record<MarkerName, Scenario> = {
   'deep-input': shapes.deepInput,
   recall: continuity.recall,
   'echo-secrets': continuity.echoSecrets,
+  received: continuity.received,
 };
 
 /** Markers that end the turn: later markers in the same prompt are not run. */

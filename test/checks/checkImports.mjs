@@ -11,9 +11,10 @@
 //   node test/checks/checkImports.mjs --graph  also print who imports whom, room by room
 //   node test/checks/checkImports.mjs --mermaid  also print it as a mermaid flowchart (src/util left
 //                                                 out: every room may use it), as in ARCHITECTURE.md
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { tsFiles } from './tsFiles.mjs';
 import ts from 'typescript';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -59,17 +60,6 @@ function roomOf(rel) {
   }
   const two = `${parts[0]}/${parts[1]}`;
   return parts.length > 2 && splitRooms.has(two) ? two : parts[0];
-}
-
-function* tsFiles(dir) {
-  for (const name of readdirSync(dir)) {
-    const p = join(dir, name);
-    if (statSync(p).isDirectory()) {
-      yield* tsFiles(p);
-    } else if (p.endsWith('.ts')) {
-      yield p;
-    }
-  }
 }
 
 const toRel = (p) => relative(root, p).split(sep).join('/');

@@ -6,9 +6,10 @@
 // - `child_process` is imported by exactly one module, the process launcher (src/process/launcher.ts):
 //   agents, terminals, checks and watchdogs all start through it (issue 21), and so does execa
 //   (loaded lazily from its own chunk, src/process/processSpawn.ts, which nothing else imports).
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { dirname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { tsFiles } from './tsFiles.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const src = join(root, 'src');
@@ -22,17 +23,6 @@ const importsChildProcess = importsOf('(?:node:)?child_process');
 const importsExeca = importsOf('execa');
 const spawners = [];
 const importsVscode = /(?:\bfrom\s*|\bimport\s*\(\s*|\brequire\s*\(\s*|^\s*import\s+)['"]vscode['"]/m;
-
-function* tsFiles(dir) {
-  for (const name of readdirSync(dir)) {
-    const p = join(dir, name);
-    if (statSync(p).isDirectory()) {
-      yield* tsFiles(p);
-    } else if (p.endsWith('.ts')) {
-      yield p;
-    }
-  }
-}
 
 const problems = [];
 let files = 0;

@@ -21,15 +21,18 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { arr, isObject, type JsonObject, type Reply } from '../realAgents/modelTypes';
+import { arr, isObject, textOf, type JsonObject, type Reply } from '../realAgents/modelTypes';
 import { chatWriter, parseChat } from '../realAgents/wire/openaiChat';
 
 export interface LabModel {
   readonly port: number;
   /** `http://127.0.0.1:<port>/v1`, what a HERMES_HOME's config.yaml names as `base_url`. */
   readonly baseUrl: string;
-  /** One line per request: the marker's user text (shortened) and what was answered. */
-  readonly requests: readonly { readonly user: string; readonly reply: string }[];
+  /**
+   * One line per request: the marker's user text (shortened), what was answered, and the
+   * conversation as sent: every user and assistant text in order (what Hermes remembers).
+   */
+  readonly requests: readonly { readonly user: string; readonly reply: string; readonly conversation: readonly string[] }[];
   close(): Promise<void>;
 }
 
@@ -129,9 +132,17 @@ async function readJson(req: IncomingMessage): Promise<JsonObject> {
   }
 }
 
+/** `user: …` / `assistant: …` for each such message of the request, in order. */
+function conversationOf(body: JsonObject): string[] {
+  return arr(body.messages)
+    .filter(isObject)
+    .filter((m) => m.role === 'user' || m.role === 'assistant')
+    .map((m) => `${String(m.role)}: ${textOf(m.content)}`);
+}
+
 /** Starts the model server on a free port of 127.0.0.1. */
 export async function startLabModel(): Promise<LabModel> {
-  const requests: { user: string; reply: string }[] = [];
+  const requests: { user: string; reply: string; conversation: string[] }[] = [];
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const path = (req.url ?? '/').split('?')[0] ?? '/';
     if (req.method === 'GET' && path.endsWith('/models')) {
@@ -144,7 +155,7 @@ export async function startLabModel(): Promise<LabModel> {
     }
     const body = await readJson(req);
     const reply = decide(body);
-    requests.push({ user: parseChat(body, 0).lastUserText.slice(0, 120), reply: describe(reply) });
+    requests.push({ user: parseChat(body, 0).lastUserText.slice(0, 120), reply: describe(reply), conversation: conversationOf(body) });
     const writer = chatWriter(res, { ...parseChat(body, 0), model: 'fake-model' }, `chatcmpl-lab${requests.length}`);
     switch (reply.kind) {
       case 'text':

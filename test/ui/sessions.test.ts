@@ -3,6 +3,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { FrameLocator } from 'playwright-core';
+import { scriptedAgentPath } from '../support/paths';
 import { openVsCode, type UiSession } from './support';
 import {
   chatWebviews,
@@ -68,7 +69,15 @@ suite('sessions in code-server + Chromium', function () {
   };
 
   suiteSetup(async () => {
-    vs = await openVsCode({ agentEnv: { SCRIPTED_AGENT_STATE_FILE: stateFile } });
+    vs = await openVsCode({
+      machineSettings: {
+        // A second agent for the hand-off: another process of the scripted agent, under another name.
+        'hermes.agents': [
+          { id: 'scripted', name: 'Scripted', command: process.execPath, args: [scriptedAgentPath], env: { SCRIPTED_AGENT_STATE_FILE: stateFile } },
+          { id: 'second', name: 'Second Agent', command: process.execPath, args: [scriptedAgentPath], env: {} },
+        ],
+      },
+    });
     await newSession();
   });
 
@@ -139,6 +148,45 @@ suite('sessions in code-server + Chromium', function () {
     assert.equal(await conversation(chat).textContent(), before);
     await ui().command('View: Close All Editors');
     await waitUntil('the fork tab to close', async () => (await chatWebviews(ui().page)).length === 1, 15_000);
+  });
+
+  test('Continue with Another Agent… hands the conversation to a second agent, which receives it whole; the new chat links back', async () => {
+    await newSession();
+    await sendAndWaitForFooter(chat, 'Plan the work [plan]');
+    await sendAndWaitForFooter(chat, 'Then say hello');
+    await paletteCommand(ui().page, 'Hermes: Continue with Another Agent…');
+    const pickRow = (label: string) => ui().page.locator('.quick-input-widget .quick-input-list .monaco-list-row').filter({ has: ui().page.locator('.label-name', { hasText: label }) }).first();
+    await pickRow('Second Agent').click({ timeout: 30_000 });
+    await pickRow('Hand over the conversation').click({ timeout: 30_000 });
+
+    const views = await waitUntil('the second agent’s chat', async () => {
+      const found = await chatWebviews(ui().page);
+      return found.length >= 2 ? found : undefined;
+    });
+    const second = views[views.length - 1]?.frame;
+    assert.ok(second !== undefined);
+    await conversation(second).getByText('Continued from “Plan the work [plan]” with Scripted.').waitFor({ timeout: 30_000 });
+    await conversation(second).getByText(/Your next message carries the conversation so far \(2 turn\(s\)\), as an attached document/).waitFor({ timeout: 5000 });
+    await second.getByText('The conversation handed over from Scripted').first().waitFor({ timeout: 10_000 });
+    await ui().shot('ui-sessions-handoff-ready');
+
+    await sendAndWaitForFooter(second, 'Carry on [received]');
+    const reply = (await conversation(second).getByRole('article', { name: 'Second Agent' }).last().textContent()) ?? '';
+    assert.match(reply, /Received 2 block\(s\):/);
+    // (The reply is rendered Markdown: its list items read without their dashes.)
+    assert.match(reply, /resource hermes-acp:\/\/handoff\/\S+?\.md text\/markdown, \d+ chars/);
+    assert.match(reply, /chars\s*text, 19 chars/, 'then what the user typed');
+    for (const part of ['another coding agent, Scripted', 'Plan the work [plan]', 'Then say hello', 'You said: Then say hello', 'Current plan', 'Run the tests']) {
+      assert.ok(reply.includes(part), `the second agent received “${part}”: ${reply.slice(0, 400)}`);
+    }
+    await ui().shot('ui-sessions-handoff-received');
+
+    // The first chat says where the work went, and the link back shows it.
+    await conversation(chat).getByText('Handed off to Second Agent in a new chat.').waitFor({ timeout: 5000 });
+    await conversation(second).getByRole('button', { name: 'Open the original chat' }).click();
+    await waitUntil('the original chat shown', async () => (await conversation(chat).getByText('Handed off to Second Agent in a new chat.').isVisible()) || undefined, 10_000);
+    await ui().command('View: Close All Editors');
+    await waitUntil('the hand-off tab to close', async () => (await chatWebviews(ui().page)).length === 1, 15_000);
   });
 
   test('Show Sessions opens an earlier session and replays it once', async () => {

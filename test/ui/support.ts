@@ -81,6 +81,8 @@ export interface UiOptions {
   readonly viewport?: { readonly width: number; readonly height: number };
   /** Environment of code-server itself, hence of the extension host (what `npm start` sets). */
   readonly serverEnv?: Record<string, string>;
+  /** Runs on the workspace folder once its files are written, before VS Code opens it (a `git init`). */
+  readonly prepare?: (workspace: string) => void;
 }
 
 /** code-server with the packaged extension, configured for the scripted agent; Chromium on its workbench. */
@@ -91,6 +93,7 @@ export async function openVsCode(options: UiOptions = {}): Promise<UiSession> {
     fs.mkdirSync(path.dirname(path.join(workspace, name)), { recursive: true });
     fs.writeFileSync(path.join(workspace, name), content);
   }
+  options.prepare?.(workspace);
   const cs = await harness<CodeServerModule>('codeServer.mjs');
   const br = await harness<BrowserModule>('browser.mjs');
   const server = await cs.startCodeServer({

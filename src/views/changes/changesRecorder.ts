@@ -36,8 +36,6 @@ const maxWatchersPerTurn = 500;
 export interface ChangesRecorderOptions {
   readonly store: SnapshotStore;
   readonly maxFileBytes: number;
-  /** Where relative tool paths start (the manager's workspace root, read when a path is resolved). */
-  readonly workspaceRoot: () => string;
 }
 
 /**
@@ -136,7 +134,7 @@ export class ChangesRecorder {
       return undefined;
     }
     return this.enqueue(s, async () => {
-      const resolved = await Promise.all(mentions.map(async (m) => ({ m, p: await this.resolve(m.path) })));
+      const resolved = await Promise.all(mentions.map(async (m) => ({ m, p: await this.resolve(m.path, s.chat.cwd) })));
       const unseen = [...new Set(resolved.flatMap(({ p }) => (p !== undefined && !s.tracker.hasFile(p, turnId) ? [p] : [])))];
       const disks = new Map(await Promise.all(unseen.map(async (p) => [p, await this.readDisk(p)] as const)));
       await this.options.store.load(s.tracker.baseRefs({ turnId }));
@@ -188,7 +186,7 @@ export class ChangesRecorder {
       return;
     }
     void this.enqueue(s, async () => {
-      const p = await this.resolve(record.path);
+      const p = await this.resolve(record.path, s.chat.cwd);
       if (p === undefined || !s.tracker.isOpen(turnId)) {
         return;
       }
@@ -270,12 +268,15 @@ export class ChangesRecorder {
     }
   }
 
-  /** An absolute, normalised path (symlinked folders resolved, so write records and tool paths agree). */
-  private async resolve(p: string): Promise<string | undefined> {
+  /**
+   * An absolute, normalised path (symlinked folders resolved, so write records and tool paths
+   * agree); a relative tool path starts at the session's cwd (a worktree session's worktree).
+   */
+  private async resolve(p: string, cwd: string): Promise<string | undefined> {
     if (p === '') {
       return undefined;
     }
-    const abs = path.isAbsolute(p) ? path.normalize(p) : path.resolve(this.options.workspaceRoot(), p);
+    const abs = path.isAbsolute(p) ? path.normalize(p) : path.resolve(cwd, p);
     try {
       return normalizeDriveLetter(path.join(await fs.promises.realpath(path.dirname(abs)), path.basename(abs)), hostSemantics());
     } catch {

@@ -63,7 +63,7 @@ export class ChangesService implements vscode.Disposable {
     this.maxFileBytes = options.maxFileBytes ?? defaultMaxFileBytes;
     this.store = createSnapshotStore(options);
     this.edited = new EditedSinceCache(this.store, (p) => this.readCurrent(p));
-    this.recorder = new ChangesRecorder({ store: this.store, maxFileBytes: this.maxFileBytes, workspaceRoot: () => options.manager.workspaceRoot });
+    this.recorder = new ChangesRecorder({ store: this.store, maxFileBytes: this.maxFileBytes });
     this.reverter = new ChangesReverter({
       store: this.store,
       stateOf: (chat) => this.states.get(chat),

@@ -32,6 +32,7 @@ import { memorySecrets, type SecretStore, type SignInPorts } from '../../app/sig
 import { vscodeSignInPorts } from '../setup/signInPorts';
 import { inputBoxPrompt } from '../setup/mcpSetup';
 import { WorkspaceSessionSetup } from '../../app/workspaceSetup';
+import { sessionRoots, workspaceFolders, workspaceRoot } from './sessionFolders';
 
 export interface ChatManagerOptions {
   readonly extensionUri: vscode.Uri;
@@ -64,10 +65,11 @@ export class ChatManager implements vscode.Disposable {
   readonly reviewer = new DiffReviewer();
   private readonly messages: ChatMessages;
   private readonly history: SessionHistory;
-  private readonly boundary = new WorkspaceBoundary(() => this.workspaceFolders());
+  /** `fs/*` and terminals are bounded per session: the workspace folders, a worktree session's worktree alone. */
+  private readonly boundary = new WorkspaceBoundary((sessionId) => this.rootsFor(sessionId));
   private readonly fileSystem: WorkspaceFileSystem;
   /** Terminals agents create through the client (`terminal/*`), shown live in tool cards. */
-  readonly terminals = new TerminalManager({ roots: () => (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath) });
+  readonly terminals = new TerminalManager({ roots: (sessionId) => this.rootsFor(sessionId) });
   private openPanel: (chat: ChatSession, draft?: string) => void = () => undefined;
   private turnChanges: (chat: ChatSession, turnId: number) => { files: number; added: number; removed: number } | undefined = () => undefined;
   private readonly workspaceRulesKey = 'hermes.permissions.workspaceRules';
@@ -86,7 +88,7 @@ export class ChatManager implements vscode.Disposable {
     this.history = new SessionHistory(options.workspaceState);
     const secrets = options.secrets ?? memorySecrets();
     this.signInPorts = vscodeSignInPorts(secrets, () => this.workspaceRoot);
-    this.sessionSetup = new WorkspaceSessionSetup(inputBoxPrompt, secrets, () => vscode.workspace.getConfiguration('hermes').get<unknown>('mcpServers'), () => this.workspaceFolders());
+    this.sessionSetup = new WorkspaceSessionSetup(inputBoxPrompt, secrets, () => vscode.workspace.getConfiguration('hermes').get<unknown>('mcpServers'), () => workspaceFolders());
     this.fileSystem = new WorkspaceFileSystem({
       boundary: this.boundary,
       maxReadBytes: 50 * 1024 * 1024,
@@ -103,9 +105,8 @@ export class ChatManager implements vscode.Disposable {
         terminal: this.terminals,
       },
       capabilities: {
-        // Boolean config options render as checkboxes; terminal-auth methods run in a VS Code
-        // terminal (Set Up Provider); `_meta.terminal_output` asks Claude-style agents to stream
-        // their own terminals (Zed's convention, rendered in tool cards).
+        // Boolean config options render as checkboxes; terminal-auth methods run in a VS Code terminal
+        // (Set Up Provider); `_meta.terminal_output`: Claude-style agents stream their terminals (Zed's convention).
         session: { configOptions: { boolean: {} } },
         auth: { terminal: true },
         _meta: { terminal_output: true },
@@ -214,12 +215,13 @@ export class ChatManager implements vscode.Disposable {
     }
   }
 
-  private workspaceFolders(): string[] {
-    return (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath);
+  /** The folders a session's requests may touch: its own (a worktree), else the workspace folders. */
+  rootsFor(sessionId: string | undefined): readonly string[] {
+    return sessionRoots(sessionId !== undefined ? this.chatForSession(sessionId) : undefined);
   }
 
   get workspaceRoot(): string {
-    return vscode.workspace.workspaceFolders?.[0]?.uri.fsPath ?? process.cwd();
+    return workspaceRoot();
   }
 
   /** The agent host for a definition, created on first use. */
@@ -227,15 +229,13 @@ export class ChatManager implements vscode.Disposable {
     return this.hosts.hostFor(def);
   }
 
-  /**
-   * A new chat; `cwd`: a worktree session's folder (issue 40) — then the session's cwd and its
-   * permission workspace are that folder alone, not the workspace folders.
-   */
+  /** A new chat; `cwd`: a worktree session's folder (issue 40), then its cwd, `fs/*`, terminals and permission workspace. */
   createChat(def: AgentDefinition = this.options.config.defaultAgent(), cwd?: string): ChatSession {
-    const folders = (): string[] => (cwd !== undefined ? [cwd] : this.workspaceFolders());
+    const folders = (): string[] => (cwd !== undefined ? [cwd] : workspaceFolders());
     const chat = new ChatSession({
       host: this.hostFor(def),
       cwd: cwd ?? this.workspaceRoot,
+      ...(cwd !== undefined ? { roots: [cwd] } : {}),
       consent: this.options.consent,
       t: vscode.l10n.t,
       rules: () => [...this.workspaceRules(), ...this.options.config.permissionRules().rules],
@@ -347,7 +347,9 @@ export class ChatManager implements vscode.Disposable {
 
   /** Forks a chat (whole, or from an earlier message) into a new chat; see {@link forkChat}. */
   forkChat(source: ChatSession, fromEntryId?: string): Promise<{ chat: ChatSession; draft?: string }> {
-    return forkChat(source, fromEntryId, (def) => this.createChat(def), this.workspaceRoot, vscode.l10n.t);
+    // A fork of a worktree session works in the same worktree.
+    const worktree = source.roots !== undefined ? source.cwd : undefined;
+    return forkChat(source, fromEntryId, (def) => this.createChat(def, worktree), worktree ?? this.workspaceRoot, vscode.l10n.t);
   }
 
   /** Every session the history list can offer: the agent's `session/list` (all pages) merged with this workspace's. */

@@ -222,6 +222,9 @@ export class ChatMessages {
       case 'reconnectAgent':
         await this.manager.reconnectAgent(chat);
         return;
+      case 'openHandoffSource':
+        await vscode.commands.executeCommand(CommandId.revealChat, chat.handedOffFrom);
+        return;
       case 'useDemoAgent': {
         const demo = this.config.agents().agents.find((a) => a.demo === true);
         if (demo !== undefined) {

@@ -63,7 +63,7 @@ export function parseWebviewMessage(raw: unknown): WebviewMessage | undefined {
     }
     case 'notice/action': {
       const action = str('action');
-      const known = ['showTraffic', 'restartAgent', 'setupProvider', 'newSession', 'checkInstallation', 'useDemoAgent', 'openSettings', 'openRemoteSettings', 'setupAgent', 'reconnectAgent'] as const;
+      const known = ['showTraffic', 'restartAgent', 'setupProvider', 'newSession', 'checkInstallation', 'useDemoAgent', 'openSettings', 'openRemoteSettings', 'setupAgent', 'reconnectAgent', 'openHandoffSource'] as const;
       const match = known.find((k) => k === action);
       return match !== undefined ? { type: 'notice/action', action: match } : undefined;
     }

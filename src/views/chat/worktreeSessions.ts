@@ -4,14 +4,17 @@ import { describeError } from '../../agentPort/agentErrors';
 import { notificationLabel } from '../../util/displayText';
 import { Worktrees, type WorktreeStatus } from '../../worktree/worktrees';
 import type { WorktreeRecord } from '../../worktree/worktreeRecords';
+import type { AgentDefinition } from '../../host/agentHost';
 import type { ChatManager } from './chatManager';
+import { WorktreeReview } from './worktreeReview';
 
 /** A session's state as the worktree list shows it. */
-export type WorktreeSessionState = 'working' | 'waiting for you' | 'done' | 'failed' | 'no session';
+export type WorktreeSessionState = 'working' | 'waiting for you' | 'done' | 'failed' | 'not open' | 'no session';
 
-export function sessionState(chat: ChatSession | undefined): WorktreeSessionState {
+export function sessionState(chat: ChatSession | undefined, record?: WorktreeRecord): WorktreeSessionState {
   if (chat === undefined) {
-    return 'no session';
+    // Its session is on the agent (a reload, another window): it can be opened again.
+    return record?.sessionId !== undefined ? 'not open' : 'no session';
   }
   const s = chat.controller.state;
   if (s.phase === 'exited') {
@@ -31,17 +34,27 @@ interface WorktreePick extends vscode.QuickPickItem {
  * The chat's worktree sessions (issue 40): "New Session in Worktree…" makes a worktree of the
  * workspace's repository (`src/worktree`) and opens a chat whose session cwd — and so its permission
  * workspace — is the worktree; "Worktree Sessions…" lists the recorded worktrees (branch, folder,
- * state, changed files, stale ones marked) with Apply to my checkout, Keep the branch and Discard.
+ * state, changed files, stale ones marked) with Review changes (the branch against its base in
+ * diff editors), Open its session (after a reload), Apply to my checkout, Keep the branch, Discard.
  */
-export class WorktreeSessions {
+export class WorktreeSessions implements vscode.Disposable {
   /** Which chat works in which worktree (by worktree name), this window. */
   private readonly chats = new Map<string, ChatSession>();
+  private readonly review: WorktreeReview;
 
   constructor(
     private readonly manager: ChatManager,
     private readonly openPanel: (chat: ChatSession) => void,
+    /** A configured agent by its id (a recorded session's agent, to open it again). */
+    private readonly agentById: (id: string) => AgentDefinition | undefined,
     private readonly worktrees = new Worktrees(),
-  ) {}
+  ) {
+    this.review = new WorktreeReview(worktrees);
+  }
+
+  dispose(): void {
+    this.review.dispose();
+  }
 
   async newSession(): Promise<ChatSession | undefined> {
     const root = this.manager.workspaceRoot;
@@ -89,13 +102,13 @@ export class WorktreeSessions {
     }
     const picked = await vscode.window.showQuickPick<WorktreePick>(
       list.map((status) => {
-        const chat = this.chats.get(status.record.name);
-        const state = sessionState(chat);
+        const chat = this.chatOf(status.record);
+        const state = sessionState(chat, status.record);
         const stale = status.missing || (chat === undefined && status.changes.length === 0 && status.commits === 0);
         return {
           label: status.record.branch,
           description: vscode.l10n.t('{0} · {1} changed file(s){2}', state, status.changes.length, stale ? vscode.l10n.t(' · stale') : ''),
-          detail: status.record.path,
+          detail: status.missing ? vscode.l10n.t('{0} (folder gone)', status.record.path) : status.record.path,
           status,
         };
       }),
@@ -104,12 +117,20 @@ export class WorktreeSessions {
     if (picked === undefined) {
       return;
     }
+    const review = vscode.l10n.t('Review changes');
+    const reopen = vscode.l10n.t('Open its session');
     const apply = vscode.l10n.t('Apply to my checkout');
     const keep = vscode.l10n.t('Keep the branch');
     const discard = vscode.l10n.t('Discard');
-    const action = await vscode.window.showQuickPick([apply, keep, discard], { title: picked.status.record.branch });
+    const { record } = picked.status;
+    const canReopen = this.chatOf(record) === undefined && record.sessionId !== undefined && !picked.status.missing;
+    const action = await vscode.window.showQuickPick([review, ...(canReopen ? [reopen] : []), apply, keep, discard], { title: record.branch });
     try {
-      if (action === apply) {
+      if (action === review) {
+        await this.review.open(picked.status);
+      } else if (action === reopen) {
+        await this.reopen(record);
+      } else if (action === apply) {
         await this.apply(picked.status.record);
       } else if (action === keep) {
         await this.keep(picked.status.record);
@@ -164,6 +185,27 @@ export class WorktreeSessions {
       this.chats.delete(record.name);
     }
     await this.worktrees.discard(record);
+  }
+
+  /** The chat of this window working in the worktree, if it is still open. */
+  private chatOf(record: WorktreeRecord): ChatSession | undefined {
+    const chat = this.chats.get(record.name);
+    return chat !== undefined && this.manager.allChats.includes(chat) ? chat : undefined;
+  }
+
+  /** The recorded session again (after a reload), in a chat bounded by the worktree. */
+  private async reopen(record: WorktreeRecord): Promise<void> {
+    const def = record.agent !== undefined ? this.agentById(record.agent) : undefined;
+    if (def === undefined || record.sessionId === undefined) {
+      void vscode.window.showWarningMessage(vscode.l10n.t('The agent of {0} ({1}) is not configured any more.', record.branch, record.agent ?? '?'));
+      return;
+    }
+    const chat = this.manager.createChat(def, record.path);
+    this.bind(record, chat);
+    // Opened before the panel shows it: a panel starts a new session in a chat nothing started.
+    const opened = chat.open(record.sessionId);
+    this.openPanel(chat);
+    await opened;
   }
 
   /** The chat works in the worktree: its session id goes into the record once the agent gave one. */

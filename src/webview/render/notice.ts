@@ -26,6 +26,8 @@ export function noticeActionLabel(action: NoticeActionView): string {
       return t('Set Up Agent…');
     case 'reconnectAgent':
       return t('Reconnect with the new settings');
+    case 'openHandoffSource':
+      return t('Open the original chat');
   }
 }
 

@@ -34,6 +34,27 @@ suite('hermes-acp-run arguments', () => {
     assert.equal(o.timeoutMs, 2500);
   });
 
+  test('--agent ID: a registry agent (resolved before the run), --agent hermes and hermes-agent are hermes acp; contradictions are usage errors', () => {
+    const reg = runOptions(parseCommandLine(['-q', 'x', '--agent', 'codex-acp', '-y'], cwd, noStdin));
+    assert.deepEqual(reg.registryAgent, { id: 'codex-acp', yes: true });
+    assert.deepEqual(runOptions(parseCommandLine(['-q', 'x', '--agent', 'codex-acp'], cwd, noStdin)).registryAgent, { id: 'codex-acp', yes: false });
+    for (const id of ['hermes', 'hermes-agent']) {
+      const o = runOptions(parseCommandLine(['-q', 'x', '--agent', id, '--ignore-rules'], cwd, noStdin));
+      assert.deepEqual(o.agent, { command: 'hermes', args: ['--ignore-rules', 'acp'] });
+      assert.equal(o.registryAgent, undefined);
+    }
+    const err = (argv: string[]): string => {
+      const p = parseCommandLine(['-q', 'x', ...argv], cwd, noStdin);
+      assert.equal(p.kind, 'error', JSON.stringify(p));
+      return p.kind === 'error' ? p.message : '';
+    };
+    assert.match(err(['--yes']), /--yes goes with --agent ID/);
+    assert.match(err(['--agent', 'codex-acp', '--', 'node', 'a.js']), /use either --agent codex-acp or an agent command after "--"/);
+    assert.match(err(['--agent', 'codex-acp', '--transport', 'api-server', '--base-url', 'http://127.0.0.1:1']), /--agent starts an agent over ACP; --transport api-server/);
+    assert.match(err(['--agent', '../evil']), /--agent needs an ACP Registry id/);
+    assert.match(err(['--agent', 'codex-acp', '--skills', 'a']), /--skills is a Hermes flag; the agent "codex-acp" is not `hermes acp`/);
+  });
+
   test('the prompt comes from -q, --query-file FILE or --query-file - (stdin)', () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hermes-args-'));
     try {

@@ -32,6 +32,22 @@ suite('worktree module on real git repositories', () => {
     assert.equal(fs.readFileSync(path.join(root, '.git', 'info', 'exclude'), 'utf8').match(/\.worktrees/g)?.length, 1);
   });
 
+  test('review: the status lists what changed since the base, and the base side of each file reads from the base commit', async () => {
+    const root = tempRepo();
+    const made = await wt.create({ cwd: root, name: 'review', createdBy: 'chat' });
+    write(made.record.path, 'a.txt', 'one\ntwo\nTHREE\nfour\nfive\n');
+    write(made.record.path, 'src/new file.txt', 'new\n');
+    fs.rmSync(path.join(made.record.path, 'src', 'b.txt'));
+    // The main checkout moves on meanwhile: the review still compares with the worktree's base.
+    write(root, 'a.txt', 'main moved\n');
+    git(root, 'commit', '-qam', 'main moved');
+    const st = await wt.status(made.record);
+    assert.deepEqual(st.changes.map((c) => `${c.status} ${c.path}`).sort(), ['A src/new file.txt', 'D src/b.txt', 'M a.txt']);
+    assert.equal((await wt.baseContent(made.record, 'a.txt'))?.toString('utf8'), 'one\ntwo\nthree\nfour\nfive\n');
+    assert.equal((await wt.baseContent(made.record, 'src/b.txt'))?.toString('utf8'), 'b\n');
+    assert.equal(await wt.baseContent(made.record, 'src/new file.txt'), undefined, 'added on the branch: no base side');
+  });
+
   test('create from a sub-folder works in the same sub-folder of the worktree; from a branch the user picks', async () => {
     const root = tempRepo();
     const first = git(root, 'rev-parse', 'HEAD');

@@ -1,0 +1,193 @@
+import * as assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { FrameLocator, Locator, Page } from 'playwright-core';
+import { type UiSession, vsCodeForSuite } from './support';
+import { conversation, paletteCommand, pinnedWebview, send, waitUntil } from './uiHelpers';
+
+const original = ['line 1', 'line 2', 'line 3', 'line 4', 'line 5', ''].join('\n');
+const textA = original.replace('line 3', 'line 3 from session A');
+const textB = original.replace('line 3', 'line 3 from session B');
+const userText = original.replace('line 3', 'line 3 from the user');
+
+function git(cwd: string, ...args: string[]): string {
+  return execFileSync('git', ['-c', 'user.name=UI test', '-c', 'user.email=ui@test.invalid', ...args], { cwd, encoding: 'utf8' }).trim();
+}
+
+function worktreeNames(ws: string): string[] {
+  const dir = path.join(ws, '.worktrees');
+  return fs.existsSync(dir) ? fs.readdirSync(dir).sort() : [];
+}
+
+/** A quick pick row by its accessible name (label and description). */
+function pickOption(page: Page, name: RegExp): Locator {
+  return page.locator('.quick-input-widget').getByRole('option', { name }).first();
+}
+
+/** Runs "Hermes: Worktree Sessions…" and picks the worktree of `branch`, then `action`. */
+async function worktreeAction(page: Page, branch: string, action: string): Promise<void> {
+  // A quick pick closes when something else takes the focus meanwhile (a webview re-rendering): pick again.
+  await waitUntil(`"${action}" picked for ${branch}`, async () => {
+    await paletteCommand(page, 'Hermes: Worktree Sessions');
+    await pickOption(page, new RegExp(branch.replace('/', '\\/'))).click({ timeout: 10_000 });
+    const option = pickOption(page, new RegExp(`^${action}`));
+    return option.click({ timeout: 5000 }).then(
+      () => true,
+      async () => {
+        await page.keyboard.press('Escape');
+        return false;
+      },
+    );
+  }, 60_000, 0);
+}
+
+async function webviewNames(page: Page): Promise<string[]> {
+  const frames = page.locator('iframe.webview');
+  const names: string[] = [];
+  for (let i = 0; i < (await frames.count()); i++) {
+    names.push((await frames.nth(i).getAttribute('name', { timeout: 1000 }).catch(() => null)) ?? '');
+  }
+  return names;
+}
+
+/** A new worktree session: its chat (the chat webview that was not there before) and its worktree's name. */
+async function newWorktreeSession(ui: UiSession): Promise<{ chat: FrameLocator; name: string }> {
+  const before = worktreeNames(ui.workspace);
+  const framesBefore = await webviewNames(ui.page);
+  await paletteCommand(ui.page, 'Hermes: New Session in Worktree');
+  const name = await waitUntil('a new worktree folder', () => Promise.resolve(worktreeNames(ui.workspace).find((n) => !before.includes(n))));
+  const chat = await waitUntil('the worktree chat', async () => {
+    const fresh = (await webviewNames(ui.page)).filter((n) => n !== '' && !framesBefore.includes(n));
+    for (const n of fresh) {
+      const frame = await pinnedWebview(ui.page, ui.page.locator(`iframe.webview[name="${n}"]`));
+      if ((await frame.locator('title').first().textContent({ timeout: 1000 }).catch(() => null))?.trim() === 'Hermes') {
+        return frame;
+      }
+    }
+    return undefined;
+  });
+  await chat.getByRole('textbox', { name: 'Message', exact: true }).waitFor({ timeout: 30_000 });
+  return { chat, name };
+}
+
+/**
+ * Issue 40 in a real VS Code: two worktree sessions of the scripted agent edit the same file at
+ * once, each in its own worktree (the main checkout untouched, `fs/*` outside the worktree
+ * refused); the sessions list shows branch, state and changed files; Review opens the branch's
+ * diff against its base; Apply to my checkout with a conflict opens VS Code's merge editor and,
+ * once resolved, loses nothing; Discard lists what goes and removes worktree and branch.
+ * One code-server for the whole file.
+ */
+suite('Worktree sessions in code-server + Chromium', function () {
+  this.timeout(240_000);
+  const code = vsCodeForSuite('worktrees', {
+    files: { 'notes.txt': original },
+    settings: { 'hermes.review.openDiffs': 'onClick', 'git.openRepositoryInParentFolders': 'always' },
+    prepare: (ws) => {
+      git(ws, 'init', '-q', '-b', 'main');
+      git(ws, 'add', '-A');
+      git(ws, 'commit', '-q', '-m', 'base');
+    },
+  });
+  let a: { chat: FrameLocator; name: string };
+  let b: { chat: FrameLocator; name: string };
+
+  test('two worktree sessions edit the same file at once, each only in its own worktree', async () => {
+    const ui = code.ui();
+    a = await newWorktreeSession(ui);
+    b = await newWorktreeSession(ui);
+    assert.notEqual(a.name, b.name);
+    // Both turns wait on their edit's permission at the same time.
+    await send(a.chat, `[edit path=notes.txt text="${textA.replace(/\n/g, '\\n')}"]`);
+    await send(b.chat, `[edit path=notes.txt text="${textB.replace(/\n/g, '\\n')}"]`);
+    for (const s of [a, b]) {
+      await conversation(s.chat).getByRole('button', { name: /Allow edit/ }).first().waitFor({ timeout: 30_000 });
+    }
+    // The sessions list: both working, both waiting for you.
+    await paletteCommand(ui.page, 'Hermes: Worktree Sessions');
+    for (const s of [a, b]) {
+      await pickOption(ui.page, new RegExp(`hermes/${s.name}.*waiting for you · 0 changed file`)).waitFor({ timeout: 15_000 });
+    }
+    await ui.shot('worktrees-both-waiting');
+    await ui.page.keyboard.press('Escape');
+    for (const s of [a, b]) {
+      await conversation(s.chat).getByRole('button', { name: /Allow edit/ }).first().click();
+      await conversation(s.chat).getByText(/I wrote \d+ bytes/).first().waitFor({ timeout: 30_000 });
+    }
+    const inA = path.join(ui.workspace, '.worktrees', a.name, 'notes.txt');
+    const inB = path.join(ui.workspace, '.worktrees', b.name, 'notes.txt');
+    assert.equal(fs.readFileSync(inA, 'utf8'), textA);
+    assert.equal(fs.readFileSync(inB, 'utf8'), textB);
+    assert.equal(fs.readFileSync(path.join(ui.workspace, 'notes.txt'), 'utf8'), original, 'the main checkout is untouched');
+    assert.equal(git(ui.workspace, 'status', '--porcelain'), '', 'git status of the main checkout is clean');
+
+    // fs/* of a worktree session is bounded by its worktree: the main checkout's file is refused.
+    await send(a.chat, `[write path=${path.join(ui.workspace, 'notes.txt')} text=escaped]`);
+    await conversation(a.chat).getByText(/fs\/(read|write)_text_file failed: .*outside the workspace/).first().waitFor({ timeout: 30_000 });
+    assert.equal(fs.readFileSync(path.join(ui.workspace, 'notes.txt'), 'utf8'), original);
+
+    await paletteCommand(ui.page, 'Hermes: Worktree Sessions');
+    for (const s of [a, b]) {
+      await pickOption(ui.page, new RegExp(`hermes/${s.name}.*done · 1 changed file`)).waitFor({ timeout: 15_000 });
+    }
+    await ui.page.keyboard.press('Escape');
+  });
+
+  test('Review changes: the branch against its base in a diff editor', async () => {
+    const ui = code.ui();
+    await worktreeAction(ui.page, `hermes/${a.name}`, 'Review changes');
+    await ui.page.locator('.tab', { hasText: new RegExp(`hermes/${a.name} ↔ base`) }).first().waitFor({ timeout: 30_000 });
+    const editor = ui.page.locator('.monaco-diff-editor').first();
+    await editor.locator('.editor.modified').getByText('line 3 from session A').first().waitFor({ timeout: 30_000 });
+    await editor.locator('.editor.original').getByText(/^line\s3$/).first().waitFor({ timeout: 30_000 });
+    await ui.shot('worktrees-review');
+  });
+
+  test('Apply to my checkout with a conflict: the merge editor opens, and after resolving nothing is lost', async () => {
+    const ui = code.ui();
+    // The user changed the same line meanwhile (uncommitted).
+    fs.writeFileSync(path.join(ui.workspace, 'notes.txt'), userText);
+    await worktreeAction(ui.page, `hermes/${a.name}`, 'Apply to my checkout');
+    const merge = ui.page.locator('.merge-editor');
+    await merge.first().waitFor({ timeout: 60_000 });
+    assert.match(git(ui.workspace, 'status', '--porcelain', '--', 'notes.txt'), /^UU notes\.txt$/);
+    // The user's version is kept aside too.
+    const applied = path.join(ui.workspace, '.git', 'hermes-acp', 'applied');
+    await waitUntil('the user’s previous version saved', () => Promise.resolve(fs.existsSync(applied) && JSON.stringify(fs.readdirSync(applied, { recursive: true })).includes('notes.txt')));
+    await ui.shot('worktrees-merge-editor');
+    // Accept both sides (VS Code's own merge editor actions), then complete the merge.
+    for (const side of [/Accept Incoming/, /Accept Current/]) {
+      await merge.getByRole('button', { name: side }).or(merge.locator('a', { hasText: side })).first().click();
+    }
+    await merge.getByRole('button', { name: /Complete Merge/ }).or(ui.page.getByRole('button', { name: /Complete Merge/ })).first().click();
+    const file = path.join(ui.workspace, 'notes.txt');
+    await waitUntil('the merged file saved with both lines', () => {
+      const t = fs.readFileSync(file, 'utf8');
+      return Promise.resolve(t.includes('line 3 from session A') && t.includes('line 3 from the user') && !t.includes('<<<<<<<'));
+    });
+    const merged = fs.readFileSync(file, 'utf8');
+    for (const l of ['line 1', 'line 2', 'line 4', 'line 5']) {
+      assert.ok(merged.includes(l), `${l} kept`);
+    }
+    assert.equal(fs.readFileSync(path.join(ui.workspace, '.worktrees', a.name, 'notes.txt'), 'utf8'), textA, 'the worktree keeps its version');
+    await ui.shot('worktrees-merged');
+  });
+
+  test('Discard: the confirmation lists what is lost, then worktree, branch and record are gone', async () => {
+    const ui = code.ui();
+    await worktreeAction(ui.page, `hermes/${b.name}`, 'Discard');
+    const dialog = ui.page.getByRole('dialog').filter({ hasText: `hermes/${b.name}` });
+    await dialog.waitFor({ timeout: 15_000 });
+    const text = (await dialog.textContent()) ?? '';
+    assert.match(text, /Lost: notes\.txt/);
+    assert.match(text, /are removed/);
+    await ui.shot('worktrees-discard-confirm');
+    await dialog.getByRole('button', { name: 'Discard', exact: true }).click();
+    await waitUntil('the worktree folder removed', () => Promise.resolve(!fs.existsSync(path.join(ui.workspace, '.worktrees', b.name))));
+    await waitUntil('the branch gone', () => Promise.resolve(git(ui.workspace, 'branch', '--list', `hermes/${b.name}`) === ''), 15_000);
+    await waitUntil('the record gone', () => Promise.resolve(!fs.existsSync(path.join(ui.workspace, '.git', 'hermes-acp', 'worktrees', `${b.name}.json`))), 15_000);
+    assert.ok(fs.existsSync(path.join(ui.workspace, '.worktrees', a.name)), 'the other worktree stays');
+    assert.deepEqual(ui.nonLoopback, [], 'no request left the machine');
+  });
+});
