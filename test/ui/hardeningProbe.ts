@@ -5,7 +5,7 @@
  * (so a command that ran — a new editor, a terminal, a hidden side bar — is seen).
  */
 import type { Frame, FrameLocator, Locator, Page } from 'playwright-core';
-import { conversation, footers, pinnedWebview, send, sendAndWaitForFooter, transcriptEntries } from './uiHelpers';
+import { footers, pinnedWebview, send, sendAndWaitForFooter, transcriptEntries, type EntrySummary } from './uiHelpers';
 
 /** Sends a prompt once the composer accepts it (a big payload may keep the previous turn busy). */
 export function sendPrompt(chat: FrameLocator, text: string): Promise<void> {
@@ -182,18 +182,32 @@ interface AuditNode {
   getAttribute(name: string): string | null;
 }
 
+interface AuditLog {
+  scrollTop: number;
+  readonly clientHeight: number;
+  readonly scrollHeight: number;
+  querySelectorAll(s: string): ArrayLike<unknown>;
+}
+
 /**
  * Audits everything under the chat's `#app`: no active or foreign elements (script, iframe, object,
  * embed, svg, math, form, base, meta, link, style, template, media…), no event-handler or style
- * attributes, and no URL attribute other than web links, `#` and data: images.
+ * attributes, and no URL attribute other than web links, `#` and data: images. The transcript is
+ * virtualized (issue 43: only the entries near the view have DOM), so the audit scrolls it from the
+ * top to the bottom a view at a time and audits every element each view holds (`elements` counts
+ * each element once, `views` the views read); then it leaves the transcript at the bottom.
  */
-export async function auditChatDom(inner: Frame): Promise<{ findings: AuditFinding[]; elements: number }> {
-  return inner.evaluate(() => {
-    const g = globalThis as unknown as { document: { getElementById(id: string): { querySelectorAll(s: string): ArrayLike<AuditNode> } | null } };
+export async function auditChatDom(inner: Frame): Promise<{ findings: AuditFinding[]; elements: number; views: number }> {
+  return inner.evaluate(async () => {
+    const g = globalThis as unknown as {
+      document: { getElementById(id: string): { querySelectorAll(s: string): ArrayLike<AuditNode>; querySelector(s: string): AuditLog | null } | null };
+      requestAnimationFrame(cb: () => void): void;
+      setTimeout(cb: () => void, ms: number): void;
+    };
     const app = g.document.getElementById('app');
     const findings: AuditFinding[] = [];
     if (app === null) {
-      return { findings: [{ where: 'document', what: 'no #app' }], elements: 0 };
+      return { findings: [{ where: 'document', what: 'no #app' }], elements: 0, views: 0 };
     }
     const banned = new Set([
       'script', 'iframe', 'frame', 'frameset', 'object', 'embed', 'applet', 'svg', 'math', 'form', 'base', 'meta', 'link', 'style',
@@ -208,41 +222,85 @@ export async function auditChatDom(inner: Frame): Promise<{ findings: AuditFindi
       }
       return parts.join(' > ');
     };
-    const all = Array.from(app.querySelectorAll('*'));
+    const audited = new WeakSet<AuditNode>();
+    const seen = new Set<string>();
+    let elements = 0;
     let textareas = 0;
-    for (const e of all) {
+    const found = (f: AuditFinding): void => {
+      const key = `${f.where}\u0000${f.what}`;
+      if (!seen.has(key)) {
+        seen.add(key);
+        findings.push(f);
+      }
+    };
+    const audit = (): void => {
+      const all = Array.from(app.querySelectorAll('*'));
+      textareas = Math.max(textareas, all.filter((e) => e.localName === 'textarea').length);
+      for (const e of all) {
+        if (audited.has(e)) {
+          continue;
+        }
+        audited.add(e);
+        elements++;
+        check(e);
+      }
+    };
+    const check = (e: AuditNode): void => {
       const name = e.localName;
       if (banned.has(name) || (e.namespaceURI !== null && e.namespaceURI !== 'http://www.w3.org/1999/xhtml')) {
-        findings.push({ where: describe(e), what: `<${name}> (${e.namespaceURI ?? 'no namespace'})` });
+        found({ where: describe(e), what: `<${name}> (${e.namespaceURI ?? 'no namespace'})` });
       }
       if (name === 'input' && e.getAttribute('type') !== 'checkbox') {
-        findings.push({ where: describe(e), what: `input type=${e.getAttribute('type') ?? '(none)'}` });
-      }
-      if (name === 'textarea') {
-        textareas++;
+        found({ where: describe(e), what: `input type=${e.getAttribute('type') ?? '(none)'}` });
       }
       for (const a of Array.from(e.attributes)) {
         const attr = a.name.toLowerCase();
         if (attr.startsWith('on')) {
-          findings.push({ where: describe(e), what: `event handler ${attr}="${a.value.slice(0, 80)}"` });
+          found({ where: describe(e), what: `event handler ${attr}="${a.value.slice(0, 80)}"` });
         } else if (attr === 'style' && a.value.trim() !== '' && name !== 'textarea') {
           // (the composer sizes itself through CSSOM; an empty style attribute is inert)
-          findings.push({ where: describe(e), what: `style="${a.value.slice(0, 80)}"` });
+          found({ where: describe(e), what: `style="${a.value.slice(0, 80)}"` });
         } else if (urlAttrs.has(attr)) {
           const v = a.value.trim();
           const ok =
             (attr === 'href' && /^(?:https?:|mailto:|#$)/i.test(v)) ||
             (attr === 'src' && name === 'img' && /^data:image\/(?:png|jpe?g|gif|webp|bmp|avif);base64,/i.test(v));
           if (!ok) {
-            findings.push({ where: describe(e), what: `${attr}="${v.slice(0, 100)}"` });
+            found({ where: describe(e), what: `${attr}="${v.slice(0, 100)}"` });
           }
         }
       }
+    };
+    // The transcript a view at a time, top to bottom, waiting each time for the rows the host fills in.
+    const settled = async (): Promise<void> => {
+      for (let i = 0; i < 400 && (log?.querySelectorAll('.entry-row.pending').length ?? 0) > 0; i++) {
+        await new Promise((r) => g.setTimeout(() => r(undefined), 10));
+      }
+      await new Promise<void>((r) => g.requestAnimationFrame(() => r()));
+      await new Promise<void>((r) => g.requestAnimationFrame(() => r()));
+    };
+    const log = app.querySelector('[role="log"]');
+    let views = 1;
+    if (log !== null) {
+      log.scrollTop = 0;
+      await settled();
+    }
+    audit();
+    for (let step = 0; log !== null && step < 10_000 && log.scrollTop + log.clientHeight < log.scrollHeight - 1; step++) {
+      log.scrollTop += Math.max(50, log.clientHeight * 0.8);
+      await settled();
+      audit();
+      views++;
+    }
+    if (log !== null) {
+      log.scrollTop = log.scrollHeight;
+      await settled();
+      audit();
     }
     if (textareas > 1) {
       findings.push({ where: '#app', what: `${textareas} textareas (only the composer expected)` });
     }
-    return { findings, elements: all.length };
+    return { findings, elements, views };
   });
 }
 
@@ -349,17 +407,12 @@ export async function patientChat(page: Page, timeoutMs = 120_000): Promise<Fram
   }
 }
 
-/** The transcript's entry elements: the cards in its rows (only the entries near the view have rows). */
-export const entrySelector = '.transcript-list > .entry-row > .entry, .transcript-list > .entry-row > .lazy-slot > .entry';
-
-/** Tool cards with a row (near the view), in order. */
-export function toolCards(chat: FrameLocator): Locator {
-  return conversation(chat).locator('.transcript-list > .entry-row > .entry.tool-card');
-}
-
-/** The entries after the last user message (class list and text); the transcript scrolled through (it is virtualized). */
-export async function lastTurn(chat: FrameLocator): Promise<{ cls: string; text: string }[]> {
-  const all = await transcriptEntries(chat);
+/**
+ * The entries after the last user message (class list, text, and the text of the `parts` named by
+ * selector); the transcript scrolled through (it is virtualized).
+ */
+export async function lastTurn(chat: FrameLocator, parts?: Readonly<Record<string, string>>): Promise<EntrySummary[]> {
+  const all = await transcriptEntries(chat, parts);
   let last = -1;
   all.forEach((e, i) => {
     if (e.cls.split(/\s+/).includes('entry-user')) {

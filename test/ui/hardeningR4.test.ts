@@ -29,7 +29,6 @@ import {
   sendPrompt,
   servedPolicy,
   stateChanges,
-  toolCards,
   workbenchState,
   type AuditFinding,
   type ChatFrames,
@@ -52,10 +51,20 @@ import {
   type Payload,
 } from './hostileCorpus';
 import { openVsCode, type UiSession } from './support';
-import { clickOnTarget, conversation, footers, shotName, waitUntil } from './uiHelpers';
+import { clickOnTarget, conversation, footerIds, newFooter, shotName, transcriptEntries, waitUntil } from './uiHelpers';
+import type { PageElement } from './pageTypes';
 
 /** Messages from the chat to the extension that act on something (a click on content must send none). */
 const actingMessages = new Set(['location/open', 'diff/open', 'output/open', 'notice/action', 'prompt/submit', 'permission/choose', 'turn/restore', 'turn/rewind', 'fork/fromHere', 'mode/set', 'model/set', 'config/set', 'turn/cancel']);
+
+/** The parts of a card the channel tests read (by selector): the transcript is read by scrolling, a view at a time. */
+const cardParts = {
+  title: '.tool-title',
+  toolText: '.tool-text',
+  diffLabel: '.diff-summary .diff-label',
+  location: '.tool-locations .location span',
+  planText: '.plan-text',
+} as const;
 
 /** What a one-line label must show for `text`: line breaks and tabs as spaces, invisible characters as ⟨U+XXXX⟩. */
 /** Every row of a workbench list in `pane`, top to bottom: scrolled through with the wheel, since only rows in view are in the DOM. */
@@ -78,6 +87,69 @@ async function listLabels(pane: Locator): Promise<string[]> {
     await page.waitForTimeout(80);
   }
   return [...seen.entries()].sort((a, b) => a[0] - b[0]).map(([, label]) => label);
+}
+
+/** Anchors that are not web links (there must be none). */
+const oddLinkSelector = 'a[href]:not([href^="http:"]):not([href^="https:"]):not([href^="mailto:"]):not(.file-link)';
+
+/** A link in the transcript: its entry and its index among the entry's links of one kind. */
+interface LinkAt {
+  readonly entry: string;
+  readonly index: number;
+}
+
+/** The transcript's scroll offset for each view, and the neutralised and odd links each view's rows hold (each link once). */
+async function linksByView(chat: FrameLocator): Promise<{ scrollTop: number; blocked: LinkAt[]; odd: LinkAt[] }[]> {
+  return conversation(chat).evaluate(async (log: PageElement, odd: string) => {
+    const w = globalThis as unknown as { requestAnimationFrame(cb: () => void): void; setTimeout(cb: () => void, ms: number): void };
+    const settled = async (): Promise<void> => {
+      for (let i = 0; i < 400 && log.querySelectorAll('.entry-row.pending').length > 0; i++) {
+        await new Promise((r) => w.setTimeout(() => r(undefined), 10));
+      }
+      await new Promise<void>((r) => w.requestAnimationFrame(() => r()));
+      await new Promise<void>((r) => w.requestAnimationFrame(() => r()));
+    };
+    const seen = new Set<string>();
+    const views: { scrollTop: number; blocked: LinkAt[]; odd: LinkAt[] }[] = [];
+    const read = (): void => {
+      const view = { scrollTop: log.scrollTop, blocked: [] as LinkAt[], odd: [] as LinkAt[] };
+      for (const entry of Array.from(log.querySelectorAll('[data-entry-id]'))) {
+        const id = entry.getAttribute('data-entry-id') ?? '';
+        for (const [kind, sel] of [['blocked', '.md-blocked-link'], ['odd', odd]] as const) {
+          Array.from(entry.querySelectorAll(sel)).forEach((_, index) => {
+            const key = `${kind} ${id} ${index}`;
+            if (!seen.has(key)) {
+              seen.add(key);
+              view[kind].push({ entry: id, index });
+            }
+          });
+        }
+      }
+      views.push(view);
+    };
+    log.scrollTop = 0;
+    await settled();
+    read();
+    for (let step = 0; step < 10_000 && log.scrollTop + log.clientHeight < log.scrollHeight - 1; step++) {
+      log.scrollTop += Math.max(50, log.clientHeight * 0.8);
+      await settled();
+      read();
+    }
+    return views.filter((v) => v.blocked.length + v.odd.length > 0);
+  }, oddLinkSelector);
+}
+
+/** Scrolls the transcript to `top` and waits until the rows there are in the DOM. */
+async function scrollLogTo(chat: FrameLocator, top: number): Promise<void> {
+  await conversation(chat).evaluate(async (log: PageElement, to: number) => {
+    const w = globalThis as unknown as { requestAnimationFrame(cb: () => void): void; setTimeout(cb: () => void, ms: number): void };
+    log.scrollTop = to;
+    for (let i = 0; i < 400 && log.querySelectorAll('.entry-row.pending').length > 0; i++) {
+      await new Promise((r) => w.setTimeout(() => r(undefined), 10));
+    }
+    await new Promise<void>((r) => w.requestAnimationFrame(() => r()));
+    await new Promise<void>((r) => w.requestAnimationFrame(() => r()));
+  }, top);
 }
 
 function oneLineVisible(text: string): string {
@@ -132,6 +204,8 @@ suite('R4 hardening: hostile content in code-server + Chromium', function () {
   const figures = new Map<Channel, ChannelFigures>();
   const domFindings: AuditFinding[] = [];
   let auditedElements = 0;
+  /** Views of the (virtualized) transcript the largest audit scrolled through. */
+  let auditedViews = 0;
   let cspViolations: string[] = [];
   let clicked = 0;
   /** Clicks that had to be dispatched because the link could not take a pointer click (hidden). */
@@ -196,7 +270,7 @@ suite('R4 hardening: hostile content in code-server + Chromium', function () {
     summaryLine(
       `R4: ${payloads.length} payloads (corpus ${corpus.length} in ${new Set(corpus.map((p) => p.category)).size} categories) × ${figures.size} channels = ${tried} renderings (${rendered} seen on screen: ${perChannel}) + ${notificationFigures.sent} permission notifications; ` +
         `${executed.size} executed${executed.size > 0 ? ` (${[...executed].join(', ')})` : ''}, ${dialogs.length} dialogs, ${popups.length} popups, ${cspViolations.length} CSP violations, ` +
-        `${domFindings.length} DOM findings in ${auditedElements} elements; ${clicked} neutralised links clicked (${clicked - dispatchedClicks} with the pointer, ${dispatchedClicks} dispatched) → ${clickMessages.length} messages to the workbench, ${commandsTriggered.length} commands triggered; ` +
+        `${domFindings.length} DOM findings in ${auditedElements} elements (${auditedViews} views of the transcript); ${clicked} neutralised links clicked (${clicked - dispatchedClicks} with the pointer, ${dispatchedClicks} dispatched) → ${clickMessages.length} messages to the workbench, ${commandsTriggered.length} commands triggered; ` +
         `notifications: ${notificationFigures.commandLinks} command links shown, ${notificationFigures.triggered.length} commands triggered by a click, ${notificationFigures.rawBidi} with raw bidi; ` +
         `${bidiLabels} path/title labels with invisible characters, ${bidiRaw.length} shown raw (plan entries raw: ${planBidiRaw}); ${cspSummary}; ${((Date.now() - started) / 1000).toFixed(0)} s`,
     );
@@ -210,14 +284,10 @@ suite('R4 hardening: hostile content in code-server + Chromium', function () {
     await footer.waitFor({ timeout: 10_000 });
   }
 
-  /** Cards of the last turn, in order. */
-  function lastTurnCards(): Locator {
-    return toolCards(chat);
-  }
-
   async function checkNothingRan(channel: Channel): Promise<void> {
     const audit = await auditChatDom(frames.inner);
     auditedElements = Math.max(auditedElements, audit.elements);
+    auditedViews = Math.max(auditedViews, audit.views);
     for (const f of audit.findings) {
       if (!domFindings.some((d) => d.where === f.where && d.what === f.what)) {
         domFindings.push(f);
@@ -240,20 +310,23 @@ suite('R4 hardening: hostile content in code-server + Chromium', function () {
       const fig: ChannelFigures = { payloads: list.length, rendered: 0, notes: [] };
       figures.set(channel, fig);
       await replay(channel, list);
-      const turn = await lastTurn(chat);
+      // The transcript is virtualized (issue 43): the last turn is read by scrolling through it,
+      // each card's parts as it passes.
+      const turn = await lastTurn(chat, cardParts);
       const turnText = turn.map((e) => e.text).join('\n');
-      const cards = lastTurnCards();
-      const total = await cards.count();
-      const cardsInTurn = turn.filter((e) => e.cls.split(/\s+/).includes('tool-card')).length;
-      const firstCard = total - cardsInTurn;
+      const cards = turn.filter((e) => e.cls.split(/\s+/).includes('tool-card'));
+      const part = (name: keyof typeof cardParts): string[] => cards.flatMap((c) => c.parts[name] ?? []);
       switch (channel) {
         case 'message': {
           fig.rendered = list.filter((p) => turnText.includes(messageHeading(p.id))).length;
+          const missing = list.filter((p) => !turnText.includes(messageHeading(p.id)));
+          if (missing.length > 0) {
+            fig.notes.push(`${missing.length} messages not read in the last turn's ${turn.length} entries (first: ${missing[0]?.id ?? ''})`);
+          }
           break;
         }
         case 'title': {
-          const titles = await cards.locator('.tool-title').allTextContents();
-          const mine = titles.slice(firstCard);
+          const mine = cards.map((c) => c.parts.title?.[0] ?? '');
           fig.exact = 0;
           list.forEach((p, i) => {
             const shown = mine[i] ?? '';
@@ -276,15 +349,14 @@ suite('R4 hardening: hostile content in code-server + Chromium', function () {
           break;
         }
         case 'output': {
-          for (let i = firstCard; i < total; i++) {
-            const card = cards.nth(i);
-            const title = (await card.locator('.tool-title').textContent()) ?? '';
+          for (const card of cards) {
+            const title = card.parts.title?.[0] ?? '';
             const p = list.find((x) => title === carrierTitle('output', x.id));
-            if (p !== undefined && (await card.locator('.tool-text').count()) === 1) {
+            const texts = card.parts.toolText ?? [];
+            if (p !== undefined && texts.length === 1) {
               fig.rendered++;
               // Tool output is rendered as Markdown: raw HTML in it must come out as text, not vanish.
-              const shown = ((await card.locator('.tool-text').textContent()) ?? '').trim();
-              if (shown === '') {
+              if ((texts[0] ?? '').trim() === '') {
                 fig.notes.push(`output ${p.id} shows no text`);
               } else {
                 fig.withText = (fig.withText ?? 0) + 1;
@@ -294,8 +366,8 @@ suite('R4 hardening: hostile content in code-server + Chromium', function () {
           break;
         }
         case 'diff': {
-          const labels = await cards.locator('.diff-summary .diff-label').allTextContents();
-          const locations = await cards.locator('.tool-locations .location span').allTextContents();
+          const labels = part('diffLabel');
+          const locations = part('location');
           const mine = labels.slice(labels.length - list.length);
           const mineLocations = locations.slice(locations.length - list.length);
           fig.rendered = mine.length;
@@ -315,8 +387,8 @@ suite('R4 hardening: hostile content in code-server + Chromium', function () {
           break;
         }
         case 'plan': {
-          const plan = conversation(chat).getByRole('article', { name: 'Plan' }).last();
-          const texts = await plan.locator('.plan-text').allTextContents();
+          const plan = turn.filter((e) => e.cls.split(/\s+/).includes('entry-plan')).pop();
+          const texts = plan?.parts.planText ?? [];
           fig.rendered = texts.filter((t, i) => t === list[i]?.text).length;
           planBidiRaw = texts.filter((t) => invisibleChars.test(t)).length;
           if (fig.rendered !== list.length) {
@@ -360,21 +432,34 @@ suite('R4 hardening: hostile content in code-server + Chromium', function () {
     const page = ui().page;
     const before = await readProbes(frames);
     const stateBefore = await workbenchState(page);
-    const blocked = conversation(chat).locator('.md-blocked-link');
-    const n = await blocked.count();
+    // The transcript is virtualized (issue 43): the links are found a view at a time, top to bottom,
+    // and each is clicked while its row is in the DOM.
+    const found = await linksByView(chat);
+    const n = found.reduce((k, v) => k + v.blocked.length, 0);
     // Every neutralised link up to the cap, else an even sample across the transcript.
     const step = Math.max(1, Math.ceil(n / scaled(150, 40)));
-    for (let i = 0; i < n; i += step) {
-      const el = blocked.nth(i);
-      dispatchedClicks += (await clickOnTarget(el)) === 'dispatched' ? 1 : 0;
-      clicked++;
-    }
-    // Anchors that are not web links must not exist; click any that do.
-    const oddLinks = conversation(chat).locator('a[href]:not([href^="http:"]):not([href^="https:"]):not([href^="mailto:"]):not(.file-link)');
-    const odd = await oddLinks.count();
-    for (let i = 0; i < odd; i++) {
-      dispatchedClicks += (await clickOnTarget(oddLinks.nth(i))) === 'dispatched' ? 1 : 0;
-      clicked++;
+    let index = 0;
+    /** The link's element, its view scrolled back to if a click moved the transcript away from it. */
+    const linkIn = async (view: { scrollTop: number }, link: LinkAt, sel: string): Promise<Locator> => {
+      const el = conversation(chat).locator(`[data-entry-id="${link.entry}"]`).first().locator(sel).nth(link.index);
+      if ((await el.count()) === 0) {
+        await scrollLogTo(chat, view.scrollTop);
+      }
+      return el;
+    };
+    for (const view of found) {
+      await scrollLogTo(chat, view.scrollTop);
+      for (const link of view.blocked) {
+        if (index++ % step === 0) {
+          dispatchedClicks += (await clickOnTarget(await linkIn(view, link, '.md-blocked-link'))) === 'dispatched' ? 1 : 0;
+          clicked++;
+        }
+      }
+      // Anchors that are not web links must not exist; click any that do.
+      for (const link of view.odd) {
+        dispatchedClicks += (await clickOnTarget(await linkIn(view, link, oddLinkSelector))) === 'dispatched' ? 1 : 0;
+        clicked++;
+      }
     }
     await page.waitForTimeout(1500);
     const after = await readProbes(frames);
@@ -387,7 +472,8 @@ suite('R4 hardening: hostile content in code-server + Chromium', function () {
     assert.deepEqual(commandsTriggered, [], 'the workbench is unchanged (no command ran)');
     assert.deepEqual([...executed], []);
     // The chat is still this session, alive and answering.
-    await conversation(chat).getByText(messageHeading(payloads[0]?.id ?? '')).first().waitFor({ state: 'attached', timeout: 10_000 });
+    const first = messageHeading(payloads[0]?.id ?? '');
+    assert.ok((await transcriptEntries(chat)).some((e) => e.text.includes(first)), `the transcript still holds "${first}"`);
     await sendAndWaitForTurn(chat, 'still alive after the hostile corpus?');
     await conversation(chat).getByText('You said: still alive after the hostile corpus?').waitFor({ timeout: 10_000 });
   });
@@ -397,7 +483,7 @@ suite('R4 hardening: hostile content in code-server + Chromium', function () {
     const list = notificationPayloads;
     notificationFigures = { sent: list.length, shown: 0, commandLinks: 0, triggered: [], rawBidi: 0 };
     const prompt = `[slow n=4 ms=250] ${list.map((p) => `[command cmd=${markerValue(p.text)}]`).join(' ')}`;
-    const chatNotes = await footers(chat).count();
+    const chatNotes = await footerIds(chat);
     await sendPrompt(chat, prompt);
     // Hide the chat: the extension then raises a notification for each permission request.
     await ui().command('View: Show Explorer');
@@ -475,7 +561,7 @@ suite('R4 hardening: hostile content in code-server + Chromium', function () {
     }
     await ui().command('Hermes: Open Chat');
     chat = await patientChat(page);
-    await waitUntil('the permission turn to end', async () => (await footers(chat).count()) > chatNotes, 60_000);
+    await newFooter(chat, chatNotes, 'the permission turn to end', 60_000);
     frames = await chatFrames(page);
     await installProbes(frames);
     assert.deepEqual([...executed], []);

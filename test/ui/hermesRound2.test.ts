@@ -15,7 +15,7 @@ import type { FrameLocator, Locator, Page } from 'playwright-core';
 import { recorded, writeFixture } from '../support/composedFixture';
 import { replayAgentPath } from '../support/paths';
 import { openVsCode, type UiSession } from './support';
-import { chatWebviews, composerBox, conversation, footers, send, shotName, waitUntil } from './uiHelpers';
+import { chatWebviews, composerBox, conversation, footers, scrolledTo, send, shotName, waitUntil } from './uiHelpers';
 
 function tempDir(prefix: string): string {
   return fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), `hermes-${prefix}-`)));
@@ -257,12 +257,13 @@ suite('issue 38: a failure, Retry, forks, a cancel and edit cards with the recor
     await card('auto.txt').locator('.tool-status.status-completed').waitFor({ timeout: 30_000 });
 
     for (const file of ['hello.txt', 'notes.txt', 'auto.txt']) {
-      const c = card(file);
+      // (the transcript is virtualized: an earlier card is found by scrolling up to it)
+      const c = await scrolledTo(conversation(chat), card(file), `the card of ${file}`);
       assert.equal(await c.locator('.tool-status.status-ended').count(), 0, `${file}: not "Ended without a result"`);
       assert.match((await c.locator('.tool-status').getAttribute('title')) ?? '', /the file holds the proposed change/);
       assert.equal(await c.locator('.diff-summary').count(), 1, `${file}: its diff is shown`);
     }
-    const denied = card('denied.txt');
+    const denied = await scrolledTo(conversation(chat), card('denied.txt'), 'the card of denied.txt');
     assert.equal((await denied.locator('.tool-status .status-text').textContent())?.trim(), 'Denied');
     const colorOf = (l: Locator): Promise<string> => l.evaluate((el) => (globalThis as unknown as { getComputedStyle(e: unknown): { color: string } }).getComputedStyle(el).color);
     const colors = { status: await colorOf(denied.locator('.tool-status')), muted: await colorOf(denied.locator('.tool-duration')) };
@@ -275,7 +276,7 @@ suite('issue 38: a failure, Retry, forks, a cancel and edit cards with the recor
       { outcome: 'selected', optionId: 'deny' },
     ]);
     await shotsAtTwoWidths(u, 'ui38-edit-cards', defaultWidth, async () => {
-      await card('hello.txt').scrollIntoViewIfNeeded();
+      await scrolledTo(conversation(chat), card('hello.txt'), 'the card of hello.txt');
     });
   });
 });

@@ -16,7 +16,7 @@ import WebSocket from 'ws';
 import { scriptedAgentPath } from '../support/paths';
 import { FakeProcess, fakeApiServerJs, fakeTuiGatewayJs } from '../unit/transports/transportRig';
 import { vsCodeForSuite } from './support';
-import { answerMaskedInputBox, conversation, footers, paletteCommand, send, sendAndWaitForFooter, waitForCount, waitUntil } from './uiHelpers';
+import { answerMaskedInputBox, conversation, footers, hasClass, paletteCommand, scrolledTo, send, sendAndWaitForFooter, transcriptEntries, waitForCount, waitUntil } from './uiHelpers';
 
 type Json = Record<string, unknown>;
 
@@ -265,11 +265,15 @@ suite('issue 19: TUI Gateway and API Server in the real chat (code-server + Chro
     const chat = await ui.chat();
     const log = conversation(chat);
     const users = log.getByRole('article', { name: 'You' });
-    const n = await users.count();
+    // The transcript is virtualized (issue 43): its user messages are read by scrolling through it.
+    const userTexts = async (): Promise<string[]> =>
+      (await transcriptEntries(chat, { body: '.user-body' })).filter((e) => hasClass(e, 'entry-user')).map((e) => (e.parts.body?.[0] ?? '').trim());
+    const before = await userTexts();
+    const n = before.length;
     assert.ok(n >= 3, `enough user messages to rewrite (${n})`);
-    const target = users.nth(n - 2);
-    const targetText = ((await target.locator('.user-body').textContent()) ?? '').trim();
-    const lastText = ((await users.nth(n - 1).locator('.user-body').textContent()) ?? '').trim();
+    const targetText = before[n - 2] ?? '';
+    const lastText = before[n - 1] ?? '';
+    const target = await scrolledTo(conversation(chat), users.filter({ hasText: targetText }).last(), `the message "${targetText}"`);
     const history = await term().call('session.history', { session_id: live });
     const rowId = (Array.isArray(history.messages) ? history.messages.map(obj) : []).find((m) => m.role === 'user' && m.text === targetText)?.row_id;
     assert.equal(typeof rowId, 'number', `the gateway has a row for "${targetText}"`);
@@ -284,8 +288,8 @@ suite('issue 19: TUI Gateway and API Server in the real chat (code-server + Chro
     await log.getByText('Echo: rewritten question').waitFor({ timeout: 30_000 });
     const submit = fromChat(gatewayRecord, terminalConn).find((f) => f.method === 'prompt.submit' && obj(f.params).text === 'rewritten question');
     assert.deepEqual(obj(submit?.params), { session_id: obj(submit?.params).session_id, text: 'rewritten question', confirm_truncate: true, truncate_before_row_id: rowId, confirm_deep_truncate: true });
-    await waitUntil('the cut messages to go', async () => (await users.count()) === n - 1);
-    const texts = (await users.locator('.user-body').allTextContents()).map((s) => s.trim());
+    let texts: string[] = [];
+    await waitUntil('the cut messages to go', async () => (texts = await userTexts()).length === n - 1, 30_000, 300);
     assert.equal(texts.at(-1), 'rewritten question');
     assert.ok(!texts.includes(targetText) && !texts.includes(lastText), `the cut turns are gone: ${texts.join(' | ')}`);
     await ui.shot('ui19-rewritten');

@@ -157,6 +157,17 @@ export interface EntrySummary {
   readonly visible: boolean;
   /** The start of its HTML (for failure messages). */
   readonly html: string;
+  /** The text of each of its elements matching `CollectOptions.parts[name]`, per name. */
+  readonly parts: Readonly<Record<string, readonly string[]>>;
+  /** The value of each attribute named in `CollectOptions.attrs`. */
+  readonly attrs: Readonly<Record<string, string | null>>;
+}
+
+/** What `collectEntries` reads: the entry elements, and parts of them by selector (text of each match). */
+export interface CollectOptions {
+  readonly selector: string;
+  readonly parts?: Readonly<Record<string, string>>;
+  readonly attrs?: readonly string[];
 }
 
 /** An entry's card in the transcript's rows (a lazily loaded card sits in a `display: contents` slot). */
@@ -169,7 +180,10 @@ export const rowEntrySelector = '.transcript-list > .entry-row > .entry, .transc
  * outlined), and reads each entry once; then it goes back to the bottom, as a user would.
  * Runs in the page (`log` is the transcript's `role="log"` element).
  */
-export function collectEntries(log: PageElement, selector: string): Promise<EntrySummary[]> {
+export function collectEntries(log: PageElement, what: string | CollectOptions): Promise<EntrySummary[]> {
+  const selector = typeof what === 'string' ? what : what.selector;
+  const parts = typeof what === 'string' ? {} : (what.parts ?? {});
+  const attrs = typeof what === 'string' ? [] : (what.attrs ?? []);
   const w = globalThis as unknown as { requestAnimationFrame(cb: () => void): void; setTimeout(cb: () => void, ms: number): void };
   const frame = (): Promise<void> => new Promise((r) => w.requestAnimationFrame(() => r()));
   const settled = async (): Promise<void> => {
@@ -179,16 +193,30 @@ export function collectEntries(log: PageElement, selector: string): Promise<Entr
     await frame();
     await frame();
   };
-  const seen = new Set<string>();
+  /** Where each entry id sits in `out`: an entry read again (its row made anew) replaces its earlier reading. */
+  const at = new Map<string, number>();
   const out: EntrySummary[] = [];
   const read = (): void => {
     for (const e of Array.from(log.querySelectorAll(selector))) {
       const id = e.getAttribute('data-entry-id');
-      const key = id ?? `#${out.length}`;
-      if (id === null || !seen.has(key)) {
-        seen.add(key);
-        // textContent: innerText skips off-screen `content-visibility: auto` groups.
-        out.push({ cls: e.className, id, text: e.textContent ?? '', visible: e.getClientRects().length > 0, html: e.outerHTML.slice(0, 300) });
+      const found: Record<string, string[]> = {};
+      for (const [name, sel] of Object.entries(parts)) {
+        found[name] = Array.from(e.querySelectorAll(sel)).map((p) => p.textContent ?? '');
+      }
+      // textContent: innerText skips off-screen `content-visibility: auto` groups.
+      const values: Record<string, string | null> = {};
+      for (const name of attrs) {
+        values[name] = e.getAttribute(name);
+      }
+      const summary: EntrySummary = { cls: e.className, id, text: e.textContent ?? '', visible: e.getClientRects().length > 0, html: e.outerHTML.slice(0, 300), parts: found, attrs: values };
+      const index = id === null ? undefined : at.get(id);
+      if (index !== undefined) {
+        out[index] = summary; // the later reading: a row made anew may not have shown all of it at first
+      } else {
+        if (id !== null) {
+          at.set(id, out.length);
+        }
+        out.push(summary);
       }
     }
   };
@@ -207,13 +235,48 @@ export function collectEntries(log: PageElement, selector: string): Promise<Entr
   })();
 }
 
-export async function transcriptEntries(chat: FrameLocator): Promise<EntrySummary[]> {
-  return conversation(chat).evaluate(collectEntries, rowEntrySelector);
+/**
+ * `target` (inside the transcript `log`, its `role="log"` element) brought into the DOM: the transcript is virtualized (issue 43),
+ * so an entry far from the view has no element. If `target` matches nothing, the transcript is
+ * scrolled from the top a view at a time until it does; then it is scrolled into view.
+ */
+export async function scrolledTo(log: Locator, target: Locator, what = 'the entry'): Promise<Locator> {
+  /** One step down (or to the top), then rows filled and two frames; false at the bottom. */
+  const step = (toTop: boolean): Promise<boolean> =>
+    log.evaluate(async (l: PageElement, top: boolean) => {
+      const w = globalThis as unknown as { requestAnimationFrame(cb: () => void): void; setTimeout(cb: () => void, ms: number): void };
+      const atEnd = l.scrollTop + l.clientHeight >= l.scrollHeight - 1;
+      if (top) {
+        l.scrollTop = 0;
+      } else if (!atEnd) {
+        l.scrollTop += Math.max(50, l.clientHeight * 0.8);
+      }
+      for (let i = 0; i < 400 && l.querySelectorAll('.entry-row.pending').length > 0; i++) {
+        await new Promise((r) => w.setTimeout(() => r(undefined), 10));
+      }
+      await new Promise<void>((r) => w.requestAnimationFrame(() => r()));
+      await new Promise<void>((r) => w.requestAnimationFrame(() => r()));
+      return top || !atEnd;
+    }, toTop);
+  for (let i = 0, more = true; more && i < 10_000; i++) {
+    if ((await target.count()) > 0) {
+      await target.first().scrollIntoViewIfNeeded({ timeout: 5_000 });
+      return target;
+    }
+    more = await step(i === 0);
+  }
+  throw new Error(`${what} is not in the transcript (scrolled through from the top)`);
+}
+
+/** Every entry of the transcript, in order, read by scrolling it through; `parts` names sub-elements to read the text of. */
+export async function transcriptEntries(chat: FrameLocator, parts: Readonly<Record<string, string>> = {}, attrs: readonly string[] = []): Promise<EntrySummary[]> {
+  const what: CollectOptions = { selector: rowEntrySelector, parts, attrs };
+  return conversation(chat).evaluate(collectEntries, what);
 }
 
 /** The entries after the last user message (the last turn's output, footer included). */
-export async function lastTurnEntries(chat: FrameLocator): Promise<EntrySummary[]> {
-  const all = await transcriptEntries(chat);
+export async function lastTurnEntries(chat: FrameLocator, parts?: Readonly<Record<string, string>>): Promise<EntrySummary[]> {
+  const all = await transcriptEntries(chat, parts);
   let last = -1;
   all.forEach((e, i) => {
     if (e.cls.split(/\s+/).includes('entry-user')) {
