@@ -18,14 +18,15 @@ export class RecentLines {
   }
 
   /**
-   * Resolves once no line has come for 50 ms from now (at most 500 ms): stderr and stdout are
-   * separate pipes, so an answer can overtake the log line the agent wrote before it.
+   * Resolves once no line has come for 150 ms from now (at most 1 s): stderr and stdout are
+   * separate pipes, so an answer can overtake the log line the agent wrote before it — by more
+   * than 50 ms on a loaded machine. Only turns that failed wait for it.
    */
   async quiet(): Promise<void> {
     const from = Date.now();
-    const until = from + 500;
+    const until = from + 1000;
     do {
       await new Promise((resolve) => setTimeout(resolve, 25));
-    } while (Date.now() < until && Date.now() - Math.max(this.lastAt, from) < 50);
+    } while (Date.now() < until && Date.now() - Math.max(this.lastAt, from) < 150);
   }
 }

@@ -1,3 +1,4 @@
+import { isRetryOnlyText } from '../session/providerErrors';
 import { promises as fsp, writeFileSync } from 'node:fs';
 import type * as acp from '@agentclientprotocol/sdk';
 import { TrafficLog } from '../wire/trafficLog';
@@ -229,8 +230,9 @@ export class Runner {
       );
     }
     const empty = !facts.text && facts.tools === 0 && !facts.plan;
-    if (empty) {
-      await this.stderrTail.quiet(); // the error quotes the stderr tail: let its last lines arrive
+    if (empty || isRetryOnlyText(text)) {
+      // The verdict reads the stderr tail (a provider's 429 there means exit 75): let its last lines arrive.
+      await this.stderrTail.quiet();
     }
     return {
       verdict: turnVerdict(turn, { text, empty, stderrTail: this.stderrTail.text() }, this.stop),

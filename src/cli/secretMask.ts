@@ -1,7 +1,7 @@
 import type { McpSecretRedactor } from '../mcp/redaction';
 import type { SignInMethod } from '../acp/authMethods';
 import type { TransportSettings } from '../host/transportSettings';
-import type { CliEvent, EventSink } from './events';
+import type { CliEvent, EventSink, TextEvent } from './events';
 
 /** What replaces an injected value in stdout, stderr and the traffic log. */
 export const secretMark = '***';
@@ -90,18 +90,40 @@ export function maskDeep(value: unknown, mask: (s: string) => string): unknown {
 
 /**
  * Masks every injected value in what the run prints — events (every string field: text, titles,
- * inputs, outputs, errors) and stderr lines — as CI systems mask secrets in logs. A value the
- * agent streams split across two `text` fragments is masked in `result.text` (the whole reply),
- * not in the fragments.
+ * inputs, outputs, errors) and stderr lines — as CI systems mask secrets in logs. The reply's
+ * `text` fragments are masked as one stream: the end of a fragment that could begin a secret is
+ * held back until the next fragment (or any other event) shows whether it does, so a value the
+ * agent streams split across fragments is masked too.
  */
 export class MaskingSink implements EventSink {
+  private held: TextEvent | undefined;
+
   constructor(
     private readonly inner: EventSink,
     private readonly redactor: McpSecretRedactor,
   ) {}
 
   emit(event: CliEvent): void {
+    if (event.type === 'text') {
+      const text = this.redactor.mask((this.held?.text ?? '') + event.text);
+      const keep = this.redactor.pendingPrefix(text);
+      this.held = keep > 0 ? { ...event, text: text.slice(text.length - keep) } : undefined;
+      if (keep < text.length) {
+        this.inner.emit({ ...event, text: text.slice(0, text.length - keep) });
+      }
+      return;
+    }
+    this.release();
     this.inner.emit(maskDeep(event, (s) => this.redactor.mask(s)) as CliEvent);
+  }
+
+  /** What was held back of the reply goes out as it is: no secret followed. */
+  private release(): void {
+    const held = this.held;
+    this.held = undefined;
+    if (held !== undefined) {
+      this.inner.emit(held);
+    }
   }
 
   diagnostic(line: string): void {
@@ -109,6 +131,7 @@ export class MaskingSink implements EventSink {
   }
 
   flush(): Promise<void> {
+    this.release();
     return this.inner.flush();
   }
 }

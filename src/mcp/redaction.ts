@@ -42,6 +42,24 @@ export class McpSecretRedactor implements TrafficRedactor {
     return out;
   }
 
+  /**
+   * How many characters at the end of `text` could be the start of a secret (the longest suffix
+   * that is a proper prefix of one): a stream holds them back until the next piece shows whether
+   * the secret follows.
+   */
+  pendingPrefix(text: string): number {
+    let longest = 0;
+    for (const secret of this.secrets) {
+      for (let n = Math.min(secret.length - 1, text.length); n > longest; n--) {
+        if (text.endsWith(secret.slice(0, n))) {
+          longest = n;
+          break;
+        }
+      }
+    }
+    return longest;
+  }
+
   add(values: Iterable<string>): void {
     for (const v of values) {
       if (v !== '') {

@@ -73,7 +73,9 @@ export async function echoSecrets(turn: Turn, marker: Marker): Promise<void> {
   log(`echo-secrets: echoing ${values.length.toString()} values: ${values.join(' | ')}`);
   for (const v of values) {
     await turn.stream('agent_thought_chunk', [`I was given ${v} and will use it.`]);
-    await turn.stream('agent_message_chunk', [`The value is ${v}; keep it safe. `]);
+    // Split across two chunks, as a model's tokens may split it: a client masking per chunk would miss it.
+    const half = Math.floor(v.length / 2);
+    await turn.stream('agent_message_chunk', [`The value is ${v.slice(0, half)}`, `${v.slice(half)}; keep it safe. `]);
     const toolCallId = turn.newToolCallId();
     await turn.send({
       sessionUpdate: 'tool_call',

@@ -11,12 +11,10 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { ChatSession } from '../../src/app/chatSession';
 import { handoffChat } from '../../src/app/handoffChat';
-import { scopeFor } from '../../src/app/settingsScope';
-import { AgentHost, type AgentDefinition } from '../../src/host/agentHost';
-import type { AssistantEntry } from '../../src/session/sessionState';
+import type { AgentDefinition } from '../../src/host/agentHost';
 import { formatMessage } from '../../src/util/l10n';
+import { HeadlessChats, lastReplyText } from '../support/headlessChats';
 import { scriptedAgentPath } from '../support/paths';
 import { agentProfiles } from './agentProfiles';
 import { defaultTarget, startModelServer } from './modelServer';
@@ -25,13 +23,6 @@ function arg(name: string, fallback: string): string {
   const i = process.argv.indexOf(name);
   return i >= 0 ? (process.argv[i + 1] ?? fallback) : fallback;
 }
-
-const lastReply = (chat: ChatSession): string =>
-  chat.controller.state.entries
-    .filter((e): e is AssistantEntry => e.kind === 'assistant')
-    .at(-1)
-    ?.parts.map((p) => (p.kind === 'text' ? p.text : ''))
-    .join('') ?? '';
 
 async function main(): Promise<number> {
   const agentId = arg('--agent', 'claude');
@@ -51,19 +42,8 @@ async function main(): Promise<number> {
   const launch = profile.prepare({ origin: server.origin, home, cwd, modules });
   const real: AgentDefinition = { id: profile.id, name: profile.label, command: launch.command, args: [...launch.args], env: { ...launch.env, HOME: home } };
   const scripted: AgentDefinition = { id: 'scripted', name: 'Scripted', command: process.execPath, args: [scriptedAgentPath], env: { SCRIPTED_AGENT_CHUNK_DELAY_MS: '0' } };
-  const hosts: AgentHost[] = [];
-  const chats: ChatSession[] = [];
-  const newChat = (def: AgentDefinition, dir: string): ChatSession => {
-    const host = new AgentHost(def, {
-      cwd: dir,
-      clientInfo: { name: 'hermes-acp-handoff-try', version: '0' },
-      ports: { permission: { requestPermission: () => Promise.resolve({ outcome: { outcome: 'cancelled' } }) } },
-    });
-    hosts.push(host);
-    const chat = new ChatSession({ host, cwd: dir, consent: { allow: () => Promise.resolve(true) }, t: formatMessage, settingsScope: () => scopeFor('ssh-remote') });
-    chats.push(chat);
-    return chat;
-  };
+  const chats = new HeadlessChats('hermes-acp-handoff-try');
+  const newChat = chats.open;
   const findings: Record<string, unknown> = { agent: profile.label, out };
   let ok = true;
   try {
@@ -71,11 +51,11 @@ async function main(): Promise<number> {
     const source = newChat(real, cwd);
     const first = await source.submit([{ type: 'text', text: 'Say the rig greeting.' }]);
     findings.sourceTurn = first?.kind;
-    findings.sourceReply = lastReply(source).slice(0, 120);
+    findings.sourceReply = lastReplyText(source).slice(0, 120);
     findings.sourceNotices = source.controller.state.entries.flatMap((e) => (e.kind === 'notice' ? [`${e.title} ${e.detail ?? ''} ${e.log ?? ''}`.slice(0, 400)] : []));
     const one = await handoffChat({ source, target: scripted, summary: false, newChat, t: formatMessage });
     await one.chat.submit([{ type: 'text', text: '[received]' }]);
-    const received = lastReply(one.chat);
+    const received = lastReplyText(one.chat);
     findings.toScripted = { as: one.as, turns: one.brief.turns, receivedHead: received.split('\n').slice(0, 3), carriesReply: received.includes('RIG-OK') };
     ok &&= received.includes('RIG-OK') && received.includes('Say the rig greeting.');
 
@@ -88,16 +68,13 @@ async function main(): Promise<number> {
     const after = fs.existsSync(bodies) ? fs.readdirSync(bodies).sort() : [];
     const sent = after.slice(before).map((f) => fs.readFileSync(path.join(bodies, f), 'utf8'));
     const reached = sent.some((b) => b.includes('PELICAN-42') && b.includes('You are taking over a conversation'));
-    findings.toReal = { as: two.as, budgetChars: two.budgetChars, turn: turn?.kind, reply: lastReply(two.chat).slice(0, 120), modelRequests: sent.length, briefReachedModel: reached };
+    findings.toReal = { as: two.as, budgetChars: two.budgetChars, turn: turn?.kind, reply: lastReplyText(two.chat).slice(0, 120), modelRequests: sent.length, briefReachedModel: reached };
     ok &&= reached;
   } catch (e) {
     findings.error = String(e);
     ok = false;
   } finally {
-    for (const c of chats) {
-      c.dispose();
-    }
-    await Promise.all(hosts.map((h) => h.dispose()));
+    await chats.dispose();
     await server.close();
   }
   console.log(JSON.stringify({ ok, ...findings }));

@@ -86,6 +86,9 @@ suite('Worktree sessions in code-server + Chromium', function () {
     settings: { 'hermes.review.openDiffs': 'onClick', 'git.openRepositoryInParentFolders': 'always' },
     prepare: (ws) => {
       git(ws, 'init', '-q', '-b', 'main');
+      // The user's identity, as a real checkout has (Keep the branch commits as the user).
+      git(ws, 'config', 'user.name', 'UI test');
+      git(ws, 'config', 'user.email', 'ui@test.invalid');
       git(ws, 'add', '-A');
       git(ws, 'commit', '-q', '-m', 'base');
     },
@@ -172,6 +175,23 @@ suite('Worktree sessions in code-server + Chromium', function () {
     }
     assert.equal(fs.readFileSync(path.join(ui.workspace, '.worktrees', a.name, 'notes.txt'), 'utf8'), textA, 'the worktree keeps its version');
     await ui.shot('worktrees-merged');
+  });
+
+  test('Keep the branch: the worktree’s changes are committed on its branch with the message the user typed; the main checkout is untouched', async () => {
+    const ui = code.ui();
+    const mainStatus = git(ui.workspace, 'status', '--porcelain');
+    await worktreeAction(ui.page, `hermes/${a.name}`, 'Keep the branch');
+    const widget = ui.page.locator('.quick-input-widget');
+    await widget.locator('.quick-input-title', { hasText: `Commit message for hermes/${a.name}` }).waitFor({ timeout: 30_000 });
+    const input = widget.locator('input.input');
+    await input.fill('Notes from session A');
+    await input.press('Enter');
+    await waitUntil('the commit on the branch', () => Promise.resolve(git(ui.workspace, 'log', '-1', '--format=%s', `hermes/${a.name}`) === 'Notes from session A'), 30_000);
+    const worktree = path.join(ui.workspace, '.worktrees', a.name);
+    assert.equal(git(worktree, 'status', '--porcelain'), '', 'nothing left uncommitted in the worktree');
+    assert.equal(git(ui.workspace, 'show', `hermes/${a.name}:notes.txt`), textA.trimEnd(), 'the commit holds the session’s version');
+    assert.equal(git(ui.workspace, 'status', '--porcelain'), mainStatus, 'the main checkout is as it was');
+    await ui.shot('worktrees-kept');
   });
 
   test('Discard: the confirmation lists what is lost, then worktree, branch and record are gone', async () => {

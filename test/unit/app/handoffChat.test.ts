@@ -5,53 +5,30 @@
  */
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
-import { ChatSession } from '../../../src/app/chatSession';
+import type { ChatSession } from '../../../src/app/chatSession';
 import { handoffChat, SUMMARY_REQUEST } from '../../../src/app/handoffChat';
 import { briefBudget } from '../../../src/session/handoff';
 import { contextWindow } from '../../agents/textScenarios';
-import { scopeFor } from '../../../src/app/settingsScope';
-import { AgentHost, type AgentDefinition } from '../../../src/host/agentHost';
-import type { AssistantEntry, NoticeEntry } from '../../../src/session/sessionState';
+import type { AgentDefinition } from '../../../src/host/agentHost';
+import type { NoticeEntry } from '../../../src/session/sessionState';
 import { formatMessage } from '../../../src/util/l10n';
 import { tempWorkspace } from '../../support/agentStack';
+import { HeadlessChats, lastReplyText } from '../../support/headlessChats';
 import { scriptedAgentPath } from '../../support/paths';
 
 function agent(id: string, name: string, env: Record<string, string> = {}): AgentDefinition {
   return { id, name, command: process.execPath, args: [scriptedAgentPath], env: { SCRIPTED_AGENT_CHUNK_DELAY_MS: '0', ...env } };
 }
 
-const lastReply = (chat: ChatSession): string =>
-  chat.controller.state.entries
-    .filter((e): e is AssistantEntry => e.kind === 'assistant')
-    .at(-1)
-    ?.parts.map((p) => (p.kind === 'text' ? p.text : ''))
-    .join('') ?? '';
-
 const notices = (chat: ChatSession): NoticeEntry[] => chat.controller.state.entries.filter((e): e is NoticeEntry => e.kind === 'notice');
 
 suite('hand-off to another agent with real agent processes (issue 40)', function () {
   this.timeout(60_000);
   const ws = tempWorkspace('hermes-handoff-');
-  const hosts: AgentHost[] = [];
-  const chats: ChatSession[] = [];
-  const newChat = (def: AgentDefinition, cwd: string): ChatSession => {
-    const host = new AgentHost(def, {
-      cwd,
-      clientInfo: { name: 'hermes-acp-tests', version: '0.0.0' },
-      ports: { permission: { requestPermission: () => Promise.resolve({ outcome: { outcome: 'cancelled' } }) } },
-    });
-    hosts.push(host);
-    const chat = new ChatSession({ host, cwd, consent: { allow: () => Promise.resolve(true) }, t: formatMessage, settingsScope: () => scopeFor('ssh-remote') });
-    chats.push(chat);
-    return chat;
-  };
+  const chats = new HeadlessChats('hermes-acp-tests');
+  const newChat = chats.open;
 
-  teardown(async () => {
-    for (const c of chats.splice(0)) {
-      c.dispose();
-    }
-    await Promise.all(hosts.splice(0).map((h) => h.dispose()));
-  });
+  teardown(() => chats.dispose());
   suiteTeardown(() => fs.rmSync(ws, { recursive: true, force: true }));
 
   async function conversation(): Promise<ChatSession> {
@@ -77,7 +54,7 @@ suite('hand-off to another agent with real agent processes (issue 40)', function
     assert.match(notices(source).at(-1)?.title ?? '', /Handed off to Agent B in a new chat/);
 
     await chat.submit([{ type: 'text', text: 'Carry on [received]' }]);
-    const reply = lastReply(chat);
+    const reply = lastReplyText(chat);
     assert.match(reply, /^Received 2 block\(s\):\n- resource hermes-acp:\/\/handoff\/[^ ]+\.md text\/markdown, \d+ chars\n- text, 19 chars/);
     const received = /~~~~markdown\n([\s\S]*)\n~~~~/.exec(reply)?.[1] ?? '';
     assert.equal(received, brief.text, 'the agent got the brief as it was built');
@@ -96,7 +73,7 @@ suite('hand-off to another agent with real agent processes (issue 40)', function
     assert.match(notices(chat).at(-1)?.detail ?? '', /as text/);
     await chat.submit([{ type: 'text', text: '[received]' }]);
     // The client joins the context's text and the typed text into one block: the brief, then the message.
-    assert.equal(lastReply(chat), `Received 1 block(s):\n- text, ${brief.text.length + '[received]'.length} chars`);
+    assert.equal(lastReplyText(chat), `Received 1 block(s):\n- text, ${brief.text.length + '[received]'.length} chars`);
   });
 
   test('with a summary: the first agent writes it in its own chat, and only the summary is handed over (to an agent that reports no window: the default budget)', async () => {
@@ -105,7 +82,7 @@ suite('hand-off to another agent with real agent processes (issue 40)', function
     const { chat, brief, budgetChars } = await handoffChat({ source, target, summary: true, newChat, t: formatMessage });
     assert.equal(budgetChars, briefBudget(undefined));
     // The scripted agent echoes a prompt without markers: its "summary" is that echo, as a real agent's reply would be.
-    assert.equal(lastReply(source), `You said: ${SUMMARY_REQUEST}`);
+    assert.equal(lastReplyText(source), `You said: ${SUMMARY_REQUEST}`);
     assert.equal(brief.keptTurns, 0);
     assert.match(brief.text, /## Summary written by Agent A\n\nYou said: Another coding agent is about to take over/);
     assert.doesNotMatch(brief.text, /and say hello/);
@@ -116,9 +93,9 @@ suite('hand-off to another agent with real agent processes (issue 40)', function
     const source = newChat(agent('scripted-a', 'Agent A'), ws);
     const turn = source.submit([{ type: 'text', text: 'work slowly [slow]' }]);
     await new Promise((r) => setTimeout(r, 300));
-    const before = chats.length;
+    const before = chats.count;
     await assert.rejects(handoffChat({ source, target: agent('scripted-b', 'Agent B'), summary: true, newChat, t: formatMessage }), /Agent A is still working/);
-    assert.equal(chats.length, before, 'no new chat');
+    assert.equal(chats.count, before, 'no new chat');
     await source.cancel();
     await turn;
   });
