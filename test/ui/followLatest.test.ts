@@ -3,6 +3,7 @@ import type { BrowserContext, Page } from 'playwright-core';
 import type { EntryView } from '../../src/protocol/sessionView';
 import type { EntryOp, HostMessage } from '../../src/protocol/webviewProtocol';
 import { assistant, patch, snapshot, turnEnd, user } from '../unit/webview/fixtures';
+import { loadCorpus, messageHeading, selectPayloads } from './hostileCorpus';
 import type { PageElement } from './pageTypes';
 import { type BrowserModule, type FakeHostModule, importEsm, openFakeHostPage, twoFrames } from './replayView';
 
@@ -184,5 +185,32 @@ suite('the transcript follows the reply unless the user scrolled away (Chromium,
     await shown('keep the plan small.');
     const d = await distance();
     assert.ok(d <= 1, `following again after the jump: ${d.toFixed(1)} px from the bottom`);
+  });
+  test('pinned through the R4 hostile messages (10,000 nested quotes, 30,000 inline code spans, 2 MB paragraphs…) in a narrow view: the following never stops', async () => {
+    // R4's corpus in code-server found it: such messages grow and shrink as their off-screen Markdown
+    // groups are laid out, the browser moves the view up to keep it inside the list, and that scroll
+    // up counted as the user's (the footer never came into view; "Jump to latest" showed).
+    await page.setViewportSize({ width: 300, height: 640 });
+    await deliver(snapshot(++seq, history(2), { phase: 'running', turnStartedAt: Date.now() }));
+    await frames();
+    let index = 6;
+    for (const p of selectPayloads(loadCorpus(), undefined)) {
+      // As the scripted agent replays them: a message each, streamed in three chunks.
+      const full = `${messageHeading(p.id)}\n\n${p.text}`;
+      const third = Math.ceil(full.length / 3);
+      const at = index++;
+      await send([{ op: 'insert', index: at, entry: assistant(`r4-${p.id}`, full.slice(0, third)) }]);
+      for (let k = 1; k < 3; k++) {
+        await send([{ op: 'appendText', index: at, part: 0, kind: 'text', text: full.slice(k * third, (k + 1) * third) }]);
+      }
+    }
+    await send([{ op: 'insert', index, entry: turnEnd('e-huge') }], 'idle');
+    const footer = page.locator('[data-entry-id="e-huge"]');
+    await footer.waitFor({ timeout: 60_000 });
+    await page.waitForTimeout(1_000);
+    await frames();
+    const d = await distance();
+    assert.ok(d <= 1, `still at the bottom after the hostile messages: ${d.toFixed(1)} px from it`);
+    assert.equal(await page.getByRole('button', { name: 'Jump to latest' }).isVisible(), false, 'no Jump to latest: the user never scrolled');
   });
 });

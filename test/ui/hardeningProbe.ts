@@ -5,7 +5,7 @@
  * (so a command that ran — a new editor, a terminal, a hidden side bar — is seen).
  */
 import type { Frame, FrameLocator, Locator, Page } from 'playwright-core';
-import { footers, pinnedWebview, send, sendAndWaitForFooter, transcriptEntries, type EntrySummary } from './uiHelpers';
+import { footers, pinnedWebview, send, sendAndWaitForFooter } from './uiHelpers';
 
 /** Sends a prompt once the composer accepts it (a big payload may keep the previous turn busy). */
 export function sendPrompt(chat: FrameLocator, text: string): Promise<void> {
@@ -405,19 +405,4 @@ export async function patientChat(page: Page, timeoutMs = 120_000): Promise<Fram
     }
     await page.waitForTimeout(500);
   }
-}
-
-/**
- * The entries after the last user message (class list, text, and the text of the `parts` named by
- * selector); the transcript scrolled through (it is virtualized).
- */
-export async function lastTurn(chat: FrameLocator, parts?: Readonly<Record<string, string>>): Promise<EntrySummary[]> {
-  const all = await transcriptEntries(chat, parts);
-  let last = -1;
-  all.forEach((e, i) => {
-    if (e.cls.split(/\s+/).includes('entry-user')) {
-      last = i;
-    }
-  });
-  return all.slice(last + 1);
 }

@@ -20,7 +20,6 @@ import {
   auditChatDom,
   chatFrames,
   installProbes,
-  lastTurn,
   parsePolicy,
   patientChat,
   probeCspEnforcement,
@@ -51,7 +50,7 @@ import {
   type Payload,
 } from './hostileCorpus';
 import { openVsCode, type UiSession } from './support';
-import { clickOnTarget, conversation, footerIds, newFooter, shotName, transcriptEntries, waitUntil } from './uiHelpers';
+import { clickOnTarget, conversation, footerIds, lastTurnEntries, newFooter, shotName, transcriptEntries, waitUntil } from './uiHelpers';
 import type { PageElement } from './pageTypes';
 
 /** Messages from the chat to the extension that act on something (a click on content must send none). */
@@ -312,7 +311,7 @@ suite('R4 hardening: hostile content in code-server + Chromium', function () {
       await replay(channel, list);
       // The transcript is virtualized (issue 43): the last turn is read by scrolling through it,
       // each card's parts as it passes.
-      const turn = await lastTurn(chat, cardParts);
+      const turn = await lastTurnEntries(chat, cardParts);
       const turnText = turn.map((e) => e.text).join('\n');
       const cards = turn.filter((e) => e.cls.split(/\s+/).includes('tool-card'));
       const part = (name: keyof typeof cardParts): string[] => cards.flatMap((c) => c.parts[name] ?? []);

@@ -10,6 +10,8 @@ import { anchorAt, savedPlace } from './scrollPlace';
 
 /** Closer than this to the bottom counts as "at the bottom". */
 const bottomSlackPx = 24;
+/** How long after the user's wheel, touch, key or pointer a scroll up is theirs even while the content changes height. */
+const userInputMs = 1000;
 /** Rows are kept this far (at least) beyond the view, above and below: scrolling finds them laid out. */
 const minOverscanPx = 800;
 /** The view's height when the page has no layout (hidden, or jsdom). */
@@ -39,6 +41,10 @@ export class Transcript {
   #slots: readonly Slot[] = [];
   #pinned = true;
   #lastScrollTop = 0;
+  /** The content's height at the last scroll event (or our own scroll): a scroll up that comes with a new height is layout's, not the user's. */
+  #lastScrollHeight = 0;
+  /** When the user last turned the wheel, touched, pressed a key or a pointer in the log (ms, `performance.now()`). */
+  #userInputAt = Number.NEGATIVE_INFINITY;
   #restored = false;
   #saveTimer: number | undefined;
   #loading = false;
@@ -71,6 +77,12 @@ export class Transcript {
     setHidden(this.#jump, true);
     this.element = el('div', { class: 'transcript-wrap' }, [this.log, this.#jump]);
     this.log.addEventListener('scroll', () => this.#onScroll());
+    const userInput = (): void => {
+      this.#userInputAt = performance.now();
+    };
+    for (const type of ['wheel', 'touchmove', 'keydown', 'pointerdown'] as const) {
+      this.log.addEventListener(type, userInput, { passive: true });
+    }
     this.log.addEventListener('click', (e) => followLink(e, this.log, env));
     const win = this.log.ownerDocument.defaultView;
     if (win !== null && 'ResizeObserver' in win) {
@@ -323,12 +335,20 @@ export class Transcript {
   #onScroll(): void {
     const log = this.log;
     const distance = log.scrollHeight - log.scrollTop - log.clientHeight;
+    // A scroll up while the content changed height, with no input from the user, is the browser
+    // keeping the view inside a list whose rows were just measured (or whose off-screen Markdown
+    // groups were laid out): the view stays at the bottom. Otherwise it is the user's (wheel, keys,
+    // scroll bar, or a script scrolling for them) and the view stops following.
+    const layoutMoved = log.scrollHeight !== this.#lastScrollHeight && performance.now() - this.#userInputAt > userInputMs;
     if (distance <= bottomSlackPx) {
       this.#pinned = true;
-    } else if (log.scrollTop < this.#lastScrollTop - 1) {
+    } else if (log.scrollTop < this.#lastScrollTop - 1 && !layoutMoved) {
       this.#pinned = false; // the user scrolled up
+    } else if (this.#pinned) {
+      this.#scrollToBottom();
     }
     this.#lastScrollTop = log.scrollTop;
+    this.#lastScrollHeight = log.scrollHeight;
     this.#updateJump();
     if (!this.#holding) {
       this.#captureAnchor();
@@ -354,6 +374,7 @@ export class Transcript {
       log.scrollTop = top;
     }
     this.#lastScrollTop = log.scrollTop;
+    this.#lastScrollHeight = log.scrollHeight;
   }
 
   /** Our own scroll: the scroll event it fires keeps the anchor (it is where we put the view). */
