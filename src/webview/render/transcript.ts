@@ -1,17 +1,14 @@
-import { button, el, icon, setHidden } from '../dom';
+import { button, el, setHidden } from '../dom';
 import { t } from '../strings';
 import type { Frame, Slot } from '../viewStore';
 import type { RenderEnv } from './env';
-import type { PermissionPrompt } from './permission';
-import { ToolCallView } from './toolCall';
 import { followLink, TranscriptNews } from './transcriptNews';
 import { TranscriptRows } from './transcriptRows';
 import { anchorAt, savedPlace } from './scrollPlace';
+import { emptyState } from './emptyState';
 
 /** Closer than this to the bottom counts as "at the bottom". */
 const bottomSlackPx = 24;
-/** How long after the user's wheel, touch, key or pointer a scroll up is theirs even while the content changes height. */
-const userInputMs = 1000;
 /** Rows are kept this far (at least) beyond the view, above and below: scrolling finds them laid out. */
 const minOverscanPx = 800;
 /** The view's height when the page has no layout (hidden, or jsdom). */
@@ -43,7 +40,7 @@ export class Transcript {
   #lastScrollTop = 0;
   /** The content's height at the last scroll event (or our own scroll): a scroll up that comes with a new height is layout's, not the user's. */
   #lastScrollHeight = 0;
-  /** When the user last turned the wheel, touched, pressed a key or a pointer in the log (ms, `performance.now()`). */
+  /** When the user last turned the wheel, pressed a key or a pointer (a touch too) in the log (ms, `performance.now()`). */
   #userInputAt = Number.NEGATIVE_INFINITY;
   #restored = false;
   #saveTimer: number | undefined;
@@ -76,12 +73,9 @@ export class Transcript {
     this.#jump = button(t('Jump to latest'), { icon: 'arrow-down', class: 'jump-latest', onClick: () => this.jumpToLatest() });
     setHidden(this.#jump, true);
     this.element = el('div', { class: 'transcript-wrap' }, [this.log, this.#jump]);
-    this.log.addEventListener('scroll', () => this.#onScroll());
-    const userInput = (): void => {
-      this.#userInputAt = performance.now();
-    };
-    for (const type of ['wheel', 'touchmove', 'keydown', 'pointerdown'] as const) {
-      this.log.addEventListener(type, userInput, { passive: true });
+    this.log.addEventListener('scroll', (e) => this.#onScroll(e));
+    for (const type of ['wheel', 'keydown', 'pointerdown'] as const) {
+      this.log.addEventListener(type, (e) => (this.#userInputAt = e.timeStamp), { passive: true });
     }
     this.log.addEventListener('click', (e) => followLink(e, this.log, env));
     const win = this.log.ownerDocument.defaultView;
@@ -142,24 +136,6 @@ export class Transcript {
         slot.component?.turnEnded?.();
       }
     }
-  }
-
-  /** The pending permission prompt the keyboard shortcuts answer: the focused card's, else the first. */
-  pendingPrompt(focused: Element | null): PermissionPrompt | undefined {
-    let first: PermissionPrompt | undefined;
-    for (const slot of this.rows.mounted()) {
-      const c = slot.component;
-      if (c instanceof ToolCallView) {
-        const prompt = c.pendingPrompt;
-        if (prompt !== undefined) {
-          if (focused !== null && c.element.contains(focused)) {
-            return prompt;
-          }
-          first ??= prompt;
-        }
-      }
-    }
-    return first;
   }
 
   jumpToLatest(): void {
@@ -318,34 +294,21 @@ export class Transcript {
     const isEmpty = this.#slots.length === 0;
     setHidden(this.#empty, !isEmpty);
     if (isEmpty) {
-      const header = this.#env.header();
-      this.#empty.replaceChildren(
-        icon('hubot', 'empty-icon'),
-        el('p', {
-          text: initial || header === undefined ? t('Connecting…') : t('Ask {0} anything. Type / for commands.', header.agentName),
-        }),
-        // The Demo's replies are scripted: say how to reach the real thing.
-        ...(header?.demo === true
-          ? [el('p', { class: 'empty-hint', text: t('This is the built-in Demo agent: its replies are scripted. To chat with Hermes, install Hermes Agent, then run “Hermes: Select Agent” (or “Hermes: Set Up Agent…” when it is not on PATH).') })]
-          : []),
-      );
+      this.#empty.replaceChildren(...emptyState(initial, this.#env.header()));
     }
   }
 
-  #onScroll(): void {
+
+  #onScroll(e: Event): void {
     const log = this.log;
     const distance = log.scrollHeight - log.scrollTop - log.clientHeight;
-    // A scroll up while the content changed height, with no input from the user, is the browser
-    // keeping the view inside a list whose rows were just measured (or whose off-screen Markdown
-    // groups were laid out): the view stays at the bottom. Otherwise it is the user's (wheel, keys,
-    // scroll bar, or a script scrolling for them) and the view stops following.
-    const layoutMoved = log.scrollHeight !== this.#lastScrollHeight && performance.now() - this.#userInputAt > userInputMs;
     if (distance <= bottomSlackPx) {
       this.#pinned = true;
-    } else if (log.scrollTop < this.#lastScrollTop - 1 && !layoutMoved) {
-      this.#pinned = false; // the user scrolled up
-    } else if (this.#pinned) {
-      this.#scrollToBottom();
+    } else if (log.scrollTop < this.#lastScrollTop - 1 && (log.scrollHeight === this.#lastScrollHeight || e.timeStamp - this.#userInputAt < 1000)) {
+      // The user scrolled up. A scroll up while the content changed height, with no input from the
+      // user in the last second, is the browser keeping the view inside rows just measured (or
+      // Markdown groups just laid out): the view keeps following (the rows' resize puts it back).
+      this.#pinned = false;
     }
     this.#lastScrollTop = log.scrollTop;
     this.#lastScrollHeight = log.scrollHeight;
