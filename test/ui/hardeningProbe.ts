@@ -186,7 +186,9 @@ interface AuditLog {
   scrollTop: number;
   readonly clientHeight: number;
   readonly scrollHeight: number;
+  querySelector(s: string): AuditLog | null;
   querySelectorAll(s: string): ArrayLike<unknown>;
+  getBoundingClientRect(): { readonly top: number; readonly bottom: number };
 }
 
 /**
@@ -287,7 +289,11 @@ export async function auditChatDom(inner: Frame): Promise<{ findings: AuditFindi
     }
     audit();
     for (let step = 0; log !== null && step < 10_000 && log.scrollTop + log.clientHeight < log.scrollHeight - 1; step++) {
-      log.scrollTop += Math.max(50, log.clientHeight * 0.8);
+      // A row that starts in view is in the DOM whole, however tall (a huge message): on to its end in one step.
+      const viewTop = log.getBoundingClientRect().top;
+      const ends = Array.from(log.querySelectorAll('.entry-row') as ArrayLike<AuditLog>).map((r) => r.getBoundingClientRect()).filter((b) => b.top < viewTop + log.clientHeight);
+      const hugeEnd = Math.max(0, ...ends.map((b) => b.bottom - viewTop - log.clientHeight));
+      log.scrollTop += Math.max(50, log.clientHeight * 0.8, hugeEnd);
       await settled();
       audit();
       views++;

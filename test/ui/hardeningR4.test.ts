@@ -50,7 +50,7 @@ import {
   type Payload,
 } from './hostileCorpus';
 import { openVsCode, type UiSession } from './support';
-import { clickOnTarget, conversation, footerIds, lastTurnEntries, newFooter, shotName, transcriptEntries, waitUntil } from './uiHelpers';
+import { clickOnTarget, conversation, footerIds, lastTurnEntries, newFooter, scrolledTo, shotName, transcriptEntries, waitUntil } from './uiHelpers';
 import type { PageElement } from './pageTypes';
 
 /** Messages from the chat to the extension that act on something (a click on content must send none). */
@@ -130,7 +130,11 @@ async function linksByView(chat: FrameLocator): Promise<{ scrollTop: number; blo
     await settled();
     read();
     for (let step = 0; step < 10_000 && log.scrollTop + log.clientHeight < log.scrollHeight - 1; step++) {
-      log.scrollTop += Math.max(50, log.clientHeight * 0.8);
+      // A row that starts in view is in the DOM whole, however tall (a huge message): on to its end in one step.
+      const viewTop = log.getBoundingClientRect().top;
+      const ends = Array.from(log.querySelectorAll('.entry-row')).map((r) => r.getBoundingClientRect()).filter((b) => b.top < viewTop + log.clientHeight);
+      const hugeEnd = Math.max(0, ...ends.map((b) => b.bottom - viewTop - log.clientHeight));
+      log.scrollTop += Math.max(50, log.clientHeight * 0.8, hugeEnd);
       await settled();
       read();
     }
@@ -444,7 +448,8 @@ suite('R4 hardening: hostile content in code-server + Chromium', function () {
       if ((await el.count()) === 0) {
         await scrollLogTo(chat, view.scrollTop);
       }
-      return el;
+      // Heights corrected since the walk can put the entry elsewhere: then it is looked for from the top.
+      return (await el.count()) === 0 ? scrolledTo(conversation(chat), el, `link ${link.index} of ${link.entry}`) : el;
     };
     for (const view of found) {
       await scrollLogTo(chat, view.scrollTop);

@@ -66,7 +66,7 @@ export async function clickOnTarget(el: Locator, timeoutMs = 3000): Promise<'poi
     await el.click({ timeout: timeoutMs });
     return 'pointer';
   } catch {
-    await el.dispatchEvent('click').catch(() => undefined);
+    await el.dispatchEvent('click', undefined, { timeout: timeoutMs }).catch(() => undefined);
     return 'dispatched';
   }
 }
@@ -225,7 +225,11 @@ export function collectEntries(log: PageElement, what: string | CollectOptions):
     await settled();
     read();
     for (let step = 0; step < 10_000 && log.scrollTop + log.clientHeight < log.scrollHeight - 1; step++) {
-      log.scrollTop += Math.max(50, log.clientHeight * 0.8);
+      // A row that starts in view is in the DOM whole, however tall (a huge message): on to its end in one step.
+      const viewTop = log.getBoundingClientRect().top;
+      const ends = Array.from(log.querySelectorAll('.entry-row')).map((r) => r.getBoundingClientRect()).filter((b) => b.top < viewTop + log.clientHeight);
+      const hugeEnd = Math.max(0, ...ends.map((b) => b.bottom - viewTop - log.clientHeight));
+      log.scrollTop += Math.max(50, log.clientHeight * 0.8, hugeEnd);
       await settled();
       read();
     }
@@ -249,7 +253,11 @@ export async function scrolledTo(log: Locator, target: Locator, what = 'the entr
       if (top) {
         l.scrollTop = 0;
       } else if (!atEnd) {
-        l.scrollTop += Math.max(50, l.clientHeight * 0.8);
+        // A row that starts in view is in the DOM whole, however tall (a huge message): on to its end in one step.
+        const viewTop = l.getBoundingClientRect().top;
+        const ends = Array.from(l.querySelectorAll('.entry-row')).map((r) => r.getBoundingClientRect()).filter((b) => b.top < viewTop + l.clientHeight);
+        const hugeEnd = Math.max(0, ...ends.map((b) => b.bottom - viewTop - l.clientHeight));
+        l.scrollTop += Math.max(50, l.clientHeight * 0.8, hugeEnd);
       }
       for (let i = 0; i < 400 && l.querySelectorAll('.entry-row.pending').length > 0; i++) {
         await new Promise((r) => w.setTimeout(() => r(undefined), 10));
