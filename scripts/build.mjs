@@ -41,7 +41,7 @@ const common = {
 };
 
 /** Modules loaded lazily by `loadChunk` (src/util/lazyChunk.ts), shipped as `dist/<name>.js`. */
-const chunks = { registryUnpack: 'src/registry/registryUnpack.ts', processSpawn: 'src/process/processSpawn.ts', connectTransport: 'src/host/connectTransport.ts' };
+const chunks = { registryUnpack: 'src/registry/registryUnpack.ts', processSpawn: 'src/process/processSpawn.ts', connectTransport: 'src/host/connectTransport.ts', acpConnection: 'src/acp/acpConnection.ts', mcpServers: 'src/mcp/mcpServers.ts', registryBrowse: 'src/views/registry/registryBrowse.ts' };
 
 /** @type {esbuild.BuildOptions[]} */
 const builds = [
@@ -77,6 +77,8 @@ const builds = [
     platform: 'node',
     format: 'cjs',
     target: 'node20',
+    // registryBrowse runs in the extension host, which provides `vscode`.
+    external: ['vscode'],
   },
   {
     // The agents' watchdog (src/process/launcher.ts starts one per agent from next to the extension).

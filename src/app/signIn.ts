@@ -1,4 +1,4 @@
-import { AcpClient } from '../acp/acpConnection';
+import type { AcpClient } from '../acp/acpConnection';
 import type { AgentDefinition, AgentHost } from '../host/agentHost';
 import { isAuthRequired, signInMethods, type SignInMethod } from '../acp/authMethods';
 import { describeError } from '../agentPort/agentErrors';
@@ -156,7 +156,7 @@ export class SignIn {
     await this.chat.claimStart(async () => {
       try {
         const client = await this.chat.host.start();
-        if (!(client instanceof AcpClient)) {
+        if (!isAcpClient(client)) {
           throw new Error(this.t('This connection has no sign-in: only ACP agents are asked to authenticate.'));
         }
         await client.authenticate(method.id);
@@ -247,4 +247,9 @@ export class SignIn {
 
 function envVar(m: SignInMethod): string | undefined {
   return m.type === 'env_var' ? m.vars?.[0] : undefined;
+}
+
+/** ACP connections can authenticate; the TUI Gateway's and API Server's cannot (the class itself loads lazily, so no `instanceof`). */
+function isAcpClient(client: object): client is AcpClient {
+  return typeof (client as Partial<AcpClient>).authenticate === 'function';
 }

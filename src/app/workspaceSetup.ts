@@ -1,7 +1,8 @@
 import type { TrafficLog } from '../wire/trafficLog';
 import type { McpServerList } from '../mcp/acpServers';
 import { McpInputResolver, type McpInputPrompt } from '../mcp/inputs';
-import { loadMcpServers, mcpSettingOrigin, nodeMcpHost, workspaceMcpFile, type McpSourceSpec } from '../mcp/mcpServers';
+import { loadMcpServersLazily } from '../mcp/lazyMcpServers';
+import { mcpSettingOrigin, workspaceMcpFile, type McpSourceSpec } from '../mcp/mcpSources';
 import { McpSecretRedactor, secretValuesOf } from '../mcp/redaction';
 import type { SessionSetupSource } from './sessionSetup';
 import type { SecretStore } from './signIn';
@@ -39,7 +40,7 @@ export class WorkspaceSessionSetup implements SessionSetupSource {
     }
     const merged: { servers: McpServerList['servers'][number][]; skipped: McpServerList['skipped'][number][]; warnings: McpServerList['warnings'][number][] } = { servers: [], skipped: [], warnings: [] };
     for (const g of groups) {
-      const list = await loadMcpServers(g.specs, nodeMcpHost({ workspaceFolder: g.folder, env: process.env, inputs: this.inputs }));
+      const list = await loadMcpServersLazily(g.specs, { workspaceFolder: g.folder, env: process.env, inputs: this.inputs });
       for (const s of list.servers) {
         if (merged.servers.some((m) => m.name === s.name)) {
           merged.skipped.push({ name: s.name, origin: g.folder ?? '', reason: 'a server of that name is already defined in another workspace folder or the setting' });

@@ -1,6 +1,7 @@
 import type * as acp from '@agentclientprotocol/sdk';
 import { Emitter } from '../util/emitter';
-import { AcpClient, type AcpClientOptions, type RequestTimeouts } from '../acp/acpConnection';
+import type { AcpClientOptions, RequestTimeouts } from '../acp/acpConnection';
+import { createAcpClient } from '../acp/lazyAcpClient';
 import { AgentProcess, type AgentCommand } from '../wire/agentProcess';
 import type { ClientPorts } from '../agentPort/clientPorts';
 import { TrafficLog } from '../wire/trafficLog';
@@ -211,7 +212,7 @@ export class AgentHost {
       this.log.append({ dir: 'stderr', kind: 'text', size: Buffer.byteLength(line), text: line });
       this.onStderrLineEmitter.fire(line);
     });
-    const client = new AcpClient(proc, {
+    const client = createAcpClient(proc, {
       clientInfo: this.options.clientInfo,
       ports: this.options.ports,
       log: this.log,

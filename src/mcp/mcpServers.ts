@@ -4,20 +4,9 @@ import * as path from 'node:path';
 import { buildMcpServers, type McpHost, type McpServerList } from './acpServers';
 import type { McpInputResolver } from './inputs';
 import { mcpConfigFromValue, parseMcpConfig, type McpConfigSource } from './mcpConfig';
+import type { McpSourceSpec } from './mcpSources';
 
-/** Where MCP servers are configured, in priority order (an earlier source keeps a name). */
-export type McpSourceSpec =
-  /** An `mcp.json` in VS Code's format; a missing file is no servers, not an error. */
-  | { readonly kind: 'file'; readonly path: string; readonly required?: boolean }
-  /** A settings value of the same shape (`hermes.mcpServers`). */
-  | { readonly kind: 'value'; readonly value: unknown; readonly origin: string };
-
-export const mcpSettingOrigin = 'setting:hermes.mcpServers';
-
-/** `.vscode/mcp.json` of a folder. */
-export function workspaceMcpFile(folder: string): string {
-  return path.join(folder, '.vscode', 'mcp.json');
-}
+export { mcpSettingOrigin, workspaceMcpFile, type McpSourceSpec } from './mcpSources';
 
 export function readMcpSources(specs: readonly McpSourceSpec[]): McpConfigSource[] {
   return specs.flatMap((spec): McpConfigSource[] => {

@@ -1,8 +1,12 @@
 import * as assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import type * as AcpConnectionChunk from '../../../src/acp/acpConnection';
+import type { AgentExitedError } from '../../../src/agentPort/agentErrors';
+import type * as McpServersChunk from '../../../src/mcp/mcpServers';
+import { McpInputResolver, environmentInputs } from '../../../src/mcp/inputs';
 import { TrafficLog } from '../../../src/wire/trafficLog';
 import type * as ProcessSpawn from '../../../src/process/processSpawn';
 import { defaultExtractLimits } from '../../../src/registry/extractLimits';
@@ -77,9 +81,38 @@ suite('lazily loaded chunks (dist/)', function () {
     );
   });
 
+  test('dist/acpConnection.js holds the ACP client: it initializes the scripted agent, a real process', async () => {
+    const { AcpClient } = loadChunk<typeof AcpConnectionChunk>(dist, 'acpConnection');
+    const child = spawn(process.execPath, [path.join(dist, 'agents', 'scriptedAgent.js')], { stdio: 'pipe' });
+    const exited = new Promise<AgentExitedError>(() => undefined);
+    const ports = { permission: { requestPermission: () => Promise.resolve({ outcome: { outcome: 'cancelled' as const } }) } };
+    const client = new AcpClient({ stdin: child.stdin, stdout: child.stdout, exited }, { clientInfo: { name: 'chunk-test', version: '0' }, ports, log: new TrafficLog() });
+    try {
+      const info = await client.initialize();
+      assert.equal(info.protocolVersion, 1);
+      const session = await client.newSession({ cwd: tmp, mcpServers: [] });
+      assert.ok(session.sessionId !== '', 'a session from the agent');
+    } finally {
+      client.dispose();
+      child.kill();
+    }
+  });
+
+  test('dist/mcpServers.js reads MCP servers from a setting value: a stdio server found on PATH, a broken one skipped with its reason', async () => {
+    const { loadMcpServers, nodeMcpHost } = loadChunk<typeof McpServersChunk>(dist, 'mcpServers');
+    const value = { servers: { node: { command: 'node', args: ['server.js'] }, broken: { type: 'stdio' } } };
+    const host = nodeMcpHost({ workspaceFolder: tmp, env: process.env, inputs: new McpInputResolver(environmentInputs({})) });
+    const list = await loadMcpServers([{ kind: 'value', value, origin: 'test' }], host);
+    assert.deepEqual(
+      list.servers.map((s) => s.name),
+      ['node'],
+    );
+    assert.ok(list.skipped.some((s) => s.name === 'broken') || list.warnings.length > 0, 'the server without a command is reported');
+  });
+
   test('every bundle that names a chunk has it in its own folder', () => {
     const names = chunkNames();
-    assert.deepEqual(names, ['connectTransport', 'processSpawn', 'registryUnpack'], 'the chunks src/ loads lazily');
+    assert.deepEqual(names, ['acpConnection', 'connectTransport', 'mcpServers', 'processSpawn', 'registryBrowse', 'registryUnpack'], 'the chunks src/ loads lazily');
     const bundles = fs
       .readdirSync(dist, { recursive: true, encoding: 'utf8' })
       .filter((f) => f.endsWith('.js') && !f.startsWith(`webview${path.sep}`));
