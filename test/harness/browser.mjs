@@ -100,14 +100,18 @@ export async function runCommand(page, title, { timeoutMs = 20_000 } = {}) {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     await page.keyboard.press('F1');
-    await input.waitFor({ timeout: Math.max(1000, deadline - Date.now()) });
-    await input.fill(`>${title}`);
     try {
+      await input.waitFor({ timeout: Math.max(1000, Math.min(5000, deadline - Date.now())) });
+      // A focus that moves late (a view revealed by the last click takes the keyboard) closes the
+      // palette it lands on: then it is opened again.
+      await input.fill(`>${title}`, { timeout: 3000 });
       await row.waitFor({ timeout: Math.max(1000, Math.min(3000, deadline - Date.now())) });
       break;
     } catch (err) {
       if (Date.now() >= deadline) throw new Error(`command "${title}" not found in the palette within ${timeoutMs} ms`, { cause: err });
-      await page.keyboard.press('Escape');
+      if (await input.isVisible()) {
+        await page.keyboard.press('Escape');
+      }
     }
   }
   await row.click();

@@ -24,15 +24,19 @@ export async function paletteCommand(page: Page, title: string, timeoutMs = 30_0
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     await page.keyboard.press('F1');
-    await widget.locator('.quick-input-box input').first().fill(`>${title}`);
+    const input = widget.locator('.quick-input-box input').first();
     try {
+      // A palette that loses the keyboard to a view taking it late closes: then it is opened again.
+      await input.fill(`>${title}`, { timeout: 5000 });
       await row.waitFor({ timeout: Math.max(1000, Math.min(3000, deadline - Date.now())) });
       break;
     } catch (e) {
       if (Date.now() >= deadline) {
         throw e;
       }
-      await page.keyboard.press('Escape');
+      if (await input.isVisible()) {
+        await page.keyboard.press('Escape');
+      }
     }
   }
   await row.click();

@@ -5,6 +5,7 @@ import * as path from 'node:path';
 import type { FrameLocator, Locator, Page } from 'playwright-core';
 import { type UiSession, vsCodeForSuite } from './support';
 import { conversation, paletteCommand, pinnedWebview, send, waitUntil } from './uiHelpers';
+import type { PageElement } from './pageTypes';
 
 const original = ['line 1', 'line 2', 'line 3', 'line 4', 'line 5', ''].join('\n');
 const textA = original.replace('line 3', 'line 3 from session A');
@@ -42,13 +43,9 @@ async function worktreeAction(page: Page, branch: string, action: string): Promi
   }, 60_000, 0);
 }
 
-async function webviewNames(page: Page): Promise<string[]> {
-  const frames = page.locator('iframe.webview');
-  const names: string[] = [];
-  for (let i = 0; i < (await frames.count()); i++) {
-    names.push((await frames.nth(i).getAttribute('name', { timeout: 1000 }).catch(() => null)) ?? '');
-  }
-  return names;
+/** The names of the webview iframes on the page, read at once (a slow page cannot drop one). */
+function webviewNames(page: Page): Promise<string[]> {
+  return page.locator('iframe.webview').evaluateAll((frames: PageElement[]) => frames.map((f) => f.getAttribute('name') ?? ''));
 }
 
 /** A new worktree session: its chat (the chat webview that was not there before) and its worktree's name. */
