@@ -1,4 +1,5 @@
 import type * as acp from '@agentclientprotocol/sdk';
+import type { SessionView } from '../src/protocol/sessionView';
 import type { SessionAction } from '../src/session/sessionActions';
 import { reduceSession } from '../src/session/sessionReducer';
 import { initialSessionState, type SessionState } from '../src/session/sessionState';
@@ -81,4 +82,9 @@ export function longSessionState(turns: number, toolOutputChars = 10_000): Sessi
   }
   dispatch({ type: 'promptSubmitted', turnId: turns + 1, id: id(), at: (at += 1_000), blocks: [{ type: 'text', text: 'One more thing: explain the change.' }] });
   return state;
+}
+
+/** Where a new reply goes in the webview of `view`: after the outlined earlier entries and the whole ones. */
+export function replyIndex(view: SessionView): number {
+  return (view.earlier?.length ?? 0) + view.entries.length;
 }

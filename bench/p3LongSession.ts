@@ -3,7 +3,7 @@ import { feedWindowMs } from '../src/session/sessionFeed';
 import type { SessionState } from '../src/session/sessionState';
 import { ViewProjector } from '../src/session/viewProjection';
 import { snapshotLimits } from '../src/session/viewWindow';
-import { benchViewContext, entriesPerTurn, longSessionState } from './longSession';
+import { benchViewContext, entriesPerTurn, longSessionState, replyIndex } from './longSession';
 import { chunkSets } from './streamText';
 import { channelTextIntervalMs, mainThreadDelta, median, WebviewBrowser } from './webviewPage';
 
@@ -120,7 +120,7 @@ async function webviewPerChunk(browser: WebviewBrowser, state: SessionState, chu
       chunksPerSecond: options.chunksPerSecond,
       windowMs: options.windowMs,
       textIntervalMs: channelTextIntervalMs(chunks, options.chunksPerSecond),
-      index: view.entries.length,
+      index: replyIndex(view),
       entryId: 'live',
     });
     const m0 = await page.metrics();

@@ -4,7 +4,7 @@ import { ViewProjector } from '../src/session/viewProjection';
 import { snapshotLimits } from '../src/session/viewWindow';
 import { patchWindowMs } from '../src/views/chat/webviewChannel';
 import { installProbes, interactionFigures, probeScrolling, probeTyping, summarize, type InteractionSummary } from './interaction';
-import { benchViewContext, longSessionState } from './longSession';
+import { benchViewContext, longSessionState, replyIndex } from './longSession';
 import { hostPerChunkUs } from './p3LongSession';
 import { chunkSets } from './streamText';
 import { channelTextIntervalMs, mainThreadDelta, WebviewBrowser } from './webviewPage';
@@ -89,8 +89,9 @@ async function webviewSide(browser: WebviewBrowser, state: SessionState, chunks:
       }
       return (mainThreadDelta(m0, m1).cpuMs * 1000) / chunks.length;
     };
-    const webviewUs = await reply('live', view.entries.length, () => Promise.resolve());
-    const webviewProbedUs = await reply('live-probed', view.entries.length + 1, async () => {
+    const shown = replyIndex(view);
+    const webviewUs = await reply('live', shown, () => Promise.resolve());
+    const webviewProbedUs = await reply('live-probed', shown + 1, async () => {
       await new Promise((r) => setTimeout(r, 500));
       await probeTyping(page);
       await probeScrolling(page);

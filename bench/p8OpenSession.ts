@@ -1,4 +1,3 @@
-import type { SessionView } from '../src/protocol/sessionView';
 import { ViewProjector } from '../src/session/viewProjection';
 import { snapshotLimits } from '../src/session/viewWindow';
 import { benchViewContext, longSessionState } from './longSession';
@@ -46,9 +45,9 @@ export interface P8Result {
   readonly growth: number;
 }
 
-/** Posts the snapshot and waits for its task, its frame and the frame after (rows measured by the ResizeObserver). */
-async function open(page: WebviewPage, view: SessionView): Promise<void> {
-  await page.snapshot(benchHeader('idle'), view.entries, view.earlier);
+/** Posts the snapshot (`deliver`) and waits for its task, its frame and the frame after (rows measured by the ResizeObserver). */
+async function open(page: WebviewPage, deliver: () => Promise<void>): Promise<void> {
+  await deliver();
   await page.page.evaluate(
     () =>
       new Promise<void>((resolve) => {
@@ -71,9 +70,10 @@ async function openOnce(browser: WebviewBrowser, turns: number, options: P8Optio
   let measured: Omit<P8Side, 'tasks' | 'longTasksCpu' | 'longestTaskCpuMs' | 'longestTasks'>;
   try {
     await page.warmUp();
+    const deliver = await page.prepareSnapshot(benchHeader('idle'), view.entries, view.earlier);
     const before = await page.metrics();
     const wall0 = Date.now();
-    await open(page, view);
+    await open(page, deliver);
     const opened = await page.metrics();
     const openWallMs = Date.now() - wall0;
     const dom = await page.page.evaluate(() => {
@@ -101,7 +101,8 @@ async function openOnce(browser: WebviewBrowser, turns: number, options: P8Optio
   const traced = await browser.open();
   try {
     await traced.warmUp();
-    const trace = await browser.traced(traced, ['toplevel', 'devtools.timeline'], () => open(traced, view));
+    const deliver = await traced.prepareSnapshot(benchHeader('idle'), view.entries, view.earlier);
+    const trace = await browser.traced(traced, ['toplevel', 'devtools.timeline'], () => open(traced, deliver));
     const long = longTasks(trace, 50);
     return { ...measured, tasks: long.tasks, longTasksCpu: long.overCpuMs.length, longestTaskCpuMs: long.maxCpuMs, longestTasks: longTasksOf(traceEvents(trace), 'cpu').slice(0, 3) };
   } finally {
