@@ -53,11 +53,11 @@ export async function runP5(options: P5Options = defaultP5): Promise<P5Result> {
   try {
     const oncePage = await browser.open();
     await oncePage.warmUp();
+    const deliver = await oncePage.prepareSnapshot(benchHeader('idle'), [final]);
     const o0 = await oncePage.metrics();
-    await oncePage.snapshot(benchHeader('idle'), [final]);
-    await oncePage.settle();
+    await deliver();
+    const onceShown = await oncePage.settleShown('a');
     const onceCpuMs = mainThreadDelta(o0, await oncePage.metrics()).cpuMs;
-    const onceShown = await oncePage.shownChars('a');
     await oncePage.close();
 
     const page = await browser.open();

@@ -297,6 +297,25 @@ export class WebviewPage {
     };
   }
 
+  /**
+   * Settles until entry `entryId` shows all it will: a long text shown at once is rendered a budget
+   * of blocks per task (markdownView.ts), so a 400 KB reply takes more tasks than one settle waits.
+   * Returns its text length.
+   */
+  async settleShown(entryId: string, timeoutMs = 60_000): Promise<number> {
+    const deadline = Date.now() + timeoutMs;
+    await this.settle();
+    let shown = await this.shownChars(entryId);
+    for (;;) {
+      await this.settle(300);
+      const now = await this.shownChars(entryId);
+      if (now === shown || Date.now() > deadline) {
+        return now;
+      }
+      shown = now;
+    }
+  }
+
   /** Text length of the rendered entry (a check that every variant shows the same thing). */
   async shownChars(entryId: string): Promise<number> {
     return this.page.evaluate((id) => (globalThis as unknown as BenchWindow).document.querySelector(`[data-entry-id="${id}"]`)?.textContent?.length ?? -1, entryId);
