@@ -24,14 +24,22 @@ const { values } = parseArgs({
 const selected = new Set((values.only ?? 'p1,p2,p3,p4,p5,p6,p7,p8,p9').split(',').map((s) => s.trim().toLowerCase()));
 const maxLoad = values['wait-load'] !== undefined ? Number(values['wait-load']) : undefined;
 
-/** Runs a command; resolves with its stdout (stderr goes through). */
+/** Runs a command; resolves with its stdout (stderr goes through; its first error line names a failure). */
 function run(cmd, args, { capture = true } = {}) {
   return new Promise((resolve, reject) => {
-    const child = spawn(cmd, args, { cwd: root, stdio: ['ignore', capture ? 'pipe' : 'inherit', 'inherit'] });
+    const child = spawn(cmd, args, { cwd: root, stdio: ['ignore', capture ? 'pipe' : 'inherit', 'pipe'] });
     let out = '';
+    let err = '';
     child.stdout?.on('data', (d) => (out += d));
+    child.stderr.on('data', (d) => {
+      process.stderr.write(d);
+      err = (err + d).slice(-20_000);
+    });
     child.on('error', reject);
-    child.on('close', (code) => (code === 0 ? resolve(out) : reject(new Error(`${cmd} ${args.join(' ')} exited with ${code}`))));
+    child.on('close', (code) => {
+      const why = err.split('\n').find((l) => /^\w*Error\b/.test(l.trim()))?.trim();
+      return code === 0 ? resolve(out) : reject(new Error(`${args.at(-1) ?? cmd} exited with ${code}${why !== undefined ? `: ${why}` : ''}`));
+    });
   });
 }
 
@@ -66,6 +74,22 @@ const x = (v) => `${v.toFixed(2)}×`;
 const n = (v) => Math.round(v).toLocaleString('en-US');
 
 const results = {};
+/**
+ * One benchmark's rows. A benchmark that fails (its process exits non-zero, a check inside it
+ * throws) is a failed gated row with its error, and the others still run and report.
+ */
+async function section(name, fn) {
+  if (!selected.has(name)) {
+    return;
+  }
+  try {
+    await fn();
+  } catch (e) {
+    const message = (e instanceof Error ? e.message : String(e)).split('\n')[0];
+    results[name] = { failed: message };
+    row(`${name.toUpperCase()} did not finish`, message, 'finishes', false);
+  }
+}
 const rows = [];
 /**
  * A table row; `ok` undefined = reported only, no target. `gate` false: the target is shown with
@@ -95,7 +119,7 @@ if (!values['no-build']) {
 }
 
 try {
-  if (selected.has('p1')) {
+  await section('p1', async () => {
     const r = (results.p1 = await bench('p1'));
     row(
       'P1 host pipeline (agent → SDK framing → reducer → patches)',
@@ -109,8 +133,8 @@ try {
       'p99 < 20 ms',
       r.loopDelayP99Ms < 20,
     );
-  }
-  if (selected.has('p2')) {
+  });
+  await section('p2', async () => {
     // Three runs (each a process of its own), gated on the median: one run cannot tell 2× from the
     // noise on a 2-core VM (issue 43: 1.84–2.88× for the same code). The median run's figures are shown.
     const runs = [];
@@ -148,8 +172,8 @@ try {
         undefined,
       );
     }
-  }
-  if (selected.has('p3')) {
+  });
+  await section('p3', async () => {
     const r = (results.p3 = await bench('p3'));
     row(
       'P3 one chunk in a long session',
@@ -163,8 +187,8 @@ try {
       'report',
       undefined,
     );
-  }
-  if (selected.has('p5')) {
+  });
+  await section('p5', async () => {
     const r = (results.p5 = await bench('p5'));
     row(
       'P5 100,000-chunk reply (~400 KB of Markdown) at 1,000 chunks/s',
@@ -180,8 +204,8 @@ try {
       r.typingP95Ms < 50 && r.scrollGapP95Ms < 50,
       false,
     );
-  }
-  if (selected.has('p6')) {
+  });
+  await section('p6', async () => {
     const r = (results.p6 = await bench('p6'));
     row(
       'P6 one chunk in a session of 5,000 entries with 50 MB of tool output',
@@ -196,8 +220,8 @@ try {
       r.typingP95Ms < 50 && r.scrollGapP95Ms < 50,
       false,
     );
-  }
-  if (selected.has('p7')) {
+  });
+  await section('p7', async () => {
     const r = (results.p7 = await bench('p7'));
     const worst = r.longTasks.slice(0, 3).map((t) => `${ms(t.cpuMs)} CPU / ${ms(t.ms)} wall (${t.parts.slice(0, 2).join(', ')})`).join('; ');
     row(
@@ -207,8 +231,8 @@ try {
       r.timerGapsOver50 === 0,
       false,
     );
-  }
-  if (selected.has('p8')) {
+  });
+  await section('p8', async () => {
     const r = (results.p8 = await bench('p8'));
     for (const side of r.sides) {
       row(
@@ -225,8 +249,8 @@ try {
       );
     }
     row('P8 opening 20,001 entries vs 5,001 (CPU)', `${x(r.growth)}`, 'report (what is shown is the same)', undefined);
-  }
-  if (selected.has('p9')) {
+  });
+  await section('p9', async () => {
     const r = (results.p9 = await bench('p9'));
     for (const round of r.rounds) {
       row(
@@ -248,8 +272,8 @@ try {
       'within 20%',
       r.memoryRatio <= 1.2,
     );
-  }
-  if (selected.has('p4')) {
+  });
+  await section('p4', async () => {
     if (productionDir === undefined) {
       throw new Error('P4 needs the production build: run without --no-build');
     }
@@ -268,7 +292,7 @@ try {
       '≤ 150 KB',
       r.webviewJsBytes <= 150 * 1024,
     );
-  }
+  });
 } finally {
   if (productionDir !== undefined) {
     rmSync(productionDir, { recursive: true, force: true });
