@@ -238,7 +238,9 @@ export async function runP9(options: P9Options = defaultP9): Promise<P9Result> {
     }
     for (let i = 0; i < options.chats; i++) {
       await session.command('Hermes: Open Chat in Editor');
-      await waitUntil(`chat ${i + 1}`, async () => ((await chatWebviews(session.page)).length > i ? true : undefined), 60_000, 250);
+      await waitUntil(`chat ${i + 1}`, async () => ((await chatWebviews(session.page)).length > i ? true : undefined), 60_000, 250).catch(async (e: unknown) => {
+        throw new Error(`${e instanceof Error ? e.message : String(e)} (screenshot: ${await session.shot(`p9-chat-${i + 1}-missing`)})`, { cause: e });
+      });
     }
     const chats = (await chatWebviews(session.page)).slice(-options.chats).map((v) => v.frame);
     for (const chat of chats) {

@@ -1,5 +1,5 @@
 // Performance benchmarks (not part of npm test): `npm run bench`. See bench/README.md.
-//   npm run bench                       build, run P1–P4, print the table, write bench/results.json
+//   npm run bench                       build, run P1–P9, print the table, write bench/results.json
 //   npm run bench -- --check            … and exit 1 when a target is missed (manual and release checks)
 //   npm run bench -- --only p2,p3       run some of them
 //   npm run bench -- --wait-load 1.5    before each benchmark, wait (≤ 20 min) for a 1-minute load average below 1.5
