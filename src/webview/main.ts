@@ -13,13 +13,5 @@ setCardsLoader(load);
 shareWithChunks();
 startApp(window);
 // The cards chunk follows once the page is idle after its first paint: a menu or card is then
-// there before anyone needs it (one that is needed sooner fetches it itself and waits). So does
-// ICU's number data: Chromium loads it on the first toLocaleString() (~30 ms in one task), which
-// would otherwise be the frame that first shows a shortened output ("50,000 characters").
-window.requestIdleCallback(
-  () => {
-    (0).toLocaleString();
-    void Promise.resolve(loadCards()).catch(() => undefined);
-  },
-  { timeout: 2000 },
-);
+// there before anyone needs it (one that is needed sooner fetches it itself and waits).
+window.requestIdleCallback(() => void Promise.resolve(loadCards()).catch(() => undefined), { timeout: 2000 });

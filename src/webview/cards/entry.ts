@@ -19,3 +19,8 @@ import { TurnEndView } from '../render/turnEnd';
 
 export const cards: Cards = { SignInCard, McpSummary, QuestionView, RewriteEditor, SlashMenu, MentionMenu, NoticeView, TurnEndView, PlanView, PlanDock, FindInChat, PermissionPrompt, TerminalItem, HeldPromptLine, mergedNote, checkDetails, RememberChoice, offersRememberChoice };
 publishCards(cards);
+// ICU's number data: Chromium loads it on a page's first toLocaleString() (~30 ms in one task).
+// This chunk is fetched when the page is idle after starting (or by the first card that needs it),
+// so that first call is made here, not in the frame that first shows a shortened tool output
+// ("Output shortened (50,000 characters)": the longest task of opening a big session, P8).
+(0).toLocaleString();
