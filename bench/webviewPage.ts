@@ -197,8 +197,7 @@ export class WebviewPage {
 
   /** Posts a snapshot as its own task (as the real host's postMessage arrives); `earlier`: the entries it only outlines. */
   async snapshot(header: SessionHeaderView, entries: readonly EntryView[], earlier?: readonly EntryOutline[]): Promise<void> {
-    const message: HostMessage = { type: 'session/snapshot', seq: this.nextSeq(), view: { header, entries, ...(earlier !== undefined ? { earlier } : {}) } };
-    await this.page.evaluate((m) => (globalThis as unknown as BenchWindow).__deliverAsync(m), message);
+    await (await this.prepareSnapshot(header, entries, earlier))();
   }
 
   /**

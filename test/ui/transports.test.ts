@@ -16,7 +16,7 @@ import WebSocket from 'ws';
 import { scriptedAgentPath } from '../support/paths';
 import { FakeProcess, fakeApiServerJs, fakeTuiGatewayJs } from '../unit/transports/transportRig';
 import { vsCodeForSuite } from './support';
-import { answerMaskedInputBox, conversation, footers, hasClass, paletteCommand, scrolledTo, send, sendAndWaitForFooter, transcriptEntries, waitUntil } from './uiHelpers';
+import { answerMaskedInputBox, conversation, footers, hasClass, paletteCommand, scrolledTo, send, sendAndWaitForFooter, transcriptEntries, waitForCount, waitUntil } from './uiHelpers';
 
 type Json = Record<string, unknown>;
 
@@ -335,12 +335,7 @@ suite('issue 19: TUI Gateway and API Server in the real chat (code-server + Chro
     };
     const finished = log.getByText('The command finished.');
     // The transcript is virtualized (issue 43): an earlier turn's text may have no element; count them all.
-    const finishedTurns = async (n: number, what: string): Promise<void> => {
-      let seen = -1;
-      await waitUntil(`${what} (the turns that finished: ${n})`, async () => (seen = (await transcriptEntries(chat)).filter((e) => e.text.includes('The command finished.')).length) === n || undefined, 30_000, 500).catch((e: unknown) => {
-        throw new Error(`${e instanceof Error ? e.message : String(e)}; saw ${seen}`, { cause: e });
-      });
-    };
+    const finishedTurns = async (): Promise<number> => (await transcriptEntries(chat)).filter((e) => e.text.includes('The command finished.')).length;
     const button = (name: string): Locator => log.getByRole('button', { name, exact: true });
 
     const first = victim('victim1');
@@ -359,7 +354,7 @@ suite('issue 19: TUI Gateway and API Server in the real chat (code-server + Chro
     await send(chat, `[terminal cmd=rm -r ${second}] Clean up.`);
     await button('Deny').waitFor({ timeout: 30_000 });
     await button('Deny').click();
-    await finishedTurns(2, 'the denied turn’s end');
+    await waitForCount(finishedTurns, 2, 'the denied turn’s end', 30_000, 500);
     assert.ok(fs.existsSync(second), 'Deny left the folder');
     await ui.shot('ui42-v019-denied');
 
@@ -374,7 +369,7 @@ suite('issue 19: TUI Gateway and API Server in the real chat (code-server + Chro
       await button('Allow once').waitFor({ timeout: 30_000 });
       assert.deepEqual(await terminal.call('approval.respond', { session_id: live[0], choice: 'once' }), { resolved: 1 });
       await button('Allow once').waitFor({ state: 'detached', timeout: 30_000 });
-      await finishedTurns(3, 'the third turn’s end');
+      await waitForCount(finishedTurns, 3, 'the third turn’s end', 30_000, 500);
       assert.ok(!fs.existsSync(third), 'the other client allowed it');
       await ui.shot('ui42-v019-cleared');
     } finally {

@@ -95,14 +95,18 @@ export async function waitUntil<T>(what: string, check: () => Promise<T | undefi
   }
 }
 
-/** Waits until `locator` matches exactly `n` elements. */
-export async function waitForCount(locator: Locator, n: number, what: string, timeoutMs = 30_000): Promise<void> {
+/**
+ * Waits until `counted` is exactly `n`: the elements `locator` matches, or what a function counts
+ * (over the whole virtualized transcript, say, where an old turn has no element).
+ */
+export async function waitForCount(counted: Locator | (() => Promise<number>), n: number, what: string, timeoutMs = 30_000, intervalMs = 100): Promise<void> {
+  const count = typeof counted === 'function' ? counted : () => counted.count();
   let seen = -1;
   try {
     await waitUntil(what, async () => {
-      seen = await locator.count();
+      seen = await count();
       return seen === n;
-    }, timeoutMs);
+    }, timeoutMs, intervalMs);
   } catch (e) {
     throw new Error(`${e instanceof Error ? e.message : 'timed out'}: expected ${n}, saw ${seen}`, { cause: e });
   }
