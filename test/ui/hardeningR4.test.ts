@@ -440,7 +440,7 @@ suite('R4 hardening: hostile content in code-server + Chromium', function () {
     const found = await linksByView(chat);
     const n = found.reduce((k, v) => k + v.blocked.length, 0);
     // Every neutralised link up to the cap, else an even sample across the transcript.
-    const step = Math.max(1, Math.ceil(n / scaled(150, 40)));
+    const step = Math.max(1, Math.ceil(n / scaled(80, 40, 150)));
     let index = 0;
     /** The link's element, its view scrolled back to if a click moved the transcript away from it. */
     const linkIn = async (view: { scrollTop: number }, link: LinkAt, sel: string): Promise<Locator> => {

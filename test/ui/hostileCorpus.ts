@@ -7,16 +7,14 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { fixturesDir } from '../support/paths';
 
-/** `CI=true` runs the UI hardening suites with reduced counts. */
-export const reduced = process.env.CI === 'true';
+import { reduced, scaled, soak } from '../unit/hardening/support';
 
-export function scaled(normal: number, ci: number): number {
-  return reduced ? ci : normal;
-}
+/** `CI=true` runs the UI hardening suites with reduced counts, `HERMES_SOAK=1` with the soak counts. */
+export { reduced, scaled };
 
 /** Prints a suite's summary line, saying when the counts were reduced. */
 export function summaryLine(line: string, countsReduced = reduced): void {
-  console.log(`      ${line}${countsReduced ? ' [CI=true: reduced counts]' : reduced ? ' [CI=true: same counts]' : ''}`);
+  console.log(`      ${line}${soak ? ' [HERMES_SOAK=1]' : countsReduced ? ' [CI=true: reduced counts]' : reduced ? ' [CI=true: same counts]' : ''}`);
 }
 
 interface BuildSpec {

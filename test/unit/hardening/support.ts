@@ -15,13 +15,16 @@ export { DeadlineError, sleep, until } from '../../support/wait';
 /** `CI=true` runs every suite with reduced counts (2-core CI machines run other heavy suites too). */
 export const reduced = process.env.CI === 'true';
 
-/** The count to use: `normal`, or `ci` when `CI=true`. */
-export function scaled(normal: number, ci: number): number {
-  return reduced ? ci : normal;
+/** `HERMES_SOAK=1` runs the longest loops at their soak length (e.g. 20 window reloads instead of 10). */
+export const soak = process.env.HERMES_SOAK === '1';
+
+/** The count to use: `normal`; `ci` when `CI=true`; `soakCount` (else `normal`) when `HERMES_SOAK=1`. */
+export function scaled(normal: number, ci: number, soakCount = normal): number {
+  return soak ? soakCount : reduced ? ci : normal;
 }
 
 /** Appended to every summary line so the figures say which mode produced them. */
-export const modeNote = reduced ? ' [CI=true: reduced counts]' : '';
+export const modeNote = soak ? ' [HERMES_SOAK=1: soak counts]' : reduced ? ' [CI=true: reduced counts]' : '';
 
 /** Prints a suite's one-line summary (and keeps it for a final recap). */
 export function summary(line: string): void {
