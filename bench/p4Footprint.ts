@@ -25,7 +25,14 @@ export interface P4Result {
   /** `await extension.activate()` once loaded: VS Code's part (context, storage) plus `activate()`. */
   readonly activateCallMs: number;
   readonly runsActivationMs: readonly number[];
+  /** Whether activating loaded the chat core already (it should not: it loads on first use). */
+  readonly coreLoadedAtActivation: boolean;
+  /** Loading the chat core (`dist/extensionCore.js`) and building it, on its first use after activation. */
+  readonly coreLoadMs: number;
+  /** The activation shell (`dist/extension.js`): what activation loads. */
   readonly extensionBytes: number;
+  /** The chat core chunk, loaded on first use. */
+  readonly coreBytes: number;
   /** The initial webview bundle (main.js), its stylesheet, and the scripts loaded later (cards.js, dist/webview/hljs/). */
   readonly webviewJsBytes: number;
   readonly webviewCssBytes: number;
@@ -63,6 +70,8 @@ interface Activation {
   readonly loadMs: number;
   readonly activateCallMs: number;
   readonly wasActive: boolean;
+  readonly coreLoadedAtActivation: boolean;
+  readonly coreLoadMs: number;
 }
 
 function sizeOf(sizes: Record<string, number>, file: string): number {
@@ -113,7 +122,10 @@ export async function runP4(options: P4Options): Promise<P4Result> {
     loadMs: Math.min(...runs.map((r) => r.loadMs)),
     activateCallMs: Math.min(...runs.map((r) => r.activateCallMs)),
     runsActivationMs: runs.map((r) => r.activationMs),
+    coreLoadedAtActivation: runs.some((r) => r.coreLoadedAtActivation),
+    coreLoadMs: Math.min(...runs.map((r) => r.coreLoadMs)),
     extensionBytes: sizeOf(sizes, 'dist/extension.js'),
+    coreBytes: sizeOf(sizes, 'dist/extensionCore.js'),
     webviewJsBytes: sizeOf(sizes, 'dist/webview/main.js'),
     webviewCssBytes: sizeOf(sizes, 'dist/webview/main.css'),
     lazyScripts: lazy.length,

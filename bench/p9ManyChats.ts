@@ -153,7 +153,39 @@ function replyFile(chunks: readonly string[], marker: string): string {
   return `${[...chunks, `\n\n${marker}\n`].map((chunk) => JSON.stringify({ sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: chunk } })).join('\n')}\n`;
 }
 
+/**
+ * Diagnostics (`BENCH_P9_TRACE=<folder>`): the renderer's trace of each round (categories
+ * `devtools.timeline`, `toplevel`, `v8`), written as `p9-<mode>.json` for a look at where the main
+ * thread's time goes; not part of the figures.
+ */
+async function traced<T>(session: UiSession, mode: string, during: () => Promise<T>): Promise<T> {
+  const dir = process.env.BENCH_P9_TRACE;
+  if (dir === undefined || dir === '') {
+    return during();
+  }
+  const cdp = await session.page.context().newCDPSession(session.page);
+  const events: object[] = [];
+  cdp.on('Tracing.dataCollected', (e: { value: object[] }) => {
+    events.push(...e.value);
+  });
+  const complete = new Promise<void>((resolve) => cdp.once('Tracing.tracingComplete', () => resolve()));
+  await cdp.send('Tracing.start', { traceConfig: { includedCategories: ['devtools.timeline', 'toplevel', 'v8'] } });
+  try {
+    return await during();
+  } finally {
+    await cdp.send('Tracing.end');
+    await complete;
+    await cdp.detach().catch(() => undefined);
+    fs.mkdirSync(dir, { recursive: true });
+    fs.writeFileSync(path.join(dir, `p9-${mode}.json`), JSON.stringify({ traceEvents: events }));
+  }
+}
+
 async function round(session: UiSession, chats: readonly FrameLocator[], mode: 'paced' | 'burst', options: P9Options, eventsFile: string): Promise<P9Round> {
+  return traced(session, mode, () => measuredRound(session, chats, mode, options, eventsFile));
+}
+
+async function measuredRound(session: UiSession, chats: readonly FrameLocator[], mode: 'paced' | 'burst', options: P9Options, eventsFile: string): Promise<P9Round> {
   const marker = `ENDOF${mode.toUpperCase()}${Date.now()}`;
   const chunks = mode === 'paced' ? chunked(agentAnswer(options.pacedChunks * 20), options.pacedChunks) : chunked(agentAnswer(options.burstChunks * 4), options.burstChunks);
   fs.writeFileSync(path.join(session.workspace, `${mode}.ndjson`), replyFile(chunks, marker));

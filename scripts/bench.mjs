@@ -281,11 +281,13 @@ try {
     // Issue 43: what a user waits for is loading the bundle (require: parse + top-level code) plus activate().
     row(
       'P4 loading the extension bundle + activate() in the extension host',
-      `${ms(r.loadMs + r.activationMs)} (loading the bundle ${ms(r.loadMs)}, activate() ${ms(r.activationMs)}); VS Code's activate() call in all ${ms(r.activateCallMs)}`,
+      `${ms(r.loadMs + r.activationMs)} (loading the bundle ${ms(r.loadMs)}, activate() ${ms(r.activationMs)}); VS Code's activate() call in all ${ms(r.activateCallMs)}${r.coreLoadedAtActivation ? '; the chat core loaded at activation (it should wait for its first use)' : ''}`,
       '≤ 30 ms',
-      r.loadMs + r.activationMs <= 30,
+      r.loadMs + r.activationMs <= 30 && !r.coreLoadedAtActivation,
     );
-    row('P4 initial extension bundle (production)', kb(r.extensionBytes), '≤ 350 KB', r.extensionBytes <= 350 * 1024);
+    row('P4 initial extension bundle (production)', `${kb(r.extensionBytes)} (the activation shell; the chat core ${kb(r.coreBytes)} loads on first use)`, '≤ 350 KB', r.extensionBytes <= 350 * 1024);
+    // Reported: what the first command, or the chat view, pays once (loading and building the core).
+    row('P4 the chat core on its first use (loading dist/extensionCore.js + building it)', ms(r.coreLoadMs), '', undefined);
     row(
       'P4 webview bundle (production, minified)',
       `${kb(r.webviewJsBytes)} JS initially (+ ${kb(r.webviewCssBytes)} CSS); the cards chunk ${kb(r.cardsBytes)} when idle; highlight.js loaded on demand: ${n(r.lazyScripts)} scripts, ${kb(r.lazyBytes)} in all, engine ${kb(r.lazyCoreBytes)}`,

@@ -41,7 +41,7 @@ const common = {
 };
 
 /** Modules loaded lazily by `loadChunk` (src/util/lazyChunk.ts), shipped as `dist/<name>.js`. */
-const chunks = { registryUnpack: 'src/registry/registryUnpack.ts', processSpawn: 'src/process/processSpawn.ts', connectTransport: 'src/host/connectTransport.ts', acpConnection: 'src/acp/acpConnection.ts', mcpServers: 'src/mcp/mcpServers.ts', registryBrowse: 'src/views/registry/registryBrowse.ts' };
+const chunks = { extensionCore: 'src/views/extensionCore.ts', registryUnpack: 'src/registry/registryUnpack.ts', processSpawn: 'src/process/processSpawn.ts', connectTransport: 'src/host/connectTransport.ts', acpConnection: 'src/acp/acpConnection.ts', mcpServers: 'src/mcp/mcpServers.ts', registryBrowse: 'src/views/registry/registryBrowse.ts' };
 
 /** @type {esbuild.BuildOptions[]} */
 const builds = [

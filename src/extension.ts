@@ -1,100 +1,92 @@
-import { transportSecrets } from './views/setup/transportSecrets';
 import * as vscode from 'vscode';
-import { ChangesFeature } from './views/changes/changesView';
-import type { Entry } from './session/sessionState';
-import { ChatManager } from './views/chat/chatManager';
-import { ChatPanel } from './views/chat/chatPanel';
-import { ChatViewProvider } from './views/chat/chatViewProvider';
-import { registerCommands } from './views/commands';
-import { registerRegistryCommands } from './views/registry/registryCommands';
+import type { HermesCore } from './views/extensionCore';
+import { loadExtensionCore } from './views/lazyCore';
 import { ViewId } from './views/commandIds';
-import { Configuration } from './views/configuration';
-import { StatusBar } from './views/statusBar';
-import { TrafficChannel } from './views/trafficChannel';
-import { WorkspaceTrustConsent } from './views/setup/workspaceTrust';
+import type { CommandHandler } from './views/commandRegistry';
 
-/** What `activate` returns: used by the extension-host tests (no behaviour of its own). */
-export interface HermesApi {
-  readonly manager: ChatManager;
-  readonly chatView: ChatViewProvider;
-  readonly statusBar: StatusBar;
-  /** The Changes view: agent changes per chat and turn, keep/revert, restore to before a turn. */
-  readonly changes: ChangesFeature;
-  /** Milliseconds `activate()` took. */
+/**
+ * The activation shell (issue 43, P4). Activating registers what package.json contributes — a
+ * trampoline per command and the chat view's provider — and nothing else: the chat core
+ * (src/views/extensionCore.ts, shipped as `dist/extensionCore.js`) loads the first time a command runs,
+ * the chat view is shown or the API is read. Then the trampolines call the core's handlers.
+ */
+
+/** What `activate` returns: used by the extension-host tests and the bench (no behaviour of its own). Reading a core field loads the core. */
+export interface HermesApi extends Pick<HermesCore, 'manager' | 'chatView' | 'statusBar' | 'changes'> {
+  /** Milliseconds `activate()` took (the core not loaded). */
   readonly activationMs: number;
+  /** Whether the core is loaded (a command ran, the chat view showed, or a core field was read). */
+  readonly coreLoaded: boolean;
 }
 
-let manager: ChatManager | undefined;
+let core: HermesCore | undefined;
 
 export function activate(context: vscode.ExtensionContext): HermesApi {
   const started = performance.now();
-  const config = new Configuration(context.extensionPath);
-  const traffic = new TrafficChannel(() => config.trace());
-  const version = (context.extension.packageJSON as { version?: unknown }).version;
-  manager = new ChatManager({
-    extensionUri: context.extensionUri,
-    workspaceState: context.workspaceState,
-    extensionVersion: typeof version === 'string' ? version : '0.0.0',
-    config,
-    traffic,
-    consent: new WorkspaceTrustConsent(),
-    secrets: {
-      get: async (key) => context.secrets.get(key),
-      store: async (key, value) => context.secrets.store(key, value),
-      delete: async (key) => context.secrets.delete(key),
-    },
-    transportSecret: transportSecrets(context.secrets),
-  });
-  const chatView = new ChatViewProvider(context.extensionUri, manager, (m) => traffic.channel.warn(m));
-  const m = manager;
-  m.setPanelOpener((chat, draft) => {
-    const panel = ChatPanel.create(context.extensionUri, m, (msg) => traffic.channel.warn(msg), chat);
-    if (draft !== undefined) {
-      panel.insertIntoComposer(draft);
+  const contributed = new Set(contributedCommands(context.extension.packageJSON));
+  const handlers = new Map<string, CommandHandler>();
+  const load = (): HermesCore => {
+    if (core !== undefined) {
+      return core;
     }
-  });
-  m.setVisibilityProbe((chat) => (chat === m.sidebarIfAny && chatView.isVisible) || ChatPanel.all.some((p) => p.chat === chat && p.panel.visible));
-  const statusBar = new StatusBar(manager);
-  const changes = new ChangesFeature({
-    manager,
-    onDidWrite: manager.onDidWrite,
-    // Snapshots spill here past 64 MB of memory (per-process folder, removed on dispose).
-    storageDir: (context.storageUri ?? context.globalStorageUri).fsPath,
-  });
-  // Turn footers offer "Restore files to before this turn" when the turn changed files.
-  m.setTurnChangesProbe((chat, turnId) => {
-    const turn = changes.service.trackerFor(chat)?.turns().find((t) => t.turnId === turnId);
-    const files = turn?.files.filter((f) => f.pending > 0) ?? [];
-    return files.length > 0 ? { files: files.length, added: files.reduce((n, f) => n + f.added, 0), removed: files.reduce((n, f) => n + f.removed, 0) } : undefined;
-  });
-  const isFooter = (e: Entry): boolean => e.kind === 'turnEnd';
-  const footers = changes.service.onDidChange(() => {
-    chatView.webviewChannel?.refreshEntries(isFooter);
-    for (const p of ChatPanel.all) {
-      p.refreshEntries(isFooter);
-    }
-  });
-  context.subscriptions.push(footers);
+    core = loadExtensionCore(context, (id, handler) => {
+      if (!contributed.has(id)) {
+        return vscode.commands.registerCommand(id, handler);
+      }
+      handlers.set(id, handler);
+      return new vscode.Disposable(() => handlers.delete(id));
+    });
+    return core;
+  };
   context.subscriptions.push(
-    traffic,
-    chatView,
-    statusBar,
-    changes,
-    vscode.window.registerWebviewViewProvider(ViewId.chat, chatView),
-    ...registerCommands({ extensionUri: context.extensionUri, manager, chatView, config, traffic }),
-    ...registerRegistryCommands({ context, manager, chatView, config, log: traffic.channel, extensionVersion: typeof version === 'string' ? version : '0.0.0' }),
+    ...[...contributed].map((id) =>
+      vscode.commands.registerCommand(id, (...args: unknown[]) => {
+        load();
+        const handler = handlers.get(id);
+        if (handler === undefined) {
+          throw new Error(`Hermes has no handler for the command ${id}`);
+        }
+        return handler(...args);
+      }),
+    ),
+    vscode.window.registerWebviewViewProvider(ViewId.chat, { resolveWebviewView: (view) => load().chatView.resolveWebviewView(view) }),
+    new vscode.Disposable(() => {
+      core?.dispose();
+    }),
   );
   // `npm start` opens its chat by itself (package.json activates on the Demo workspace's marker file;
   // only the environment `npm start` sets makes it reveal the view).
   if (process.env.HERMES_ACP_OPEN_CHAT === '1') {
-    void chatView.reveal();
+    void load().chatView.reveal();
   }
-  return { manager, chatView, statusBar, changes, activationMs: performance.now() - started };
+  const activationMs = performance.now() - started;
+  return {
+    get manager() {
+      return load().manager;
+    },
+    get chatView() {
+      return load().chatView;
+    },
+    get statusBar() {
+      return load().statusBar;
+    },
+    get changes() {
+      return load().changes;
+    },
+    get coreLoaded() {
+      return core !== undefined;
+    },
+    activationMs,
+  };
 }
 
 /** Ends every agent process (and what they started) before the extension host goes away. */
 export async function deactivate(): Promise<void> {
-  const m = manager;
-  manager = undefined;
-  await m?.dispose();
+  await core?.shutdown();
+}
+
+/** The command ids package.json contributes. */
+function contributedCommands(packageJson: unknown): string[] {
+  const commands = (packageJson as { contributes?: { commands?: unknown } } | undefined)?.contributes?.commands;
+  return Array.isArray(commands) ? commands.map((c: unknown) => (c as { command?: unknown }).command).filter((id): id is string => typeof id === 'string') : [];
 }

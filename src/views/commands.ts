@@ -12,6 +12,7 @@ import type { Configuration } from './configuration';
 import { agentSettingsScope, setUpAgent } from './setup/agentSetup';
 import { checkInstallation, runTerminalSetup } from './setup/installation';
 import type { TrafficChannel } from './trafficChannel';
+import type { RegisterCommand } from './commandRegistry';
 
 export interface CommandDeps {
   readonly extensionUri: vscode.Uri;
@@ -19,6 +20,7 @@ export interface CommandDeps {
   readonly chatView: ChatViewProvider;
   readonly config: Configuration;
   readonly traffic: TrafficChannel;
+  readonly register: RegisterCommand;
 }
 
 /** The chat a command applies to: the focused editor-tab chat, else the sidebar chat. */
@@ -72,7 +74,7 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
       void vscode.window.showInformationMessage(vscode.l10n.t('Transcript copied.'));
     },
   };
-  return [...Object.entries(handlers).map(([id, fn]) => vscode.commands.registerCommand(id, fn)), worktrees];
+  return [...Object.entries(handlers).map(([id, fn]) => deps.register(id, fn)), worktrees];
 }
 
 /**

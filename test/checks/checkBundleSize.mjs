@@ -23,7 +23,9 @@ const kb = (bytes) => `${(bytes / 1024).toFixed(1)} KB`;
 // permission's "Checked" list moved there from main.js). Issue 43 added the virtualized transcript to
 // the first paint and moved the permission prompt, terminal output and find in the chat into cards.js
 // (38.5 KB after merging issue 38's cards; its budget 28 → 40 KB).
-const budgets = { 'dist/webview/main.js': 150 * 1024, 'dist/webview/cards.js': 40 * 1024, 'dist/webview/hljs/core.js': 24 * 1024 };
+// Issue 43 (P4): dist/extension.js is the activation shell (src/extension.ts); the chat core is the
+// extensionCore.js chunk it loads on first use. 8 KB keeps it a shell (3.9 KB unminified when it began).
+const budgets = { 'dist/extension.js': 8 * 1024, 'dist/webview/main.js': 150 * 1024, 'dist/webview/cards.js': 40 * 1024, 'dist/webview/hljs/core.js': 24 * 1024 };
 for (const name of Object.keys(grammars)) {
   budgets[`dist/webview/hljs/${name}.js`] = 24 * 1024;
 }

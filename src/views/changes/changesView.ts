@@ -5,6 +5,7 @@ import { ChangesCommandId, type ChangesCommandIdValue } from './changesIds';
 import { ChangesService, documentPath, relativePath, type ChangeOpResult, type ChangesServiceOptions } from './changesService';
 import { ChangesTree, isChangesNode } from './changesTree';
 import { displayLabel, notificationLabel } from '../../util/displayText';
+import type { RegisterCommand } from '../commandRegistry';
 
 /**
  * The Changes feature as the extension registers it: the service (tracking and reverting), the
@@ -16,7 +17,7 @@ export class ChangesFeature implements vscode.Disposable {
   readonly diff: ChangesDiff;
   private readonly disposables: vscode.Disposable[] = [];
 
-  constructor(options: ChangesServiceOptions) {
+  constructor(options: ChangesServiceOptions, register: RegisterCommand) {
     this.service = new ChangesService(options);
     this.tree = new ChangesTree(this.service);
     this.diff = new ChangesDiff(this.service);
@@ -39,7 +40,7 @@ export class ChangesFeature implements vscode.Disposable {
       },
       [ChangesCommandId.clearChanges]: (a) => this.clear(a),
     };
-    this.disposables.push(...Object.entries(handlers).map(([id, fn]) => vscode.commands.registerCommand(id, fn)), this.diff, this.tree, this.service);
+    this.disposables.push(...Object.entries(handlers).map(([id, fn]) => register(id, fn)), this.diff, this.tree, this.service);
   }
 
   dispose(): void {

@@ -1,4 +1,5 @@
-import * as vscode from 'vscode';
+import type * as vscode from 'vscode';
+import type { RegisterCommand } from '../commandRegistry';
 import { loadChunk } from '../../util/lazyChunk';
 import { RegistryCommandIds } from '../commandIds';
 import type * as RegistryBrowse from './registryBrowse';
@@ -8,10 +9,10 @@ import type { RegistryCommandDeps } from './registryBrowse';
  * Registers **Hermes: Add Agent from ACP Registry…**. The registry's reader, catalog and installer
  * (with zod) load from `dist/registryBrowse.js` the first time the command runs, not at activation (P4).
  */
-export function registerRegistryCommands(deps: RegistryCommandDeps): vscode.Disposable[] {
+export function registerRegistryCommands(deps: RegistryCommandDeps & { readonly register: RegisterCommand }): vscode.Disposable[] {
   let browse: (() => Promise<void>) | undefined;
   return [
-    vscode.commands.registerCommand(RegistryCommandIds.addAgentFromRegistry, () => {
+    deps.register(RegistryCommandIds.addAgentFromRegistry, () => {
       browse ??= loadChunk<typeof RegistryBrowse>(__dirname, 'registryBrowse').registryBrowser(deps);
       return browse();
     }),

@@ -112,7 +112,7 @@ suite('lazily loaded chunks (dist/)', function () {
 
   test('every bundle that names a chunk has it in its own folder', () => {
     const names = chunkNames();
-    assert.deepEqual(names, ['acpConnection', 'connectTransport', 'mcpServers', 'processSpawn', 'registryBrowse', 'registryUnpack'], 'the chunks src/ loads lazily');
+    assert.deepEqual(names, ['acpConnection', 'connectTransport', 'extensionCore', 'mcpServers', 'processSpawn', 'registryBrowse', 'registryUnpack'], 'the chunks src/ loads lazily');
     const bundles = fs
       .readdirSync(dist, { recursive: true, encoding: 'utf8' })
       .filter((f) => f.endsWith('.js') && !f.startsWith(`webview${path.sep}`));
