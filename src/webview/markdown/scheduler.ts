@@ -1,6 +1,9 @@
 import { domWindow } from '../dom';
 
-/** Timers and a monotonic clock (the window's; tests drive fake ones). */
+/**
+ * Timers and a monotonic clock (tests drive fake ones). The window's clock counts from the epoch
+ * (`timeOrigin + now()`), which every document shares: chats side by side beat together (ticker.ts).
+ */
 export interface MarkdownScheduler {
   now(): number;
   setTimeout(callback: () => void, ms: number): number;
@@ -9,8 +12,9 @@ export interface MarkdownScheduler {
 
 export const defaultScheduler = (): MarkdownScheduler => {
   const win = domWindow();
+  const clock = win.performance;
   return {
-    now: () => win.performance.now(),
+    now: () => clock.timeOrigin + clock.now(),
     setTimeout: (cb, ms) => win.setTimeout(cb, ms),
     clearTimeout: (h) => win.clearTimeout(h),
   };

@@ -159,3 +159,69 @@ suite('webview channel: a long session is sent in part, the rest on request', ()
     channel.dispose();
   });
 });
+
+suite('chat channels side by side: inactive chats post streamed text together, on the whole second', function () {
+  this.timeout(20_000);
+
+  /** Posts of streamed text (patches of appendText only), with when each was posted. */
+  function textPosts(chat: ChatSession): { channel: WebviewChannel; at: number[] } {
+    const at: number[] = [];
+    let listener: (raw: unknown) => void = () => undefined;
+    const channel = new WebviewChannel(
+      {
+        postMessage: (m) => {
+          if (m.type === 'session/patch' && m.ops.length > 0 && m.ops.every((o) => o.op === 'appendText')) {
+            at.push(Date.now());
+          }
+          return Promise.resolve(true);
+        },
+        onDidReceiveMessage: (l) => {
+          listener = l;
+          return { dispose: () => undefined };
+        },
+      },
+      { context: () => context, onMessage: () => undefined },
+    );
+    channel.bind(chat);
+    listener({ type: 'webview/ready', protocolVersion: PROTOCOL_VERSION, clientId: 'c' });
+    return { channel, at };
+  }
+
+  const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+  test('two inactive chats streaming at different moments post their text in the same task, on a whole second; the active one keeps its pace', async () => {
+    const chats = [longChat(1), longChat(1), longChat(1)];
+    const [a, b, active] = chats.map((c) => ({ ...c, ...textPosts(c.chat) }));
+    assert.ok(a !== undefined && b !== undefined && active !== undefined);
+    a.channel.setActive(false);
+    b.channel.setActive(false);
+    // Start just after a whole second, so that both inactive chats wait for the same next one.
+    while (Date.now() % 1_000 > 100) {
+      await sleep(10);
+    }
+    const started = Date.now();
+    const stream = async (c: typeof a, delayMs: number): Promise<void> => {
+      await sleep(delayMs);
+      c.harness.prompt('go');
+      c.harness.update(textChunk('first words'));
+      c.changed();
+      for (let i = 0; i < 4; i++) {
+        await sleep(40);
+        c.harness.update(textChunk(` and more ${i}`));
+        c.changed();
+      }
+    };
+    await Promise.all([stream(a, 0), stream(b, 250), stream(active, 0)]);
+    const second = Math.ceil((started + 1) / 1_000) * 1_000;
+    await sleep(Math.max(0, second - Date.now()) + 300);
+    for (const c of [a, b]) {
+      // (a timer of a loaded machine fires late: "on the second" allows 200 ms after it)
+      assert.ok(c.at.length >= 1 && c.at.every((t) => t >= second && t % 1_000 < 200), `an inactive chat's text is posted on whole seconds: ${c.at.map((t) => t - second).join(', ')} ms after the first`);
+    }
+    assert.ok(Math.abs((a.at[0] ?? 0) - (b.at[0] ?? 0)) <= 5, `the two inactive chats posted together (${(a.at[0] ?? 0) - (b.at[0] ?? 0)} ms apart)`);
+    assert.ok(active.at.length >= 1 && (active.at[0] ?? Infinity) < second, `the active chat posted before the second (${active.at.map((t) => t - started).join(', ')} ms after the start)`);
+    for (const c of [a, b, active]) {
+      c.channel.dispose();
+    }
+  });
+});
