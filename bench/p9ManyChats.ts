@@ -269,6 +269,11 @@ export async function runP9(options: P9Options = defaultP9): Promise<P9Result> {
       }
     }
     for (let i = 0; i < options.chats; i++) {
+      // "Beside" the active group: make that the last one (a late focus can leave an earlier one active,
+      // and the chat then opens as a tab behind another).
+      if (i > 0) {
+        await session.command('View: Focus Last Editor Group');
+      }
       await session.command('Hermes: Open Chat in Editor');
       await waitUntil(`chat ${i + 1}`, async () => ((await chatWebviews(session.page)).length > i ? true : undefined), 60_000, 250).catch(async (e: unknown) => {
         throw new Error(`${e instanceof Error ? e.message : String(e)} (screenshot: ${await session.shot(`p9-chat-${i + 1}-missing`)})`, { cause: e });
