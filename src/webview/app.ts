@@ -188,10 +188,12 @@ export function startApp(win: Window & typeof globalThis, options: AppOptions = 
     }
   });
 
-  // A chat without the keyboard refreshes streamed text on its beat (chats side by side share a thread).
+  // A chat without the keyboard refreshes streamed text less often (chats side by side share a thread).
   win.addEventListener('focus', () => setPageFocused(true));
   win.addEventListener('blur', () => setPageFocused(false));
-  setPageFocused(document.hasFocus());
+  if (document.visibilityState === 'visible') {
+    setPageFocused(document.hasFocus());
+  }
 
   actions.ready(options.clientId ?? newClientId(win));
   return { store, ui, actions, composer, transcript };

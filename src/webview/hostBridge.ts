@@ -23,7 +23,7 @@ interface WebviewApiLike {
 export function createHostBridge(win: Window): HostBridge {
   const acquire = (win as Window & { acquireVsCodeApi?: () => WebviewApiLike }).acquireVsCodeApi;
   if (typeof acquire !== 'function') {
-    throw new Error('no acquireVsCodeApi: this page is not in a VS Code webview');
+    throw new Error('acquireVsCodeApi is not available: the page is not running in a VS Code webview');
   }
   const api = acquire();
   return {

@@ -1,5 +1,4 @@
 import type { MarkdownScheduler } from './markdown';
-import { pageFocused } from './markdown/viewLimits';
 import type { Ticker } from './render/env';
 
 /** The page's beat: elapsed-time labels and countdowns move once a second. */
@@ -16,12 +15,6 @@ const lateSlack = 0.25;
  * fast is refreshed once a second, as the turn's clock ticks, and the clock's own frame was about
  * a tenth of such a stream's cost. Paced timers are timing hints (Markdown refreshes accept being
  * a tenth early: markdownView.ts); one waiting for the beat when the labels stop still gets it.
- *
- * The beat falls on the whole seconds of the scheduler's clock (in the page: the epoch clock every
- * document shares, markdown/scheduler.ts), so chats side by side — documents of one renderer — beat
- * in the same frame; and a page without the keyboard puts any paced timer off to the beat (issue 43:
- * eight chats streaming at once painted ~15 frames a second between them; the one the user types in
- * keeps its own pace).
  */
 export function createTicker(scheduler: MarkdownScheduler): Ticker & { readonly paced: MarkdownScheduler } {
   const callbacks = new Set<() => void>();
@@ -30,10 +23,8 @@ export function createTicker(scheduler: MarkdownScheduler): Ticker & { readonly 
   let beatAt = 0;
   let lastId = 0;
   const arm = (): void => {
-    // The whole second after the nearest one (a timer that ran a little early must not beat twice).
-    const now = scheduler.now();
-    beatAt = (Math.round(now / beatMs) + 1) * beatMs;
-    handle = scheduler.setTimeout(run, beatAt - now);
+    beatAt = scheduler.now() + beatMs;
+    handle = scheduler.setTimeout(run, beatMs);
   };
   const run = (): void => {
     const due = [...onBeat.values(), ...callbacks];
@@ -51,8 +42,7 @@ export function createTicker(scheduler: MarkdownScheduler): Ticker & { readonly 
       now: () => scheduler.now(),
       setTimeout(callback, ms) {
         const toBeat = beatAt - scheduler.now();
-        // (a page without the keyboard waits for the beat however late)
-        if (handle === undefined || ms <= 0 || toBeat < ms * (1 - earlySlack) || (toBeat > ms * (1 + lateSlack) && pageFocused())) {
+        if (handle === undefined || ms <= 0 || toBeat < ms * (1 - earlySlack) || toBeat > ms * (1 + lateSlack)) {
           return scheduler.setTimeout(callback, ms);
         }
         onBeat.set(--lastId, callback);

@@ -33,12 +33,6 @@ export const patchWindowMs = 16;
  * nothing visible was most of a stream's cost in the webview (issue 20).
  */
 export const textPatchIntervalMs = 100;
-
-/**
- * A chat on screen but not active posts its streamed text on the clock's whole seconds (a multiple
- * of this), so that all such chats post together and their shared renderer paints them in one frame.
- */
-export const inactiveTextGridMs = 1_000;
 /**
  * Faster text waits longer, up to `maxTextPatchIntervalMs`: `textPatchMsPerChar` per character a
  * second (250 ms at 4,000 characters a second, what a model streaming 1,000 tokens a second
@@ -257,7 +251,7 @@ export class WebviewChannel implements Disposable {
         this.posted = state;
         return;
       }
-      const wait = now || header !== undefined || !ops.every((o) => o.op === 'appendText') ? 0 : this.textDueAt(ops) - Date.now();
+      const wait = now || header !== undefined || !ops.every((o) => o.op === 'appendText') ? 0 : this.lastPostAt + this.textInterval(ops) - Date.now();
       if (wait > 0) {
         // Text only: keep diffing from what was posted, so the next patch carries all of it.
         this.arm(wait);
@@ -287,24 +281,22 @@ export class WebviewChannel implements Disposable {
 
   /**
    * Whether this chat is the one the user looks at (its tab active). Other chats on screen are
-   * posted after it within a window, and their streamed text waits for the clock's next whole
-   * second (`inactiveTextGridMs`), every such chat's in the same task: eight chats streaming at once
-   * share one renderer, which then paints their text in one frame a second (issue 43).
+   * posted after it within a window, and their streamed text is held up to four times as long
+   * (at most a second): eight chats streaming at once must not flood one renderer (issue 43).
    */
   setActive(active: boolean): void {
     this.active = active;
   }
 
-  /** When text-only `ops` may be posted (epoch ms), from the rate their text arrived at since the last post. */
-  private textDueAt(ops: readonly EntryOp[]): number {
+  /** The wait for text-only `ops`, from the rate their text arrived at since the last post. */
+  private textInterval(ops: readonly EntryOp[]): number {
     let chars = 0;
     for (const op of ops) {
       chars += op.op === 'appendText' ? op.text.length : 0;
     }
     const elapsed = Math.max(1, Date.now() - this.lastPostAt);
     const wait = textPatchInterval((chars * 1000) / elapsed, this.options.textIntervalMs ?? textPatchIntervalMs);
-    const due = this.lastPostAt + wait;
-    return this.active || wait <= 0 ? due : Math.ceil(due / inactiveTextGridMs) * inactiveTextGridMs;
+    return this.active || wait <= 0 ? wait : Math.min(1_000, wait * 4);
   }
 
   dispose(): void {

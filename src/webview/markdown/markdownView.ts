@@ -6,7 +6,7 @@ import { StreamSource } from './streamSource';
 import { placeWithinBudget } from './taskBudget';
 import { renderBlocks, sameShell } from './renderBlocks';
 import type { MarkdownScheduler } from './scheduler';
-import { groupSize, maxLexMs, maxRefreshMs, maxSourceChars, maxTailWaitMs, minRefreshMs, pieceChars, refreshMsPerChar, smallTailChars } from './viewLimits';
+import { groupSize, maxLexMs, maxRefreshMs, maxSourceChars, maxTailWaitMs, minRefreshMs, pagedRefreshMs, pieceChars, refreshMsPerChar, smallTailChars } from './viewLimits';
 
 /**
  * How much a render does. `stream`: a paced streaming update; an open fence stays open.
@@ -146,7 +146,7 @@ export class MarkdownView {
   /** Milliseconds until the next streaming render may touch the DOM (pacing; 0: now), `share` of the interval after the last. */
   #dueIn(share: number): number {
     const since = this.#scheduler.now() - this.#lastTailAt;
-    const interval = this.#refreshMs;
+    const interval = pagedRefreshMs(this.#refreshMs);
     if (since < interval * share) {
       return interval - since;
     }

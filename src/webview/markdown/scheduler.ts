@@ -1,9 +1,6 @@
 import { domWindow } from '../dom';
 
-/**
- * Timers and a monotonic clock (tests drive fake ones). The window's clock counts from the epoch
- * (`timeOrigin + now()`), which every document shares: chats side by side beat together (ticker.ts).
- */
+/** Timers and a monotonic clock (the window's; tests drive fake ones). */
 export interface MarkdownScheduler {
   now(): number;
   setTimeout(callback: () => void, ms: number): number;
@@ -12,9 +9,8 @@ export interface MarkdownScheduler {
 
 export const defaultScheduler = (): MarkdownScheduler => {
   const win = domWindow();
-  const clock = win.performance;
   return {
-    now: () => clock.timeOrigin + clock.now(),
+    now: () => win.performance.now(),
     setTimeout: (cb, ms) => win.setTimeout(cb, ms),
     clearTimeout: (h) => win.clearTimeout(h),
   };

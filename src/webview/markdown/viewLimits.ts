@@ -52,10 +52,13 @@ export const groupSize = 20;
 /**
  * Several chats side by side share one renderer (in VS Code, one thread with the workbench): eight
  * streaming at once, each refreshing 10 times a second, left the screen seconds behind the agents
- * (issue 43). A chat the user does not type in gets its streamed text once a second from the host
- * (webviewChannel.ts, on the clock's whole seconds), and a page without the keyboard puts its
- * paced refreshes off to its beat, which falls on those seconds too (ticker.ts).
+ * (issue 43). A chat without the keyboard refreshes `unfocusedRefreshScale` times less often, at
+ * most every `maxUnfocusedRefreshMs`; the one the user types in keeps its pace. A turn's end shows
+ * everything at once whatever the pace.
  */
+export const unfocusedRefreshScale = 4;
+export const maxUnfocusedRefreshMs = 2_000;
+
 let focused = true;
 
 /** Whether this page has the keyboard (the app follows the window's focus and blur). */
@@ -63,7 +66,7 @@ export function setPageFocused(value: boolean): void {
   focused = value;
 }
 
-/** Whether this page has the keyboard. */
-export function pageFocused(): boolean {
-  return focused;
+/** The refresh interval for text arriving at the rate that gave `refreshMs`, on this page now. */
+export function pagedRefreshMs(refreshMs: number): number {
+  return focused ? refreshMs : Math.min(Math.max(refreshMs, maxUnfocusedRefreshMs), refreshMs * unfocusedRefreshScale);
 }

@@ -1,14 +1,9 @@
 import * as assert from 'node:assert/strict';
 import { MarkdownView } from '../../../src/webview/markdown';
-import { setPageFocused } from '../../../src/webview/markdown/viewLimits';
 import { beatMs, createTicker } from '../../../src/webview/ticker';
 import { bareWindowEachTest, FakeTimers } from './harness';
 
 suite('webview: the one-second beat and paced timers on it', () => {
-  // The page has the keyboard unless a test says otherwise (the flag is the page's, module-wide).
-  setup(() => setPageFocused(true));
-  teardown(() => setPageFocused(true));
-
   /** A ticker on fake timers whose beat callback logs when it ran. */
   function ticking(): { timers: FakeTimers; ticker: ReturnType<typeof createTicker>; log: string[]; beat: () => void } {
     const timers = new FakeTimers();
@@ -45,30 +40,6 @@ suite('webview: the one-second beat and paced timers on it', () => {
     ticker.paced.setTimeout(() => log.push(`short@${timers.now()}`), 100); // due 200: the beat is 8× later
     timers.advance(2_000);
     assert.deepEqual(log, ['short@200', 'beat@1000', 'after@1200', 'beat@2000']);
-  });
-
-  test('the beat falls on the clock\'s whole seconds, whenever the page started it: pages side by side beat together', () => {
-    const timers = new FakeTimers();
-    const log: string[] = [];
-    timers.advance(1_370);
-    const first = createTicker(timers);
-    first.add(() => log.push(`a@${timers.now()}`));
-    timers.advance(450);
-    const second = createTicker(timers);
-    second.add(() => log.push(`b@${timers.now()}`));
-    timers.advance(2_200);
-    // Started at 1,370 and 1,820: both beat on the whole seconds (the first at least half a beat away).
-    assert.deepEqual(log, ['a@2000', 'b@3000', 'a@3000', 'b@4000', 'a@4000']);
-  });
-
-  test('a page without the keyboard puts a paced timer off to the beat, however far', () => {
-    const { timers, ticker, log } = ticking();
-    setPageFocused(false);
-    timers.advance(100);
-    ticker.paced.setTimeout(() => log.push(`short@${timers.now()}`), 100); // due 200: the beat is at 1,000
-    ticker.paced.setTimeout(() => log.push(`early@${timers.now()}`), 2_000); // the beat is more than a tenth early: its own time
-    timers.advance(2_100);
-    assert.deepEqual(log, ['short@1000', 'beat@1000', 'beat@2000', 'early@2100']);
   });
 
   test('a paced timer on the beat can be cancelled', () => {
