@@ -283,10 +283,7 @@ export class WebviewChannel implements Disposable {
    * Whether this chat is the one the user looks at (its tab active). Other chats on screen are
    * posted after it within a window, and their streamed text is held up to ten times as long
    * (at most two seconds): eight chats streaming at once must not flood the one renderer they share
-   * with the workbench (issue 43). P9, one run each: ×4 (≤ 1 s) gave typing in the active chat p95
-   * 100 ms while eight streamed at 10 chunks/s, and the last chat's end 7.8 s after a burst's; ×10
-   * 83 ms and 4.7 s. (Posting every inactive chat on the same whole second was worse: one long
-   * frame a second, 200 ms and 10.7 s.)
+   * with the workbench (issue 43; P9's figures for ×4 and ×10, and a worse try: bench/README.md).
    */
   setActive(active: boolean): void {
     this.active = active;
