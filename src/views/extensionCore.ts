@@ -14,8 +14,8 @@ import { TrafficChannel } from './trafficChannel';
 import { WorkspaceTrustConsent } from './setup/workspaceTrust';
 
 /**
- * The chat core: everything but the activation shell (src/extension.ts), which loads this chunk through src/views/lazyCore.ts
- * (`dist/extensionCore.js`) on the first command, view or API call (P4, issue 43).
+ * The chat core: everything but the activation shell (src/extension.ts), which loads this chunk
+ * (`dist/extensionCore.js`, through lazyCore.ts) on the first command, view or API call (P4, issue 43).
  */
 export interface HermesCore extends vscode.Disposable {
   readonly manager: ChatManager;
@@ -50,14 +50,13 @@ export function loadCore(context: vscode.ExtensionContext, register: RegisterCom
     transportSecret: transportSecrets(context.secrets),
   });
   const chatView = new ChatViewProvider(context.extensionUri, manager, (m) => traffic.channel.warn(m));
-  const m = manager;
-  m.setPanelOpener((chat, draft) => {
-    const panel = ChatPanel.create(context.extensionUri, m, (msg) => traffic.channel.warn(msg), chat);
+  manager.setPanelOpener((chat, draft) => {
+    const panel = ChatPanel.create(context.extensionUri, manager, (msg) => traffic.channel.warn(msg), chat);
     if (draft !== undefined) {
       panel.insertIntoComposer(draft);
     }
   });
-  m.setVisibilityProbe((chat) => (chat === m.sidebarIfAny && chatView.isVisible) || ChatPanel.all.some((p) => p.chat === chat && p.panel.visible));
+  manager.setVisibilityProbe((chat) => (chat === manager.sidebarIfAny && chatView.isVisible) || ChatPanel.all.some((p) => p.chat === chat && p.panel.visible));
   const statusBar = new StatusBar(manager);
   const changes = new ChangesFeature({
     manager,
@@ -66,7 +65,7 @@ export function loadCore(context: vscode.ExtensionContext, register: RegisterCom
     storageDir: (context.storageUri ?? context.globalStorageUri).fsPath,
   }, register);
   // Turn footers offer "Restore files to before this turn" when the turn changed files.
-  m.setTurnChangesProbe((chat, turnId) => {
+  manager.setTurnChangesProbe((chat, turnId) => {
     const turn = changes.service.trackerFor(chat)?.turns().find((t) => t.turnId === turnId);
     const files = turn?.files.filter((f) => f.pending > 0) ?? [];
     return files.length > 0 ? { files: files.length, added: files.reduce((n, f) => n + f.added, 0), removed: files.reduce((n, f) => n + f.removed, 0) } : undefined;
