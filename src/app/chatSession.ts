@@ -16,7 +16,7 @@ import { describeStartError, exitTitle } from './startErrors';
 import { StartSteps } from './startSteps';
 import { restoreSession } from './restoreSession';
 import { SignIn } from './signIn';
-import type { ChatSessionOptions } from './chatSessionOptions';
+import type { ChatSessionOptions, WorktreeLabel } from './chatSessionOptions';
 import type { McpServersView } from '../protocol/sessionView';
 
 export type { SpawnConsent } from './connectAgent';
@@ -149,6 +149,10 @@ export class ChatSession implements Disposable {
     return this.options.cwd;
   }
 
+  get worktree(): WorktreeLabel | undefined {
+    return this.options.worktree;
+  }
+
   /** The folders its `fs/*` and terminal requests are bounded by, when not the workspace folders (a worktree session's). */
   get roots(): readonly string[] | undefined {
     return this.options.roots;
@@ -159,10 +163,7 @@ export class ChatSession implements Disposable {
     return this.usedValue;
   }
 
-  /**
-   * Starts the session when a chat is first shown; after a failure it waits for the user (a
-   * prompt or an action) instead of retrying — and repeating the same notice — on every reveal.
-   */
+  /** Starts the session when a chat is first shown; after a failure it waits for the user (a prompt, an action), not retrying on every reveal. */
   autoStart(): void {
     if (!this.startAttempted) {
       void this.ensureStarted();
@@ -284,10 +285,7 @@ export class ChatSession implements Disposable {
     }
   }
 
-  /**
-   * The user answered a permission request; an "always" answer is remembered as client rules
-   * ({@link ChatPermissions.choose}).
-   */
+  /** The user answered a permission request; an "always" answer is remembered as client rules ({@link ChatPermissions.choose}). */
   choosePermission(requestId: string, optionId: string, answeredBy = 'user', rememberPrefix?: number): boolean {
     return this.permissions.choose(this.controller, requestId, optionId, answeredBy, rememberPrefix);
   }

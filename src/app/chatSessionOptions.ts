@@ -9,6 +9,12 @@ import type { SessionSetupSource } from './sessionSetup';
 import type { AgentSettingsScope } from './settingsScope';
 import type { SignInPorts } from './signIn';
 
+/** Where a worktree session works (issue 40): its branch, and its worktree's folder (absolute). */
+export interface WorktreeLabel {
+  readonly branch: string;
+  readonly path: string;
+}
+
 /** What a {@link ChatSession} is made with (chatSession.ts). */
 export interface ChatSessionOptions extends ChatPermissionOptions {
   readonly host: AgentHost;
@@ -18,6 +24,8 @@ export interface ChatSessionOptions extends ChatPermissionOptions {
    * workspace folders: a worktree session's worktree alone (issue 40).
    */
   readonly roots?: readonly string[];
+  /** A worktree session's branch and worktree folder (absolute), for its header and tab. */
+  readonly worktree?: WorktreeLabel;
   readonly consent: SpawnConsent;
   /** Every notice and status line of the chat goes through it (`vscode.l10n.t` in the extension). */
   readonly t: Localize;

@@ -278,6 +278,14 @@ export interface CommandView {
   readonly hint?: string;
 }
 
+/** A badge beside the agent's name (host-made text): the Demo agent, or a worktree session's branch. */
+export interface BadgeView {
+  readonly kind: 'demo' | 'worktree';
+  readonly label: string;
+  /** Its tooltip: what the demo is, or the worktree's folder. */
+  readonly title: string;
+}
+
 /** Everything above the transcript and around the composer. Small; sent whole with each patch that changes it. */
 export interface SessionHeaderView {
   /** Host clock (ms) when this view was produced; lets the webview correct for clock skew. */
@@ -286,6 +294,9 @@ export interface SessionHeaderView {
   readonly agentName: string;
   /** True when the chat runs the built-in demo agent instead of the configured one. */
   readonly demo: boolean;
+  readonly badge?: BadgeView;
+  /** A line under an empty transcript's invitation (the Demo agent's: how to reach the real thing). */
+  readonly emptyHint?: string;
   readonly title?: string;
   readonly phase: PhaseView;
   readonly turnStartedAt?: number;

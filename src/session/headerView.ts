@@ -12,6 +12,8 @@ export function headerView(state: SessionState, ctx: ViewContext): SessionHeader
     hostTime: ctx.now,
     agentName: ctx.agentName,
     demo: ctx.demo,
+    ...(ctx.badge !== undefined ? { badge: ctx.badge } : {}),
+    ...(ctx.emptyHint !== undefined ? { emptyHint: ctx.emptyHint } : {}),
     phase: state.phase,
     // The dock shows the plan of the latest turn only: one the agent stopped updating goes with the next prompt.
     plan: planIsCurrent(state) ? state.plan : [],

@@ -1,9 +1,12 @@
-import type { McpServersView, OffersView, SignInView } from '../protocol/sessionView';
+import type { BadgeView, McpServersView, OffersView, SignInView } from '../protocol/sessionView';
 
 /** What the view needs beyond the session state; supplied by the surface layer. */
 export interface ViewContext {
   readonly agentName: string;
   readonly demo: boolean;
+  /** Beside the agent's name: Demo, or a worktree session's branch. */
+  readonly badge?: BadgeView;
+  readonly emptyHint?: string;
   readonly readOnly: boolean;
   readonly acceptsImages: boolean;
   readonly pendingPermissions: number;

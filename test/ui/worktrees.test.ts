@@ -48,23 +48,31 @@ function webviewNames(page: Page): Promise<string[]> {
   return page.locator('iframe.webview').evaluateAll((frames: PageElement[]) => frames.map((f) => f.getAttribute('name') ?? ''));
 }
 
-/** A new worktree session: its chat (the chat webview that was not there before) and its worktree's name. */
+/**
+ * A new worktree session: its chat and its worktree's name. The chat is the webview whose header
+ * names the worktree's branch, as the user tells them apart: not "the webview that was not there
+ * before" — an earlier chat's webview can come back under a new name meanwhile, and once that
+ * picked chat A for chat B (B's prompt typed into A's composer, under load on CI).
+ */
 async function newWorktreeSession(ui: UiSession): Promise<{ chat: FrameLocator; name: string }> {
   const before = worktreeNames(ui.workspace);
-  const framesBefore = await webviewNames(ui.page);
   await paletteCommand(ui.page, 'Hermes: New Session in Worktree');
   const name = await waitUntil('a new worktree folder', () => Promise.resolve(worktreeNames(ui.workspace).find((n) => !before.includes(n))));
-  const chat = await waitUntil('the worktree chat', async () => {
-    const fresh = (await webviewNames(ui.page)).filter((n) => n !== '' && !framesBefore.includes(n));
-    for (const n of fresh) {
+  const branch = `hermes/${name}`;
+  const chat = await waitUntil(`the chat whose header says ${branch}`, async () => {
+    for (const n of (await webviewNames(ui.page)).filter((f) => f !== '')) {
       const frame = await pinnedWebview(ui.page, ui.page.locator(`iframe.webview[name="${n}"]`));
-      if ((await frame.locator('title').first().textContent({ timeout: 1000 }).catch(() => null))?.trim() === 'Hermes') {
+      const badge = frame.locator('header.topbar .badge-worktree');
+      if ((await badge.textContent({ timeout: 1000 }).catch(() => null)) === branch) {
+        assert.equal(await badge.getAttribute('title'), `Works in the worktree .worktrees/${name}`);
         return frame;
       }
     }
     return undefined;
   });
   await chat.getByRole('textbox', { name: 'Message', exact: true }).waitFor({ timeout: 30_000 });
+  // Its tab says which branch too.
+  await ui.page.getByRole('tab', { name: new RegExp(`· ${branch.replace('/', '\\/')}`) }).first().waitFor({ timeout: 10_000 });
   return { chat, name };
 }
 

@@ -78,7 +78,8 @@ export class ChangesTree implements vscode.TreeDataProvider<ChangesNode>, vscode
         const closed = this.service.chats.find((c) => c.chat === node.chat)?.closed === true;
         const item = new vscode.TreeItem(displayLabel(node.chat.controller.state.title ?? node.chat.agentName), vscode.TreeItemCollapsibleState.Expanded);
         item.id = node.chat.id;
-        item.description = closed ? vscode.l10n.t('closed chat') : node.chat.agentName;
+        const where = node.chat.worktree !== undefined ? ` · ${node.chat.worktree.branch}` : '';
+        item.description = closed ? vscode.l10n.t('closed chat') : `${node.chat.agentName}${where}`;
         item.contextValue = 'chat';
         item.iconPath = new vscode.ThemeIcon('comment-discussion');
         return item;

@@ -11,6 +11,7 @@ import { notificationLabel } from '../../util/displayText';
 import type { ViewContext } from '../../session/viewProjection';
 import { chatViewContext } from './chatViewContext';
 import type { HostMessage, WebviewMessage } from '../../protocol/webviewProtocol';
+import type { WorktreeLabel } from '../../app/chatSessionOptions';
 import { Emitter } from '../../util/emitter';
 import { TerminalManager } from '../../acp/terminals';
 import { WorkspaceBoundary } from '../../acp/workspaceBoundary';
@@ -156,10 +157,7 @@ export class ChatManager implements vscode.Disposable {
     this.openPanel = opener;
   }
 
-  /**
-   * Forks a chat (whole, or from an earlier message) into an editor tab beside it; `send` goes as
-   * the fork's first prompt instead of waiting in its composer (Retry of a prompt the agent holds).
-   */
+  /** Forks a chat (whole, or from a message) into a tab beside it; `send` goes as the fork's first prompt (Retry of a prompt the agent holds). */
   async forkAndOpen(source: ChatSession, fromEntryId?: string, send?: readonly acp.ContentBlock[]): Promise<ChatSession | undefined> {
     try {
       const { chat, draft } = await this.forkChat(source, fromEntryId);
@@ -230,12 +228,13 @@ export class ChatManager implements vscode.Disposable {
   }
 
   /** A new chat; `cwd`: a worktree session's folder (issue 40), then its cwd, `fs/*`, terminals and permission workspace. */
-  createChat(def: AgentDefinition = this.options.config.defaultAgent(), cwd?: string): ChatSession {
+  createChat(def: AgentDefinition = this.options.config.defaultAgent(), cwd?: string, worktree?: WorktreeLabel): ChatSession {
     const folders = (): string[] => (cwd !== undefined ? [cwd] : workspaceFolders());
     const chat = new ChatSession({
       host: this.hostFor(def),
       cwd: cwd ?? this.workspaceRoot,
       ...(cwd !== undefined ? { roots: [cwd] } : {}),
+      ...(worktree !== undefined ? { worktree } : {}),
       consent: this.options.consent,
       t: vscode.l10n.t,
       rules: () => [...this.workspaceRules(), ...this.options.config.permissionRules().rules],

@@ -11,6 +11,7 @@ export function chatViewContext(chat: ChatSession, terminals: TerminalManager, t
   return {
     agentName: chat.agentName,
     demo: chat.host.definition.demo === true,
+    ...badgeAndHint(chat),
     readOnly: chat.readOnly,
     acceptsImages: info?.agentCapabilities?.promptCapabilities?.image === true,
     pendingPermissions: chat.controller.pendingPermissions.length,
@@ -27,5 +28,20 @@ export function chatViewContext(chat: ChatSession, terminals: TerminalManager, t
     ...(chat.mcpServers !== undefined ? { mcp: chat.mcpServers } : {}),
     turnChanges,
     ...transportOffers(chat.host.client),
+  };
+}
+
+/** The header's badge (and the empty transcript's hint): a worktree session's branch, or the Demo agent. */
+function badgeAndHint(chat: ChatSession): Pick<ViewContext, 'badge' | 'emptyHint'> {
+  if (chat.worktree !== undefined) {
+    const folder = vscode.workspace.asRelativePath(chat.worktree.path, false);
+    return { badge: { kind: 'worktree', label: chat.worktree.branch, title: vscode.l10n.t('Works in the worktree {0}', folder) } };
+  }
+  if (chat.host.definition.demo !== true) {
+    return {};
+  }
+  return {
+    badge: { kind: 'demo', label: vscode.l10n.t('Demo'), title: vscode.l10n.t('This chat runs the built-in demo agent, not your configured agent.') },
+    emptyHint: vscode.l10n.t('This is the built-in Demo agent: its replies are scripted. To chat with Hermes, install Hermes Agent, then run “Hermes: Select Agent” (or “Hermes: Set Up Agent…” when it is not on PATH).'),
   };
 }

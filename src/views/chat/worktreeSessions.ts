@@ -76,7 +76,7 @@ export class WorktreeSessions implements vscode.Disposable {
       }
       const made = await this.worktrees.create({ cwd: root, carryChanges: carry, createdBy: 'chat' });
       made.included.skipped.forEach((s) => void vscode.window.showWarningMessage(vscode.l10n.t('.worktreeinclude: skipped {0}', s)));
-      const chat = this.manager.createChat(undefined, made.cwd);
+      const chat = this.manager.createChat(undefined, made.cwd, { branch: made.record.branch, path: made.record.path });
       this.bind(made.record, chat);
       this.openPanel(chat);
       return chat;
@@ -200,7 +200,7 @@ export class WorktreeSessions implements vscode.Disposable {
       void vscode.window.showWarningMessage(vscode.l10n.t('The agent of {0} ({1}) is not configured any more.', record.branch, record.agent ?? '?'));
       return;
     }
-    const chat = this.manager.createChat(def, record.path);
+    const chat = this.manager.createChat(def, record.path, { branch: record.branch, path: record.path });
     this.bind(record, chat);
     // Opened before the panel shows it: a panel starts a new session in a chat nothing started.
     const opened = chat.open(record.sessionId);

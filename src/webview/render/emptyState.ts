@@ -9,9 +9,7 @@ export function emptyState(initial: boolean, header: ReturnType<RenderEnv['heade
     el('p', {
       text: initial || header === undefined ? t('Connecting…') : t('Ask {0} anything. Type / for commands.', header.agentName),
     }),
-    // The Demo's replies are scripted: say how to reach the real thing.
-    ...(header?.demo === true
-      ? [el('p', { class: 'empty-hint', text: t('This is the built-in Demo agent: its replies are scripted. To chat with Hermes, install Hermes Agent, then run “Hermes: Select Agent” (or “Hermes: Set Up Agent…” when it is not on PATH).') })]
-      : []),
+    // The Demo's replies are scripted: the host's hint says how to reach the real thing.
+    ...(header?.emptyHint !== undefined ? [el('p', { class: 'empty-hint', text: header.emptyHint })] : []),
   ];
 }

@@ -30,11 +30,11 @@ function phaseText(header: SessionHeaderView, hostNow: number): string | undefin
   }
 }
 
-/** The top bar: agent name (+ Demo badge), session title, phase, and the context usage gauge. */
+/** The top bar: agent name (+ the host's badge: Demo, a worktree's branch), session title, phase, and the context usage gauge. */
 export class TopBar {
   readonly element = el('header', { class: 'topbar' });
   readonly #agent = el('span', { class: 'agent-name' });
-  readonly #demo = el('span', { class: 'badge badge-demo', text: t('Demo') });
+  readonly #badge = el('span');
   readonly #title = el('span', { class: 'session-title' });
   readonly #phase = el('span', { class: 'phase' });
   readonly #usage = el('div', { class: 'usage' });
@@ -52,9 +52,8 @@ export class TopBar {
     const meterId = uniqueId('usage');
     this.#usageText.id = meterId;
     this.#meter.setAttribute('aria-labelledby', meterId);
-    this.#demo.title = t('This chat runs the built-in demo agent, not your configured agent.');
     this.#usage.append(this.#meter, this.#usageText, this.#cost);
-    this.element.append(el('div', { class: 'topbar-main' }, [icon('hubot', 'agent-icon'), this.#agent, this.#demo, this.#title]), this.#phase, this.#usage);
+    this.element.append(el('div', { class: 'topbar-main' }, [icon('hubot', 'agent-icon'), this.#agent, this.#badge, this.#title]), this.#phase, this.#usage);
   }
 
   #renderPhase(): void {
@@ -72,7 +71,11 @@ export class TopBar {
 
   update(header: SessionHeaderView): void {
     this.#agent.textContent = header.agentName;
-    setHidden(this.#demo, !header.demo);
+    const badge = header.badge;
+    setAttr(this.#badge, 'class', `badge badge-${badge?.kind ?? ''}`);
+    this.#badge.textContent = badge?.label ?? '';
+    this.#badge.title = badge?.title ?? '';
+    setHidden(this.#badge, badge === undefined);
     const title = header.title !== undefined && header.title !== '' ? visibleTitle(header.title) : '';
     this.#title.textContent = title;
     this.#title.title = title;

@@ -188,6 +188,7 @@ suite('webview: view store and transcript', () => {
     h.send(
       snapshot(1, [], {
         demo: true,
+        badge: { kind: 'demo', label: 'Demo', title: 'This chat runs the built-in demo agent.' },
         title: 'Fix tests',
         usage: { used: 12_300, size: 131_072, cost: { amount: 0.42, currency: 'USD' } },
         modes: { current: 'ask', options: [{ id: 'ask', name: 'Ask' }, { id: 'code', name: 'Code' }] },
@@ -201,6 +202,7 @@ suite('webview: view store and transcript', () => {
     const top = h.doc.querySelector('.topbar');
     assert.match(top?.textContent ?? '', /Hermes.*Demo.*Fix tests.*context 12\.3k \/ 131k/);
     assert.equal(top?.querySelector<HTMLElement>('.badge-demo')?.hidden, false);
+    assert.equal(top?.querySelector<HTMLElement>('.badge-demo')?.title, 'This chat runs the built-in demo agent.');
     const mode = byRole(h.doc, 'combobox', 'Mode')[0] as HTMLSelectElement | undefined;
     assert.equal(mode?.value, 'ask');
     mode.value = 'code';
@@ -217,6 +219,22 @@ suite('webview: view store and transcript', () => {
       { type: 'config/set', configId: 'effort', value: 'high' },
       { type: 'config/set', configId: 'web', value: true },
     ]);
+  });
+
+  test("a worktree session's badge names its branch (its folder in the tooltip); the host's empty-state hint shows as text", () => {
+    h.send(snapshot(1, [], { badge: { kind: 'worktree', label: 'hermes/52f398e6', title: 'Works in the worktree .worktrees/hermes-52f398e6' }, emptyHint: '<b>Not markup</b>' }));
+    const badge = h.doc.querySelector<HTMLElement>('.topbar .badge');
+    assert.equal(badge?.textContent, 'hermes/52f398e6');
+    assert.equal(badge?.className, 'badge badge-worktree');
+    assert.equal(badge?.title, 'Works in the worktree .worktrees/hermes-52f398e6');
+    assert.equal(badge?.hidden, false);
+    assert.equal(h.doc.querySelector('.empty-hint')?.textContent, '<b>Not markup</b>');
+    assert.equal(h.doc.querySelector('.empty-hint b'), null);
+    // The next header has none: the badge goes (a chat's header is sent whole).
+    h.send(snapshot(2, []));
+    assert.equal(h.doc.querySelector<HTMLElement>('.topbar .badge')?.hidden, true);
+    // A badge of another kind is not a header the webview takes.
+    assert.equal(parseHostMessage(snapshot(3, [], { badge: { kind: 'evil', label: 'x', title: 'y' } } as never)), undefined);
   });
 
   test('the guard rejects malformed host messages', () => {
