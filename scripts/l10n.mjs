@@ -2,7 +2,7 @@
 // src/app and src/session, whose Localize the extension fills with vscode.l10n.t), and every
 // string the webview passes to t() (the host hands the same bundle to the webview), keyed by the
 // English text — the source file translators copy to bundle.l10n.<locale>.json.
-import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -27,5 +27,19 @@ walk(join(root, 'src', 'app'));
 walk(join(root, 'src', 'views'));
 walk(join(root, 'src', 'webview'));
 const sorted = Object.fromEntries([...strings].sort(([a], [b]) => a.localeCompare(b)));
-writeFileSync(join(root, 'l10n', 'bundle.l10n.json'), `${JSON.stringify(sorted, null, 2)}\n`);
-console.log(`l10n/bundle.l10n.json: ${strings.size} strings`);
+const file = join(root, 'l10n', 'bundle.l10n.json');
+const text = `${JSON.stringify(sorted, null, 2)}\n`;
+if (process.argv.includes('--check')) {
+  // The checks stage: a string the code shows that the bundle lacks is one translators never see.
+  const shipped = existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) : {};
+  const missing = Object.keys(sorted).filter((k) => !(k in shipped));
+  const gone = Object.keys(shipped).filter((k) => !(k in sorted));
+  if (missing.length > 0 || gone.length > 0) {
+    console.error(`l10n/bundle.l10n.json is stale: ${missing.length} string(s) missing (${missing.slice(0, 3).map((k) => JSON.stringify(k)).join(', ')}${missing.length > 3 ? ', …' : ''}), ${gone.length} no longer used. Run npm run l10n and commit it.`);
+    process.exit(1);
+  }
+  console.log(`l10n/bundle.l10n.json: ${strings.size} strings, up to date`);
+} else {
+  writeFileSync(file, text);
+  console.log(`l10n/bundle.l10n.json: ${strings.size} strings`);
+}

@@ -19,7 +19,7 @@ Runs the stages in order and ends with one line "N passed, N failed".
   build    bundles and the transpiled tests (always runs)
   types    tsc --noEmit for the extension, the webview and the webview tests
   lint     eslint, no warnings allowed
-  checks   manifest, bundle sizes, layout rules, and the package: builds the .vsix once
+  checks   manifest, bundle sizes, layout rules, l10n bundle, and the package: builds the .vsix once
            (scripts/package.mjs) and checks it holds every file the extension loads
   unit     mocha on out/test/unit, files in parallel (real agent processes, no VS Code)
   host     mocha inside a real VS Code (code-server) — needs the harness (below)
@@ -165,11 +165,15 @@ await stage('checks', async () => {
       failed++;
     }
   }
+  // Every string the UI shows is in the bundle translators copy.
+  if ((await run(process.execPath, ['scripts/l10n.mjs', '--check'])).code !== 0) {
+    failed++;
+  }
   const { vsix, stage: staged } = await packageOnce();
   if ((await run(process.execPath, ['test/checks/checkPackage.mjs', '--vsix', vsix, '--stage', staged])).code !== 0) {
     failed++;
   }
-  return { passed: checks.length + 1 - failed, failed };
+  return { passed: checks.length + 2 - failed, failed };
 });
 // The unit files run in parallel (one mocha worker per core, 2–4): their tests mostly wait on agent
 // processes, so two workers on a 2-core machine take ~60% of the serial time.
