@@ -4,7 +4,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { FrameLocator, Locator, Page } from 'playwright-core';
 import { type UiSession, vsCodeForSuite } from './support';
-import { conversation, paletteCommand, pinnedWebview, send, waitUntil } from './uiHelpers';
+import { composerBox, conversation, paletteCommand, pinnedWebview, send, waitUntil } from './uiHelpers';
 import type { PageElement } from './pageTypes';
 
 const original = ['line 1', 'line 2', 'line 3', 'line 4', 'line 5', ''].join('\n');
@@ -79,7 +79,8 @@ async function newWorktreeSession(ui: UiSession): Promise<{ chat: FrameLocator; 
 /**
  * Issue 40 in a real VS Code: two worktree sessions of the scripted agent edit the same file at
  * once, each in its own worktree (the main checkout untouched, `fs/*` outside the worktree
- * refused); the sessions list shows branch, state and changed files; Review opens the branch's
+ * refused); each chat names its branch (header badge, tab), and a fork of one works in the same
+ * worktree; the sessions list shows branch, state and changed files; Review opens the branch's
  * diff against its base; Apply to my checkout with a conflict opens VS Code's merge editor and,
  * once resolved, loses nothing; Discard lists what goes and removes worktree and branch.
  * One code-server for the whole file.
@@ -140,6 +141,28 @@ suite('Worktree sessions in code-server + Chromium', function () {
       await pickOption(ui.page, new RegExp(`hermes/${s.name}.*done · 1 changed file`)).waitFor({ timeout: 15_000 });
     }
     await ui.page.keyboard.press('Escape');
+  });
+
+  test('a fork of a worktree session works in the same worktree: its header and tab name the branch, and fs/* stays bounded by it', async () => {
+    const ui = code.ui();
+    await composerBox(a.chat).click();
+    await paletteCommand(ui.page, 'Hermes: Fork Session');
+    const fork = await waitUntil('the fork (its header says "Fork of …")', async () => {
+      for (const n of (await webviewNames(ui.page)).filter((f) => f !== '')) {
+        const frame = await pinnedWebview(ui.page, ui.page.locator(`iframe.webview[name="${n}"]`));
+        const title = await frame.locator('header.topbar .session-title').textContent({ timeout: 1000 }).catch(() => null);
+        if (title?.startsWith('Fork of') === true) {
+          return frame;
+        }
+      }
+      return undefined;
+    });
+    assert.equal(await fork.locator('header.topbar .badge-worktree').textContent(), `hermes/${a.name}`);
+    await ui.page.getByRole('tab', { name: new RegExp(`· hermes\\/${a.name}: Fork of`) }).first().waitFor({ timeout: 10_000 });
+    await send(fork, `[write path=${path.join(ui.workspace, 'notes.txt')} text=escaped]`);
+    await conversation(fork).getByText(/fs\/(read|write)_text_file failed: .*outside the workspace/).first().waitFor({ timeout: 30_000 });
+    assert.equal(fs.readFileSync(path.join(ui.workspace, 'notes.txt'), 'utf8'), original, 'the main checkout is untouched');
+    await ui.shot('worktrees-fork');
   });
 
   test('Review changes: the branch against its base in a diff editor', async () => {

@@ -348,7 +348,7 @@ export class ChatManager implements vscode.Disposable {
   forkChat(source: ChatSession, fromEntryId?: string): Promise<{ chat: ChatSession; draft?: string }> {
     // A fork of a worktree session works in the same worktree.
     const worktree = source.roots !== undefined ? source.cwd : undefined;
-    return forkChat(source, fromEntryId, (def) => this.createChat(def, worktree), worktree ?? this.workspaceRoot, vscode.l10n.t);
+    return forkChat(source, fromEntryId, (def) => this.createChat(def, worktree, source.worktree), worktree ?? this.workspaceRoot, vscode.l10n.t);
   }
 
   /** Every session the history list can offer: the agent's `session/list` (all pages) merged with this workspace's. */

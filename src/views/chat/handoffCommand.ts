@@ -52,7 +52,7 @@ export async function continueWithAnotherAgent(
       // The new chat's tab opens at once: the user sees its agent start while the brief is prepared.
       newChat: (def, cwd) => {
         // A worktree session's folder bounds the new chat too; otherwise it has the workspace folders.
-        const chat = manager.createChat(def, source.roots !== undefined ? cwd : undefined);
+        const chat = source.roots !== undefined ? manager.createChat(def, cwd, source.worktree) : manager.createChat(def);
         openPanel(chat);
         return chat;
       },
