@@ -17,7 +17,6 @@ export const entriesPerTurn = 5;
 
 export const benchViewContext: ViewContext = {
   agentName: 'Hermes',
-  demo: false,
   readOnly: false,
   acceptsImages: false,
   pendingPermissions: 0,

@@ -119,7 +119,6 @@ export function generateFrames(n: number, file: string): number {
 
 const viewContext: ViewContext = {
   agentName: 'bench',
-  demo: false,
   readOnly: false,
   acceptsImages: false,
   pendingPermissions: 0,

@@ -292,8 +292,6 @@ export interface SessionHeaderView {
   readonly hostTime: number;
   readonly sessionId?: string;
   readonly agentName: string;
-  /** True when the chat runs the built-in demo agent instead of the configured one. */
-  readonly demo: boolean;
   readonly badge?: BadgeView;
   /** A line under an empty transcript's invitation (the Demo agent's: how to reach the real thing). */
   readonly emptyHint?: string;

@@ -1,7 +1,7 @@
 import type { EntryView, NoticeActionView, SessionHeaderView, SessionView } from './sessionView';
 
 /** Bump when a message shape changes incompatibly; a webview on another version is reloaded. */
-export const PROTOCOL_VERSION = 2;
+export const PROTOCOL_VERSION = 3;
 
 /**
  * Index-addressed changes to the transcript. `appendText` is the streaming case: it carries only the

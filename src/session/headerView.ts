@@ -11,7 +11,6 @@ export function headerView(state: SessionState, ctx: ViewContext): SessionHeader
   return {
     hostTime: ctx.now,
     agentName: ctx.agentName,
-    demo: ctx.demo,
     ...(ctx.badge !== undefined ? { badge: ctx.badge } : {}),
     ...(ctx.emptyHint !== undefined ? { emptyHint: ctx.emptyHint } : {}),
     phase: state.phase,

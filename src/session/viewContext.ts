@@ -3,7 +3,6 @@ import type { BadgeView, McpServersView, OffersView, SignInView } from '../proto
 /** What the view needs beyond the session state; supplied by the surface layer. */
 export interface ViewContext {
   readonly agentName: string;
-  readonly demo: boolean;
   /** Beside the agent's name: Demo, or a worktree session's branch. */
   readonly badge?: BadgeView;
   readonly emptyHint?: string;

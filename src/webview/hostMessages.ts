@@ -280,7 +280,6 @@ function isHeader(v: unknown): v is SessionHeaderView {
     isNum(v.hostTime) &&
     optional(v.sessionId, isStr) &&
     isStr(v.agentName) &&
-    isBool(v.demo) &&
     optional(v.badge, (b): b is Rec => isRec(b) && (b.kind === 'demo' || b.kind === 'worktree') && isStr(b.label) && isStr(b.title)) &&
     optional(v.emptyHint, isStr) &&
     optional(v.title, isStr) &&

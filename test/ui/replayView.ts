@@ -160,7 +160,6 @@ export class ReplayView implements Disposable {
     this.webview = new PageWebview(page);
     const context = (): ViewContext => ({
       agentName: options.agentName,
-      demo: false,
       readOnly: false,
       acceptsImages: true,
       pendingPermissions: controller.pendingPermissions.length,

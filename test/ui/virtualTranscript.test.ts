@@ -8,7 +8,7 @@ import { SessionHarness, textChunk, toolCall, toolUpdate } from '../builders/ses
 import type { PageElement } from './pageTypes';
 import { type BrowserModule, type FakeHostModule, importEsm, openFakeHostPage, PageWebview, twoFrames } from './replayView';
 
-const context = (): ViewContext => ({ agentName: 'Hermes', demo: false, readOnly: false, acceptsImages: false, pendingPermissions: 0, now: Date.now(), relativePath: (p) => p });
+const context = (): ViewContext => ({ agentName: 'Hermes', readOnly: false, acceptsImages: false, pendingPermissions: 0, now: Date.now(), relativePath: (p) => p });
 
 /** Every turn's words: what each entry shows, findable (`marker-<turn>`) and checkable. */
 const answer = (i: number): string =>

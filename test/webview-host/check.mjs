@@ -147,7 +147,7 @@ async function runBench() {
   const chunks = 20_000;
   const size = Math.ceil(text.length / chunks);
   console.log(`bench: ${text.length} characters in ${Math.ceil(text.length / size)} chunks of ${size}`);
-  const header = { hostTime: Date.now(), agentName: 'Hermes', demo: false, phase: 'running', plan: [], configOptions: [], commands: [], pendingPermissions: 0, readOnly: false, acceptsImages: false };
+  const header = { hostTime: Date.now(), agentName: 'Hermes', phase: 'running', plan: [], configOptions: [], commands: [], pendingPermissions: 0, readOnly: false, acceptsImages: false };
   const patches = [];
   for (let i = 0, seq = 2; i < text.length; i += size) {
     patches.push({ type: 'session/patch', seq: ++seq, ops: [{ op: 'appendText', index: 0, part: 0, kind: 'text', text: text.slice(i, i + size) }] });

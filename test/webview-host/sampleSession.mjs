@@ -39,7 +39,6 @@ export function sampleHeader(now = Date.now(), fields = {}) {
     hostTime: now,
     sessionId: 'sess-1',
     agentName: 'Hermes',
-    demo: true,
     title: 'Fix the failing date test',
     phase: 'running',
     turnStartedAt: now - 30_000,

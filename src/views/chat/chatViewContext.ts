@@ -10,7 +10,6 @@ export function chatViewContext(chat: ChatSession, terminals: TerminalManager, t
   const info = chat.host.state.kind === 'ready' ? chat.host.state.info : undefined;
   return {
     agentName: chat.agentName,
-    demo: chat.host.definition.demo === true,
     ...badgeAndHint(chat),
     readOnly: chat.readOnly,
     acceptsImages: info?.agentCapabilities?.promptCapabilities?.image === true,

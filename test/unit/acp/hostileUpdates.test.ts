@@ -15,7 +15,6 @@ interface Corpus {
 
 const ctx: ViewContext = {
   agentName: 'scripted',
-  demo: false,
   readOnly: false,
   acceptsImages: true,
   pendingPermissions: 0,

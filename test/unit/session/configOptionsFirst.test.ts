@@ -4,7 +4,7 @@ import { ViewProjector, type ViewContext } from '../../../src/session/viewProjec
 import { replayAgentCommand, scriptedAgentCommand, startStack, tempWorkspace, type AgentStack } from '../../support/agentStack';
 import { fixturesDir } from '../../support/paths';
 
-const ctx: ViewContext = { agentName: 'agent', demo: false, readOnly: false, acceptsImages: true, pendingPermissions: 0, now: 0, relativePath: (p) => p };
+const ctx: ViewContext = { agentName: 'agent', readOnly: false, acceptsImages: true, pendingPermissions: 0, now: 0, relativePath: (p) => p };
 
 suite('composer selectors: config options first (ACP session-config-options)', () => {
   let stack: AgentStack | undefined;

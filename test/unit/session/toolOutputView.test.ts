@@ -4,7 +4,7 @@ import type { ToolEntry } from '../../../src/session/sessionState';
 import { toolView } from '../../../src/session/toolView';
 import type { ToolContentView } from '../../../src/protocol/sessionView';
 
-const ctx = { agentName: 'Hermes', demo: false, readOnly: false, acceptsImages: false, pendingPermissions: 0, now: 0, relativePath: (p: string) => p };
+const ctx = { agentName: 'Hermes', readOnly: false, acceptsImages: false, pendingPermissions: 0, now: 0, relativePath: (p: string) => p };
 const deps = { permissionTimeoutMs: undefined, diffStats: () => ({ added: 0, removed: 0 }) };
 
 function shown(text: string): Extract<ToolContentView, { type: 'text' }> {

@@ -36,7 +36,7 @@ function pendingQuestion(c: SessionController): Promise<QuestionEntry> {
   return until('a pending question', () => c.state.entries.find((e): e is QuestionEntry => e.kind === 'question' && e.status === 'pending'));
 }
 
-const viewContext = { agentName: 'Hermes', demo: false, readOnly: false, acceptsImages: false, pendingPermissions: 0, now: 0, relativePath: (p: string) => p };
+const viewContext = { agentName: 'Hermes', readOnly: false, acceptsImages: false, pendingPermissions: 0, now: 0, relativePath: (p: string) => p };
 
 suite('session / questions, rewrite and model suggestions over the TUI Gateway', () => {
   let controller: SessionController;

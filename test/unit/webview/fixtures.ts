@@ -6,7 +6,6 @@ export function header(fields: Partial<SessionHeaderView> = {}): SessionHeaderVi
   return {
     hostTime: Date.now(),
     agentName: 'Hermes',
-    demo: false,
     phase: 'idle',
     plan: [],
     configOptions: [],

@@ -187,7 +187,6 @@ suite('webview: view store and transcript', () => {
   test('the header renders agent, demo badge, title, usage and selectors', () => {
     h.send(
       snapshot(1, [], {
-        demo: true,
         badge: { kind: 'demo', label: 'Demo', title: 'This chat runs the built-in demo agent.' },
         title: 'Fix tests',
         usage: { used: 12_300, size: 131_072, cost: { amount: 0.42, currency: 'USD' } },

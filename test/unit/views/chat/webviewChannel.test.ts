@@ -5,7 +5,7 @@ import type { ViewContext } from '../../../../src/session/viewProjection';
 import { maxTextPatchIntervalMs, textPatchInterval, textPatchIntervalMs, WebviewChannel, type WebviewLike } from '../../../../src/views/chat/webviewChannel';
 import { SessionHarness, textChunk } from '../../../builders/sessionBuilders';
 
-const context: ViewContext = { agentName: 'Agent', demo: false, readOnly: false, acceptsImages: false, pendingPermissions: 0, now: 0, relativePath: (p) => p };
+const context: ViewContext = { agentName: 'Agent', readOnly: false, acceptsImages: false, pendingPermissions: 0, now: 0, relativePath: (p) => p };
 
 /** A chat the channel can bind: a real session state (reduced from ACP updates) and its change event. */
 function fakeChat(): { harness: SessionHarness; chat: ChatSession; change: (update: ReturnType<typeof textChunk>) => void } {

@@ -7,7 +7,7 @@ import { snapshotLimits } from '../../../../src/session/viewWindow';
 import { WebviewChannel } from '../../../../src/views/chat/webviewChannel';
 import { SessionHarness, textChunk, toolCall, toolUpdate } from '../../../builders/sessionBuilders';
 
-const context: ViewContext = { agentName: 'Agent', demo: false, readOnly: false, acceptsImages: false, pendingPermissions: 0, now: 0, relativePath: (p) => p };
+const context: ViewContext = { agentName: 'Agent', readOnly: false, acceptsImages: false, pendingPermissions: 0, now: 0, relativePath: (p) => p };
 
 /** `turns` finished turns of four entries (prompt, answer, a shell call with `outputChars` of output, footer). */
 function longChat(turns: number, outputChars = 200): { harness: SessionHarness; chat: ChatSession; changed: () => void } {
