@@ -3,7 +3,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import type { FrameLocator } from 'playwright-core';
 import { openVsCode, type UiSession } from '../test/ui/support';
-import { chatWebviews, composerBox, footerIds, newFooter, send, waitUntil } from '../test/ui/uiHelpers';
+import { chatWebviews, composerBox, footerIds, newFooter, openChatBeside, send, waitUntil } from '../test/ui/uiHelpers';
 import { HostInspector } from './hostInspector';
 import { agentAnswer, chunked } from './streamText';
 import { percentile } from './webviewPage';
@@ -268,16 +268,8 @@ export async function runP9(options: P9Options = defaultP9): Promise<P9Result> {
         inspector = undefined;
       }
     }
-    for (let i = 0; i < options.chats; i++) {
-      // "Beside" the active group: make that the last one (a late focus can leave an earlier one active,
-      // and the chat then opens as a tab behind another).
-      if (i > 0) {
-        await session.command('View: Focus Last Editor Group');
-      }
-      await session.command('Hermes: Open Chat in Editor');
-      await waitUntil(`chat ${i + 1}`, async () => ((await chatWebviews(session.page)).length > i ? true : undefined), 60_000, 250).catch(async (e: unknown) => {
-        throw new Error(`${e instanceof Error ? e.message : String(e)} (screenshot: ${await session.shot(`p9-chat-${i + 1}-missing`)})`, { cause: e });
-      });
+    for (let i = 1; i <= options.chats; i++) {
+      await openChatBeside(session, i);
     }
     const chats = (await chatWebviews(session.page)).slice(-options.chats).map((v) => v.frame);
     for (const chat of chats) {

@@ -4,7 +4,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import type { FrameLocator } from 'playwright-core';
 import { openVsCode, type UiSession } from './support';
-import { chatWebviews, composerBox, conversation, describeWebviews, footerIds, newFooter, readAgentState, send, shotName, storedUserTexts, waitUntil } from './uiHelpers';
+import { chatWebviews, composerBox, conversation, describeWebviews, footerIds, newFooter, openChatBeside, readAgentState, send, shotName, storedUserTexts, waitUntil } from './uiHelpers';
 
 /**
  * Issue 43: a prompt typed into a chat just brought back from a hidden tab and sent at once never
@@ -39,9 +39,8 @@ suite('a prompt sent the moment a revealed chat appears reaches the agent (code-
   suiteSetup(async () => {
     vs = await openVsCode({ agentEnv: { SCRIPTED_AGENT_STATE_FILE: stateFile }, viewport: { width: 1600, height: 900 }, files: { 'notes.txt': 'a file to hide the chat behind\n' } });
     await ui().command('View: Close Primary Side Bar');
-    for (let i = 0; i < 3; i++) {
-      await ui().command('Hermes: Open Chat in Editor');
-      await chats(i + 1);
+    for (let i = 1; i <= 3; i++) {
+      await openChatBeside(ui(), i);
     }
   });
 

@@ -411,6 +411,24 @@ export async function chatWebviews(page: Page): Promise<{ frame: FrameLocator; x
   return found.sort((a, b) => a.x - b.x);
 }
 
+/**
+ * Opens one more chat in an editor group and waits until `count` chats are on screen. "Open Chat in
+ * Editor" opens it beside the active group, so the last group is made active first: a chat's page
+ * that takes the focus late (VS Code focuses a new webview once it has loaded) can leave an earlier
+ * group active, and the chat then opens as a hidden tab behind the next one (seen under load in CI
+ * and in the P9 bench). A failure says which webviews were there, with a screenshot.
+ */
+export async function openChatBeside(ui: { readonly page: Page; command(title: string): Promise<void>; shot(name: string): Promise<string> }, count: number): Promise<void> {
+  if (count > 1) {
+    await ui.command('View: Focus Last Editor Group');
+  }
+  await ui.command('Hermes: Open Chat in Editor');
+  await waitUntil(`${count} chats on screen`, async () => ((await chatWebviews(ui.page)).length >= count ? true : undefined), 60_000, 250).catch(async (e: unknown) => {
+    const seen = (await describeWebviews(ui.page)).join('; ');
+    throw new Error(`${e instanceof Error ? e.message : String(e)} (webviews: ${seen}; screenshot: ${await ui.shot(`chat-${count}-missing`)})`, { cause: e });
+  });
+}
+
 /** Turns a test title into a file-name-friendly screenshot name. */
 export function shotName(prefix: string, title: string | undefined): string {
   return `${prefix}-${(title ?? 'unknown').replace(/\W+/g, '-')}`.slice(0, 120);
