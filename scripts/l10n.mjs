@@ -28,7 +28,6 @@ walk(join(root, 'src', 'views'));
 walk(join(root, 'src', 'webview'));
 const sorted = Object.fromEntries([...strings].sort(([a], [b]) => a.localeCompare(b)));
 const file = join(root, 'l10n', 'bundle.l10n.json');
-const text = `${JSON.stringify(sorted, null, 2)}\n`;
 if (process.argv.includes('--check')) {
   // The checks stage: a string the code shows that the bundle lacks is one translators never see.
   const shipped = existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) : {};
@@ -40,6 +39,6 @@ if (process.argv.includes('--check')) {
   }
   console.log(`l10n/bundle.l10n.json: ${strings.size} strings, up to date`);
 } else {
-  writeFileSync(file, text);
+  writeFileSync(file, `${JSON.stringify(sorted, null, 2)}\n`);
   console.log(`l10n/bundle.l10n.json: ${strings.size} strings`);
 }

@@ -48,6 +48,19 @@ function webviewNames(page: Page): Promise<string[]> {
   return page.locator('iframe.webview').evaluateAll((frames: PageElement[]) => frames.map((f) => f.getAttribute('name') ?? ''));
 }
 
+/** Waits for the chat webview whose header `shows` (checked on each webview's top bar), pinned to its iframe. */
+function chatWhose(page: Page, what: string, shows: (topbar: Locator) => Promise<boolean>): Promise<FrameLocator> {
+  return waitUntil(what, async () => {
+    for (const n of (await webviewNames(page)).filter((f) => f !== '')) {
+      const frame = await pinnedWebview(page, page.locator(`iframe.webview[name="${n}"]`));
+      if (await shows(frame.locator('header.topbar')).catch(() => false)) {
+        return frame;
+      }
+    }
+    return undefined;
+  });
+}
+
 /**
  * A new worktree session: its chat and its worktree's name. The chat is the webview whose header
  * names the worktree's branch, as the user tells them apart: not "the webview that was not there
@@ -59,17 +72,8 @@ async function newWorktreeSession(ui: UiSession): Promise<{ chat: FrameLocator; 
   await paletteCommand(ui.page, 'Hermes: New Session in Worktree');
   const name = await waitUntil('a new worktree folder', () => Promise.resolve(worktreeNames(ui.workspace).find((n) => !before.includes(n))));
   const branch = `hermes/${name}`;
-  const chat = await waitUntil(`the chat whose header says ${branch}`, async () => {
-    for (const n of (await webviewNames(ui.page)).filter((f) => f !== '')) {
-      const frame = await pinnedWebview(ui.page, ui.page.locator(`iframe.webview[name="${n}"]`));
-      const badge = frame.locator('header.topbar .badge-worktree');
-      if ((await badge.textContent({ timeout: 1000 }).catch(() => null)) === branch) {
-        assert.equal(await badge.getAttribute('title'), `Works in the worktree .worktrees/${name}`);
-        return frame;
-      }
-    }
-    return undefined;
-  });
+  const chat = await chatWhose(ui.page, `the chat whose header says ${branch}`, async (top) => (await top.locator('.badge-worktree').textContent({ timeout: 1000 })) === branch);
+  assert.equal(await chat.locator('header.topbar .badge-worktree').getAttribute('title'), `Works in the worktree .worktrees/${name}`);
   await chat.getByRole('textbox', { name: 'Message', exact: true }).waitFor({ timeout: 30_000 });
   // Its tab says which branch too.
   await ui.page.getByRole('tab', { name: new RegExp(`· ${branch.replace('/', '\\/')}`) }).first().waitFor({ timeout: 10_000 });
@@ -147,16 +151,7 @@ suite('Worktree sessions in code-server + Chromium', function () {
     const ui = code.ui();
     await composerBox(a.chat).click();
     await paletteCommand(ui.page, 'Hermes: Fork Session');
-    const fork = await waitUntil('the fork (its header says "Fork of …")', async () => {
-      for (const n of (await webviewNames(ui.page)).filter((f) => f !== '')) {
-        const frame = await pinnedWebview(ui.page, ui.page.locator(`iframe.webview[name="${n}"]`));
-        const title = await frame.locator('header.topbar .session-title').textContent({ timeout: 1000 }).catch(() => null);
-        if (title?.startsWith('Fork of') === true) {
-          return frame;
-        }
-      }
-      return undefined;
-    });
+    const fork = await chatWhose(ui.page, 'the fork (its header says "Fork of …")', async (top) => ((await top.locator('.session-title').textContent({ timeout: 1000 })) ?? '').startsWith('Fork of'));
     assert.equal(await fork.locator('header.topbar .badge-worktree').textContent(), `hermes/${a.name}`);
     await ui.page.getByRole('tab', { name: new RegExp(`· hermes\\/${a.name}: Fork of`) }).first().waitFor({ timeout: 10_000 });
     await send(fork, `[write path=${path.join(ui.workspace, 'notes.txt')} text=escaped]`);

@@ -40,7 +40,7 @@ export class ChatPanel implements vscode.Disposable {
       const busy = state.phase === 'running' || state.phase === 'cancelling' || state.phase === 'starting';
       const agent = chat.host.definition.demo === true ? `${chat.agentName} (demo)` : chat.agentName;
       // Two worktree sessions side by side are told apart by their branch.
-      const name = chat.worktree !== undefined ? `${agent} · ${displayLabel(chat.worktree.branch, 80)}` : agent;
+      const name = chat.worktree !== undefined ? `${agent} · ${chat.worktree.branch}` : agent;
       // The session title is the agent's: on one line, invisible characters visible.
       const title = state.title !== undefined ? `${name}: ${displayLabel(state.title, 120)}` : name;
       panel.title = waiting ? `${title} — ${vscode.l10n.t('needs permission')}` : busy ? `${title} — ${vscode.l10n.t('working')}` : title;

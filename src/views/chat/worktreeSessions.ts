@@ -1,9 +1,10 @@
 import * as vscode from 'vscode';
 import type { ChatSession } from '../../app/chatSession';
 import { describeError } from '../../agentPort/agentErrors';
-import { notificationLabel } from '../../util/displayText';
+import { displayLabel, notificationLabel } from '../../util/displayText';
 import { Worktrees, type WorktreeStatus } from '../../worktree/worktrees';
 import type { WorktreeRecord } from '../../worktree/worktreeRecords';
+import type { WorktreeLabel } from '../../app/chatSessionOptions';
 import type { AgentDefinition } from '../../host/agentHost';
 import type { ChatManager } from './chatManager';
 import { WorktreeReview } from './worktreeReview';
@@ -76,7 +77,7 @@ export class WorktreeSessions implements vscode.Disposable {
       }
       const made = await this.worktrees.create({ cwd: root, carryChanges: carry, createdBy: 'chat' });
       made.included.skipped.forEach((s) => void vscode.window.showWarningMessage(vscode.l10n.t('.worktreeinclude: skipped {0}', s)));
-      const chat = this.manager.createChat(undefined, made.cwd, { branch: made.record.branch, path: made.record.path });
+      const chat = this.manager.createChat(undefined, made.cwd, labelOf(made.record));
       this.bind(made.record, chat);
       this.openPanel(chat);
       return chat;
@@ -200,7 +201,7 @@ export class WorktreeSessions implements vscode.Disposable {
       void vscode.window.showWarningMessage(vscode.l10n.t('The agent of {0} ({1}) is not configured any more.', record.branch, record.agent ?? '?'));
       return;
     }
-    const chat = this.manager.createChat(def, record.path, { branch: record.branch, path: record.path });
+    const chat = this.manager.createChat(def, record.path, labelOf(record));
     this.bind(record, chat);
     // Opened before the panel shows it: a panel starts a new session in a chat nothing started.
     const opened = chat.open(record.sessionId);
@@ -221,4 +222,9 @@ export class WorktreeSessions implements vscode.Disposable {
       }
     });
   }
+}
+
+/** What a worktree chat shows of its worktree (header, tab, Changes view): the branch on one line, invisible characters visible. */
+function labelOf(record: WorktreeRecord): WorktreeLabel {
+  return { branch: displayLabel(record.branch, 80), path: record.path };
 }
