@@ -205,7 +205,7 @@ const webviewScripts = { platform: 'browser', format: 'iife', target: 'chrome120
  * copy too, so the build fails when one is bundled that is not listed here.
  */
 const sharedModules = ['dom', 'strings', 'text'];
-const cardsOwn = /^src\/webview\/(cards\/entry|lazy\/cards|ansi|render\/(signInCard|mcpSummary|question|rewriteEditor|slashMenu|mentionMenu|listboxMenu|notice|turnEnd|plan|heldPrompt|findBar|findInChat|permission|permissionCheck|terminalItem))\.ts$/;
+const cardsOwn = /^src\/webview\/(cards\/entry|lazy\/cards|ansi|render\/(signInCard|mcpSummary|question|rewriteEditor|slashMenu|mentionMenu|listboxMenu|notice|turnEnd|plan|heldPrompt|findBar|findInChat|permission|permissionCheck|terminalItem|pastedImages|permissionKeys))\.ts$/;
 const sharedWithBundle = {
   name: 'shared-with-bundle',
   setup(b) {

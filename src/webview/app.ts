@@ -9,7 +9,7 @@ import { Composer } from './render/composer';
 import { isTurnRunning, type RenderEnv } from './render/env';
 import { SessionControls, TopBar } from './render/header';
 import { Transcript } from './render/transcript';
-import { pendingPrompt } from './render/transcriptRows';
+import { cardsIfLoaded } from './lazy/cards';
 import { chunkError, LazyHeaderCard, withCards } from './lazy/lazyCard';
 import { loadStrings, t } from './strings';
 import { createTicker } from './ticker';
@@ -179,7 +179,7 @@ export function startApp(win: Window & typeof globalThis, options: AppOptions = 
     }
     // e.code, not e.key: Alt+Y types "¥" on macOS.
     if (e.altKey && !e.ctrlKey && !e.metaKey && !e.shiftKey && (e.code === 'KeyY' || e.code === 'KeyN')) {
-      const prompt = pendingPrompt(transcript.rows, document.activeElement);
+      const prompt = cardsIfLoaded()?.pendingPrompt(transcript.rows.mounted(), document.activeElement);
       const option = prompt?.option(e.code === 'KeyY' ? 'allow_once' : 'reject_once');
       if (prompt !== undefined && option !== undefined) {
         e.preventDefault();

@@ -237,7 +237,6 @@ function isEntry(v: unknown): v is EntryView {
         optional(v.log, isStr) &&
         isArr(v.actions, isNoticeAction) &&
         optional(v.forkFrom, isStr) &&
-        optional(v.log, isStr) &&
         optional(v.suggestions, (x): x is Rec => isRec(x) && x.kind === 'model' && isStr(x.model) && isStr(x.provider) && isArr(x.values, isStr))
       );
     case 'question':
@@ -248,8 +247,8 @@ function isEntry(v: unknown): v is EntryView {
         isOutcome(v.outcome) &&
         isNum(v.durationMs) &&
         optional(v.error, isStr) &&
-        optional(v.provider, (p): p is Rec => isRec(p) && isStr(p.kind) && typeof p.transient === 'boolean' && optional(p.httpStatus, isNum)) &&
-        optional(v.retry, (r): r is boolean => typeof r === 'boolean') &&
+        optional(v.provider, (p): p is Rec => isRec(p) && isStr(p.kind) && isBool(p.transient) && optional(p.httpStatus, isNum)) &&
+        optional(v.retry, isBool) &&
         optional(v.retryIn, (r): r is 'session' | 'newSession' => r === 'session' || r === 'newSession') &&
         optional(v.startFresh, isStr) &&
         optional(v.usage, (u): u is Rec => isRec(u) && isNum(u.inputTokens) && isNum(u.outputTokens) && isNum(u.totalTokens))

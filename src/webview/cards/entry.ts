@@ -3,6 +3,8 @@
 // instances (scripts/build.mjs, src/webview/lazy/shared.ts): one window, one string table, one id counter.
 import { publishCards, type Cards } from '../lazy/cards';
 import { FindInChat } from '../render/findInChat';
+import { readPastedImages } from '../render/pastedImages';
+import { pendingPrompt } from '../render/permissionKeys';
 import { HeldPromptLine, mergedNote } from '../render/heldPrompt';
 import { McpSummary } from '../render/mcpSummary';
 import { checkDetails, offersRememberChoice, RememberChoice } from '../render/permissionCheck';
@@ -17,7 +19,7 @@ import { SignInCard } from '../render/signInCard';
 import { SlashMenu } from '../render/slashMenu';
 import { TurnEndView } from '../render/turnEnd';
 
-export const cards: Cards = { SignInCard, McpSummary, QuestionView, RewriteEditor, SlashMenu, MentionMenu, NoticeView, TurnEndView, PlanView, PlanDock, FindInChat, PermissionPrompt, TerminalItem, HeldPromptLine, mergedNote, checkDetails, RememberChoice, offersRememberChoice };
+export const cards: Cards = { SignInCard, McpSummary, QuestionView, RewriteEditor, SlashMenu, MentionMenu, NoticeView, TurnEndView, PlanView, PlanDock, FindInChat, PermissionPrompt, TerminalItem, HeldPromptLine, mergedNote, checkDetails, RememberChoice, offersRememberChoice, readPastedImages, pendingPrompt };
 publishCards(cards);
 // ICU's number data: Chromium loads it on a page's first toLocaleString() (~30 ms in one task).
 // This chunk is fetched when the page is idle after starting (or by the first card that needs it),

@@ -1,4 +1,6 @@
 import type { FindInChat } from '../render/findInChat';
+import type { readPastedImages } from '../render/pastedImages';
+import type { pendingPrompt } from '../render/permissionKeys';
 import type { PermissionPrompt } from '../render/permission';
 import type { TerminalItem } from '../render/terminalItem';
 import type { HeldPromptLine, mergedNote } from '../render/heldPrompt';
@@ -42,13 +44,15 @@ export interface Cards {
   readonly checkDetails: typeof checkDetails;
   readonly RememberChoice: typeof RememberChoice;
   readonly offersRememberChoice: typeof offersRememberChoice;
+  readonly readPastedImages: typeof readPastedImages;
+  readonly pendingPrompt: typeof pendingPrompt;
 }
 
 /** Runs the script `file` (next to the bundle); `undefined` when it has run synchronously (tests). */
 export type ChunkLoader = (file: string) => Promise<void> | undefined;
 
 export const cardsFile = 'cards';
-const key = '__hermesCards';
+const cardsKey = '__hermesCards';
 const scope = globalThis as unknown as Record<string, Cards | undefined>;
 
 let loader: ChunkLoader | undefined;
@@ -58,12 +62,17 @@ let pending: Promise<Cards> | undefined;
 export function setCardsLoader(next: ChunkLoader | undefined): void {
   loader = next;
   pending = undefined;
-  scope[key] = undefined;
+  scope[cardsKey] = undefined;
 }
 
 /** Called by the chunk's entry. */
 export function publishCards(cards: Cards): void {
-  scope[key] = cards;
+  scope[cardsKey] = cards;
+}
+
+/** The card classes if the chunk has run (it is fetched when the page is idle), without fetching it. */
+export function cardsIfLoaded(): Cards | undefined {
+  return scope[cardsKey];
 }
 
 /**
@@ -72,7 +81,7 @@ export function publishCards(cards: Cards): void {
  * must not leave the card broken for the rest of the session).
  */
 export function loadCards(): Cards | Promise<Cards> {
-  const ready = scope[key];
+  const ready = scope[cardsKey];
   if (ready !== undefined) {
     return ready;
   }
@@ -80,7 +89,7 @@ export function loadCards(): Cards | Promise<Cards> {
     return pending;
   }
   const published = (): Cards => {
-    const cards = scope[key];
+    const cards = scope[cardsKey];
     if (cards === undefined) {
       throw new Error(`${cardsFile}.js ran but left no cards`);
     }

@@ -10,6 +10,7 @@ import type { MentionMenu } from './mentionMenu';
 import type { SlashMenu } from './slashMenu';
 import type { ClientCommandName } from '../../protocol/webviewProtocol';
 import { LazyHeaderCard } from '../lazy/lazyCard';
+import { loadCards } from '../lazy/cards';
 
 /**
  * The composer: a multi-line textarea ("Message"), Send and Stop, the reason Send is unavailable,
@@ -19,7 +20,6 @@ import { LazyHeaderCard } from '../lazy/lazyCard';
  * lives in the UI state, so it survives reloads and snapshots.
  */
 /** Larger images are not attached (they would bloat every message to the host and the agent). */
-const maxImageBytes = 5 * 1024 * 1024;
 
 export class Composer {
   readonly element = el('div', { class: 'composer' });
@@ -245,21 +245,12 @@ export class Composer {
       return;
     }
     const view = this.textarea.ownerDocument.defaultView;
-    if (view === null) {
-      return;
-    }
-    for (const item of items) {
-      const file = item.getAsFile();
-      if (file === null || file.size > maxImageBytes) {
-        continue;
-      }
-      const reader = new view.FileReader();
-      reader.onload = () => {
-        const url = typeof reader.result === 'string' ? reader.result : '';
-        const data = url.slice(url.indexOf(',') + 1);
-        this.attach({ path: '', label: t('Pasted image ({0} KB)', Math.round(file.size / 1024)), image: { mimeType: item.type, data } });
-      };
-      reader.readAsDataURL(file);
+    const files = items.map((i) => i.getAsFile()).filter((f): f is File => f !== null);
+    if (view !== null) {
+      void Promise.resolve(loadCards()).then(
+        (cards) => cards.readPastedImages(files, view, (a) => this.attach(a)),
+        () => undefined,
+      );
     }
   }
 
@@ -322,15 +313,8 @@ export class Composer {
     clear(this.#notes);
     setHidden(this.#notes, notes.length === 0);
     for (const note of notes) {
-      const remove = button('', {
-        icon: 'close',
-        class: 'icon-button chip-remove',
-        ariaLabel: t('Remove {0}', note.label),
-        title: t('Remove {0}', note.label),
-        onClick: () => this.#env.actions.removeNote(note.key),
-      });
       const preview = note.text.length > 400 ? `${note.text.slice(0, 400)}…` : note.text;
-      this.#notes.appendChild(el('span', { class: 'chip note', attrs: { title: preview } }, [icon('note'), el('span', { class: 'chip-label', text: note.label }), remove]));
+      this.#notes.appendChild(chip('note', note.label, preview, 'note', () => this.#env.actions.removeNote(note.key)));
     }
   }
 
@@ -338,21 +322,12 @@ export class Composer {
     clear(this.#chips);
     setHidden(this.#chips, this.#attachments.length === 0);
     for (const attachment of this.#attachments) {
-      const label = visibleLabel(attachment.label);
-      const remove = button('', {
-        icon: 'close',
-        class: 'icon-button chip-remove',
-        ariaLabel: t('Remove {0}', label),
-        title: t('Remove {0}', label),
-        onClick: () => {
-          this.#attachments = this.#attachments.filter((a) => a !== attachment);
-          this.#renderChips();
-          this.textarea.focus();
-        },
-      });
-      this.#chips.appendChild(
-        el('span', { class: 'chip attachment', attrs: { title: visibleLabel(attachment.path) } }, [icon(attachment.image !== undefined ? 'file-media' : 'file'), el('span', { class: 'chip-label', text: label }), remove]),
-      );
+      const remove = (): void => {
+        this.#attachments = this.#attachments.filter((a) => a !== attachment);
+        this.#renderChips();
+        this.textarea.focus();
+      };
+      this.#chips.appendChild(chip('attachment', visibleLabel(attachment.label), visibleLabel(attachment.path), attachment.image !== undefined ? 'file-media' : 'file', remove));
     }
   }
 
@@ -370,4 +345,11 @@ export class Composer {
     this.#env.ui.draft = value;
     this.#updateButtons();
   }
+}
+
+/** A chip above the composer (a note, an attachment): its icon, label and tooltip, and a button that removes it. */
+function chip(kind: string, label: string, title: string, iconName: string, onRemove: () => void): HTMLElement {
+  const name = t('Remove {0}', label);
+  const remove = button('', { icon: 'close', class: 'icon-button chip-remove', ariaLabel: name, title: name, onClick: onRemove });
+  return el('span', { class: `chip ${kind}`, attrs: { title } }, [icon(iconName), el('span', { class: 'chip-label', text: label }), remove]);
 }

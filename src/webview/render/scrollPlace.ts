@@ -10,6 +10,13 @@ export function anchorAt(y: number, slots: readonly Slot[], offsets: RowOffsets)
   return slot !== undefined ? { id: slot.id, offset: Math.round(top - offsets.offset(index)) } : undefined;
 }
 
+/** In a row that starts above the view, the first Markdown block that reaches into it (a layout read per group, and per block of that group). */
+export function blockInView(row: Element, viewTop: number): Element | undefined {
+  const reaches = (e: Element): boolean => e.getBoundingClientRect().bottom > viewTop;
+  const group = Array.from(row.querySelectorAll('.md-group')).find(reaches);
+  return group === undefined ? undefined : (Array.from(group.children).find(reaches) ?? group);
+}
+
 /**
  * Where the view goes back to when the page is rebuilt: the saved entry and how far into it (the
  * rows' estimates place it; the anchor holds it while they are measured), or the old pixel offset;

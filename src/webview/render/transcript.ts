@@ -4,7 +4,7 @@ import type { Frame, Slot } from '../viewStore';
 import type { RenderEnv } from './env';
 import { followLink, TranscriptNews } from './transcriptNews';
 import { TranscriptRows } from './transcriptRows';
-import { anchorAt, savedPlace } from './scrollPlace';
+import { anchorAt, blockInView, savedPlace } from './scrollPlace';
 import { emptyState } from './emptyState';
 
 /** Closer than this to the bottom counts as "at the bottom". */
@@ -47,8 +47,13 @@ export class Transcript {
   #loading = false;
   readonly #waiting = new Map<Slot, (row: HTMLElement | undefined) => void>();
   readonly #news: TranscriptNews;
-  /** What the view holds still while rows are measured: a row and its top against the log's top (not while pinned). */
-  #anchor: { readonly slot: Slot; readonly top: number } | undefined;
+  /**
+   * What the view holds still while rows are measured (not while pinned): a row, or in a row that
+   * starts above the view the first Markdown block that reaches into it (`inner`: what is above it
+   * in the row may change height, a group the browser first lays out, `content-visibility: auto`,
+   * or a block built late, markdown/offscreenBlocks.ts), and its top against the log's top.
+   */
+  #anchor: { readonly slot: Slot; readonly top: number; readonly inner?: Element | undefined } | undefined;
   /** Until the next frame: the view is where we put it (a scroll event then does not choose a new anchor). */
   #holding = false;
 
@@ -271,7 +276,9 @@ export class Transcript {
     for (const slot of this.rows.mounted()) {
       const box = this.rows.rowOf(slot)?.getBoundingClientRect();
       if (box !== undefined && box.bottom > view.top) {
-        this.#anchor = { slot, top: box.top - view.top };
+        const row = this.rows.rowOf(slot);
+        const inner = row !== undefined && box.top < view.top ? blockInView(row, view.top) : undefined;
+        this.#anchor = { slot, top: (inner?.getBoundingClientRect() ?? box).top - view.top, inner };
         return;
       }
     }
@@ -280,8 +287,8 @@ export class Transcript {
 
   #holdAnchor(): void {
     const anchor = this.#anchor;
-    const row = anchor !== undefined ? this.rows.rowOf(anchor.slot) : undefined;
-    if (anchor === undefined || row === undefined) {
+    const row = anchor?.inner ?? (anchor !== undefined ? this.rows.rowOf(anchor.slot) : undefined);
+    if (anchor === undefined || row?.isConnected !== true) {
       return;
     }
     const delta = row.getBoundingClientRect().top - this.log.getBoundingClientRect().top - anchor.top;

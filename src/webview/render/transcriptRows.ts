@@ -5,7 +5,6 @@ import { t } from '../strings';
 import type { EntryComponent, Slot } from '../viewStore';
 import { AssistantMessageView } from './assistantMessage';
 import type { RenderEnv } from './env';
-import type { PermissionPrompt } from './permission';
 import { RowOffsets } from './rowHeights';
 import { ToolCallView } from './toolCall';
 import { UserMessageView } from './userMessage';
@@ -296,22 +295,4 @@ export class TranscriptRows {
     }
     this.#host.measured();
   }
-}
-
-/** The pending permission prompt of the rows shown that the keyboard shortcuts answer: the focused card's, else the first. */
-export function pendingPrompt(rows: TranscriptRows, focused: Element | null): PermissionPrompt | undefined {
-  let first: PermissionPrompt | undefined;
-  for (const slot of rows.mounted()) {
-    const c = slot.component;
-    if (c instanceof ToolCallView) {
-      const prompt = c.pendingPrompt;
-      if (prompt !== undefined) {
-        if (focused !== null && c.element.contains(focused)) {
-          return prompt;
-        }
-        first ??= prompt;
-      }
-    }
-  }
-  return first;
 }
