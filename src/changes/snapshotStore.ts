@@ -112,7 +112,12 @@ export class SnapshotStore {
     return fs.readFileSync(this.fileFor(ref.id), 'utf8');
   }
 
-  /** Brings spilled texts back into memory (one read per text, all at once), so {@link get} needs no disk. */
+  /**
+   * Brings spilled texts back into memory (one read per text, all at once), so {@link get} needs no
+   * disk. Memory is brought back under its cap only once all are read (texts already on disk are
+   * dropped then, others written in the background): a text read back early is not dropped again
+   * before the caller, whose `await` resumes before any write ends, has read it.
+   */
   async load(refs: readonly SnapshotRef[]): Promise<void> {
     await Promise.all(
       [...new Set(refs.map((r) => r.id))].map(async (id) => {
@@ -122,10 +127,11 @@ export class SnapshotStore {
         }
         const text = await fs.promises.readFile(this.fileFor(id), 'utf8');
         if (e.text === undefined && this.entries.get(id) === e) {
-          this.remember(id, e, text);
+          this.remember(id, e, text, false);
         }
       }),
     );
+    this.spillOverflow();
   }
 
   release(ref: SnapshotRef): void {
@@ -174,12 +180,14 @@ export class SnapshotStore {
     }
   }
 
-  private remember(id: string, e: Entry, text: string): void {
+  private remember(id: string, e: Entry, text: string, spill = true): void {
     e.text = ownString(text);
     this.entries.set(id, e);
     this.inMemory.set(id, true);
     this.memoryBytes += e.bytes;
-    this.spillOverflow();
+    if (spill) {
+      this.spillOverflow();
+    }
   }
 
   private touch(id: string): void {
