@@ -64,36 +64,65 @@ export class StatusBar implements vscode.Disposable {
     this.item.dispose();
   }
 
+  /**
+   * What the item and the context keys were last given: VS Code posts every setter call and every
+   * `setContext` to the workbench, and a chat changes with each streamed chunk (thousands a second
+   * with several chats streaming, each one a message the window's thread handled). Only a change is
+   * posted now.
+   */
+  private shown = '';
+  private readonly contexts = new Map<string, string | boolean>();
+  private postCount = 0;
+
+  /** How many times the item or a context key was given a new value (tests: not once per chunk). */
+  get posts(): number {
+    return this.postCount;
+  }
+
   private update(): void {
     const { state, chat } = this.summary();
     const name = chat?.agentName ?? 'Hermes';
-    // Turns running in other chats, for the tooltip (the item follows the active chat).
-    const running = this.manager.allChats.filter((c) => c.controller.state.phase === 'running').length;
-    const views: Record<typeof state, { icon: string; text: string; tip: string; bg?: string }> = {
-      notStarted: { icon: 'comment-discussion', text: name, tip: vscode.l10n.t('{0}: not started', name) },
-      starting: { icon: 'sync~spin', text: name, tip: vscode.l10n.t('{0}: starting', name) },
-      ready: { icon: 'comment-discussion', text: name, tip: vscode.l10n.t('{0}: ready', name) },
-      busy: { icon: 'loading~spin', text: running > 1 ? `${name} (${running})` : name, tip: vscode.l10n.t('{0}: working on {1} turn(s)', name, running) },
-      waitingForPermission: {
-        icon: 'bell-dot',
-        text: vscode.l10n.t('{0}: permission needed', name),
-        tip: vscode.l10n.t('{0} is waiting for your answer', name),
-        bg: 'statusBarItem.warningBackground',
-      },
-      error: { icon: 'error', text: name, tip: vscode.l10n.t('{0} exited with an error — open the chat for details', name), bg: 'statusBarItem.errorBackground' },
-    };
-    const v = views[state];
-    this.item.text = `$(${v.icon}) ${v.text}`;
-    this.item.tooltip = v.tip;
-    this.item.accessibilityInformation = { label: v.tip };
-    this.item.backgroundColor = v.bg !== undefined ? new vscode.ThemeColor(v.bg) : undefined;
-    void vscode.commands.executeCommand('setContext', ContextKey.agentState, state);
-    const sidebar = this.manager.allChats;
-    void vscode.commands.executeCommand(
-      'setContext',
-      ContextKey.turnRunning,
-      sidebar.some((c) => c.controller.state.phase === 'running'),
-    );
-    void vscode.commands.executeCommand('setContext', ContextKey.hasSession, sidebar.some((c) => c.sessionId !== undefined));
+    const v = itemView(state, name, () => this.manager.allChats.filter((c) => c.controller.state.phase === 'running').length);
+    const key = JSON.stringify(v);
+    if (key !== this.shown) {
+      this.shown = key;
+      this.postCount++;
+      this.item.text = `$(${v.icon}) ${v.text}`;
+      this.item.tooltip = v.tip;
+      this.item.accessibilityInformation = { label: v.tip };
+      this.item.backgroundColor = v.bg !== undefined ? new vscode.ThemeColor(v.bg) : undefined;
+    }
+    const chats = this.manager.allChats;
+    this.setContext(ContextKey.agentState, state);
+    this.setContext(ContextKey.turnRunning, chats.some((c) => c.controller.state.phase === 'running'));
+    this.setContext(ContextKey.hasSession, chats.some((c) => c.sessionId !== undefined));
+  }
+
+  private setContext(key: string, value: string | boolean): void {
+    if (this.contexts.get(key) !== value) {
+      this.contexts.set(key, value);
+      this.postCount++;
+      void vscode.commands.executeCommand('setContext', key, value);
+    }
+  }
+}
+
+/** What the item shows in `state` (`running`: turns running in all chats, for the busy item's text and tooltip). */
+function itemView(state: StatusBar['state'], name: string, running: () => number): { icon: string; text: string; tip: string; bg?: string } {
+  switch (state) {
+    case 'notStarted':
+      return { icon: 'comment-discussion', text: name, tip: vscode.l10n.t('{0}: not started', name) };
+    case 'starting':
+      return { icon: 'sync~spin', text: name, tip: vscode.l10n.t('{0}: starting', name) };
+    case 'ready':
+      return { icon: 'comment-discussion', text: name, tip: vscode.l10n.t('{0}: ready', name) };
+    case 'busy': {
+      const n = running();
+      return { icon: 'loading~spin', text: n > 1 ? `${name} (${n})` : name, tip: vscode.l10n.t('{0}: working on {1} turn(s)', name, n) };
+    }
+    case 'waitingForPermission':
+      return { icon: 'bell-dot', text: vscode.l10n.t('{0}: permission needed', name), tip: vscode.l10n.t('{0} is waiting for your answer', name), bg: 'statusBarItem.warningBackground' };
+    case 'error':
+      return { icon: 'error', text: name, tip: vscode.l10n.t('{0} exited with an error — open the chat for details', name), bg: 'statusBarItem.errorBackground' };
   }
 }

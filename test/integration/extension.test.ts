@@ -49,6 +49,29 @@ suite('extension in a real VS Code', () => {
     assert.match(a.statusBar.text, /Other Scripted$/);
   });
 
+  test('a streamed reply does not post the status bar or its context keys once per chunk', async () => {
+    await useScriptedAgent();
+    const a = await api();
+    await vscode.commands.executeCommand('hermes.newSession');
+    const chat = a.manager.sidebar;
+    await waitFor('the agent ready', () => chat.sessionId !== undefined && a.statusBar.state === 'ready');
+    const before = a.statusBar.posts;
+    let changes = 0;
+    const sub = chat.onDidChange(() => changes++);
+    // Chunks 10 ms apart: most change the chat on their own (the controller coalesces what arrives together).
+    const result = await chat.submit([{ type: 'text', text: '[slow n=60 ms=10]' }]);
+    sub.dispose();
+    assert.equal(result?.kind, 'ended');
+    assert.match(lastAssistantText(chat), /tick 60/);
+    const posts = a.statusBar.posts - before;
+    // Busy, then ready again: the item twice, the agent state and "turn running" twice each.
+    console.log(`status bar: ${posts} posts for ${changes} changes of the chat`);
+    assert.ok(changes >= 20, `${changes} changes of the chat`);
+    assert.ok(posts <= 8, `${posts} posts to the workbench for ${changes} changes of the chat`);
+    assert.equal(a.statusBar.state, 'ready');
+    assert.match(a.statusBar.text, /\bScripted$/);
+  });
+
   test('says plainly when the agent binary is missing', async () => {
     const config = vscode.workspace.getConfiguration('hermes');
     await config.update('agents', [{ id: 'missing', name: 'Missing', command: 'hermes-not-installed-here', args: ['acp'] }], vscode.ConfigurationTarget.Global);
