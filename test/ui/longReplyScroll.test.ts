@@ -104,7 +104,7 @@ suite('a long reply shown at once: scrolling up it, the view stays on what it sh
       return {
         headings: Array.from(body?.querySelectorAll('h2') ?? [], (h) => h.textContent ?? ''),
         markers: Array.from(text.matchAll(/marker-(\d+):/g), (m) => Number(m[1])),
-        notLaidOut: Array.from(body?.querySelectorAll('.md-group') ?? []).filter((g) => g.getBoundingClientRect().height === 600).length,
+        notLaidOut: Array.from(body?.querySelectorAll('.md-group') ?? []).filter((g) => { const r = g.getBoundingClientRect(); return r.bottom - r.top === 600; }).length,
       };
     });
 
