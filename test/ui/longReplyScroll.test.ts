@@ -1,8 +1,8 @@
 import * as assert from 'node:assert/strict';
 import type { BrowserContext, Page } from 'playwright-core';
-import type { ChatSession } from '../../src/app/chatSession';
 import type { ViewContext } from '../../src/session/viewProjection';
 import { WebviewChannel } from '../../src/views/chat/webviewChannel';
+import { chatOver } from '../builders/boundChat';
 import { SessionHarness, textChunk } from '../builders/sessionBuilders';
 import type { PageElement } from './pageTypes';
 import { type BrowserModule, type FakeHostModule, importEsm, openFakeHostPage, PageWebview, twoFrames } from './replayView';
@@ -53,22 +53,11 @@ suite('a long reply shown at once: scrolling up it, the view stays on what it sh
   setup(async () => {
     assert.ok(browser !== undefined && host !== undefined);
     harness = new SessionHarness();
-    const listeners = new Set<() => void>();
-    const chat = {
-      controller: {
-        get state() {
-          return harness.state;
-        },
-      },
-      onDidChange: (listener: () => void) => {
-        listeners.add(listener);
-        return { dispose: () => listeners.delete(listener) };
-      },
-    } as unknown as ChatSession;
     // The whole reply is in the state before the page opens: its snapshot shows it at once.
     harness.prompt('Explain every module.');
     harness.update(textChunk(reply));
     harness.end();
+    const { chat } = chatOver(harness);
     page = await openFakeHostPage(browser.context, host.url);
     webview = new PageWebview(page);
     channel = new WebviewChannel(webview, { context, flushMs: 16, onMessage: () => undefined });

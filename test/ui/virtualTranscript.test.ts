@@ -4,6 +4,7 @@ import type { ChatSession } from '../../src/app/chatSession';
 import type { ViewContext } from '../../src/session/viewProjection';
 import { toMarkdown } from '../../src/session/transcript';
 import { WebviewChannel } from '../../src/views/chat/webviewChannel';
+import { chatOver } from '../builders/boundChat';
 import { SessionHarness, textChunk, toolCall, toolUpdate } from '../builders/sessionBuilders';
 import type { PageElement } from './pageTypes';
 import { type BrowserModule, type FakeHostModule, importEsm, openFakeHostPage, PageWebview, twoFrames } from './replayView';
@@ -25,19 +26,8 @@ function longSession(turns: number): { harness: SessionHarness; chat: ChatSessio
     harness.update(toolUpdate(`t${i}`, { status: 'completed', content: [{ type: 'content', content: { type: 'text', text: Array.from({ length: lines }, (_, k) => `PASS module${i} case ${k}`).join('\n') } }] }));
     harness.end();
   }
-  const listeners = new Set<() => void>();
-  const chat = {
-    controller: {
-      get state() {
-        return harness.state;
-      },
-    },
-    onDidChange: (listener: () => void) => {
-      listeners.add(listener);
-      return { dispose: () => listeners.delete(listener) };
-    },
-  } as unknown as ChatSession;
-  return { harness, chat, changed: () => listeners.forEach((l) => l()) };
+  const { chat, changed } = chatOver(harness);
+  return { harness, chat, changed };
 }
 
 interface Shown {

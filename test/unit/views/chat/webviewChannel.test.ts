@@ -3,6 +3,7 @@ import type { ChatSession } from '../../../../src/app/chatSession';
 import { PROTOCOL_VERSION, type HostMessage } from '../../../../src/protocol/webviewProtocol';
 import type { ViewContext } from '../../../../src/session/viewProjection';
 import { maxTextPatchIntervalMs, textPatchInterval, textPatchIntervalMs, WebviewChannel, type WebviewLike } from '../../../../src/views/chat/webviewChannel';
+import { chatOver } from '../../../builders/boundChat';
 import { SessionHarness, textChunk } from '../../../builders/sessionBuilders';
 
 const context: ViewContext = { agentName: 'Agent', readOnly: false, acceptsImages: false, pendingPermissions: 0, now: 0, relativePath: (p) => p };
@@ -11,26 +12,13 @@ const context: ViewContext = { agentName: 'Agent', readOnly: false, acceptsImage
 function fakeChat(): { harness: SessionHarness; chat: ChatSession; change: (update: ReturnType<typeof textChunk>) => void } {
   const harness = new SessionHarness();
   harness.prompt('Go');
-  const listeners = new Set<() => void>();
-  const chat = {
-    controller: {
-      get state() {
-        return harness.state;
-      },
-    },
-    onDidChange: (listener: () => void) => {
-      listeners.add(listener);
-      return { dispose: () => listeners.delete(listener) };
-    },
-  } as unknown as ChatSession;
+  const { chat, changed } = chatOver(harness);
   return {
     harness,
     chat,
     change: (update) => {
       harness.update(update);
-      for (const listener of listeners) {
-        listener();
-      }
+      changed();
     },
   };
 }

@@ -5,6 +5,7 @@ import { PROTOCOL_VERSION, type EntriesResult, type FindResult, type HostMessage
 import type { ViewContext } from '../../../../src/session/viewProjection';
 import { snapshotLimits } from '../../../../src/session/viewWindow';
 import { WebviewChannel } from '../../../../src/views/chat/webviewChannel';
+import { chatOver } from '../../../builders/boundChat';
 import { SessionHarness, textChunk, toolCall, toolUpdate } from '../../../builders/sessionBuilders';
 
 const context: ViewContext = { agentName: 'Agent', readOnly: false, acceptsImages: false, pendingPermissions: 0, now: 0, relativePath: (p) => p };
@@ -19,19 +20,8 @@ function longChat(turns: number, outputChars = 200): { harness: SessionHarness; 
     harness.update(toolUpdate(`t${i}`, { status: 'completed', content: [{ type: 'content', content: { type: 'text', text: 'ok\n'.repeat(outputChars / 3) } }] }));
     harness.end();
   }
-  const listeners = new Set<() => void>();
-  const chat = {
-    controller: {
-      get state() {
-        return harness.state;
-      },
-    },
-    onDidChange: (listener: () => void) => {
-      listeners.add(listener);
-      return { dispose: () => listeners.delete(listener) };
-    },
-  } as unknown as ChatSession;
-  return { harness, chat, changed: () => listeners.forEach((l) => l()) };
+  const { chat, changed } = chatOver(harness);
+  return { harness, chat, changed };
 }
 
 function channelFor(chat: ChatSession): { channel: WebviewChannel; posted: HostMessage[]; call: (id: number, call: unknown) => void } {
