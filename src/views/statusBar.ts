@@ -66,9 +66,8 @@ export class StatusBar implements vscode.Disposable {
 
   /**
    * What the item and the context keys were last given: VS Code posts every setter call and every
-   * `setContext` to the workbench, and a chat changes with each streamed chunk (thousands a second
-   * with several chats streaming, each one a message the window's thread handled). Only a change is
-   * posted now.
+   * `setContext` to the workbench, and a streaming chat changes many times a second (each change was
+   * four messages the window's thread handled, for every chat streaming). Only a change is posted.
    */
   private shown = '';
   private readonly contexts = new Map<string, string | boolean>();

@@ -19,8 +19,6 @@ import { loadCards } from '../lazy/cards';
  * completes — and sends when the choice is what was typed (`/help`): one Enter, not two. The draft
  * lives in the UI state, so it survives reloads and snapshots.
  */
-/** Larger images are not attached (they would bloat every message to the host and the agent). */
-
 export class Composer {
   readonly element = el('div', { class: 'composer' });
   readonly textarea: HTMLTextAreaElement;
