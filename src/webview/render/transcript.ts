@@ -50,8 +50,8 @@ export class Transcript {
   /**
    * What the view holds still while rows are measured (not while pinned): a row, or in a row that
    * starts above the view the first Markdown block that reaches into it (`inner`: what is above it
-   * in the row may change height, a group the browser first lays out, `content-visibility: auto`,
-   * or a block built late, markdown/offscreenBlocks.ts), and its top against the log's top.
+   * in the row may change height: a Markdown group the browser first lays out when it comes near,
+   * `content-visibility: auto`), and its top against the log's top.
    */
   #anchor: { readonly slot: Slot; readonly top: number; readonly inner?: Element | undefined } | undefined;
   /** Until the next frame: the view is where we put it (a scroll event then does not choose a new anchor). */
@@ -274,10 +274,10 @@ export class Transcript {
     }
     const view = this.log.getBoundingClientRect();
     for (const slot of this.rows.mounted()) {
-      const box = this.rows.rowOf(slot)?.getBoundingClientRect();
-      if (box !== undefined && box.bottom > view.top) {
-        const row = this.rows.rowOf(slot);
-        const inner = row !== undefined && box.top < view.top ? blockInView(row, view.top) : undefined;
+      const row = this.rows.rowOf(slot);
+      const box = row?.getBoundingClientRect();
+      if (row !== undefined && box !== undefined && box.bottom > view.top) {
+        const inner = box.top < view.top ? blockInView(row, view.top) : undefined;
         this.#anchor = { slot, top: (inner?.getBoundingClientRect() ?? box).top - view.top, inner };
         return;
       }
