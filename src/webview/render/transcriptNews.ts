@@ -17,7 +17,8 @@ export interface NewsHooks {
 
 /**
  * What the transcript tells a screen reader as it happens: a finished reply, a turn that ended
- * badly, a warning, a permission request (which also takes the focus, unless the user is typing).
+ * badly, a warning, a permission request (which also takes the focus when this chat has the
+ * keyboard and the user is not typing in its composer).
  */
 export class TranscriptNews {
   /** What is outside the rows, in words (the log's description, for screen readers). */
@@ -62,7 +63,7 @@ export class TranscriptNews {
     const prompt = c instanceof ToolCallView ? c.pendingPrompt : undefined;
     if (prompt !== undefined) {
       this.#focusOwed = undefined;
-      if (!this.#hooks.composerBusy()) {
+      if (this.#mayTakeFocus()) {
         prompt.element.focus({ preventScroll: true });
         prompt.element.scrollIntoView?.({ block: 'nearest' });
       }
@@ -103,7 +104,16 @@ export class TranscriptNews {
     }
   }
 
-  /** Announces a new permission request and moves focus to it (brought into view), unless the user is typing. */
+  /**
+   * Whether a new prompt may take the focus: only from this chat's own keyboard. Taking it while
+   * the user types in another chat or in an editor would move their keys here (the browser lets a
+   * frame take the page's focus), where Enter or Space would land on the prompt.
+   */
+  #mayTakeFocus(): boolean {
+    return this.extent.ownerDocument.hasFocus() && !this.#hooks.composerBusy();
+  }
+
+  /** Announces a new permission request and moves focus to it (brought into view) when this chat has the keyboard and the user is not typing. */
   #watchPermissions(frame: Frame): void {
     let focused = false;
     for (const slot of frame.dirty) {
@@ -114,7 +124,7 @@ export class TranscriptNews {
       }
       this.#seenPermissions.add(requestId);
       this.#env.announce(t('Permission requested: {0}', visibleTitle(entry.title)));
-      if (!focused && !this.#hooks.composerBusy()) {
+      if (!focused && this.#mayTakeFocus()) {
         focused = true; // several at once: the first one
         if (!this.#hooks.isMounted(slot)) {
           this.#hooks.reveal(slot.id);

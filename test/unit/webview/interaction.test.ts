@@ -97,12 +97,25 @@ suite('webview: interaction', () => {
 
   test('a new permission takes focus, unless the user is typing in the composer', () => {
     h.send(snapshot(1, [user('u1', 'go')], { phase: 'running' }));
+    h.doc.querySelector<HTMLElement>('[role="log"]')?.focus(); // the user is in this chat
     h.send(patch(2, [{ op: 'insert', index: 1, entry: permissionTool('t1') }]));
     assert.equal(h.doc.activeElement, h.doc.querySelector('[data-entry-id="t1"] .permission'));
     assert.match(h.doc.querySelector('[role="status"][aria-live="polite"]')?.textContent ?? '', /Permission requested: Run rm -rf build \(t1\)/);
     type(h, 'half a thought');
     h.send(patch(3, [{ op: 'insert', index: 2, entry: permissionTool('t2') }]));
     assert.equal(h.doc.activeElement, textarea(h), 'focus stays in the composer');
+  });
+
+  test('a new permission does not take the keyboard from elsewhere (another chat, an editor): it is announced', () => {
+    h.send(snapshot(1, [user('u1', 'go')], { phase: 'running' }));
+    assert.equal(h.doc.hasFocus(), false, 'nothing in this chat has the keyboard');
+    h.send(patch(2, [{ op: 'insert', index: 1, entry: permissionTool('t1') }]));
+    assert.equal(h.doc.activeElement, h.doc.body, 'the focus stays where the user is');
+    assert.match(h.doc.querySelector('[role="status"][aria-live="polite"]')?.textContent ?? '', /Permission requested: Run rm -rf build \(t1\)/);
+    // Back in this chat, the prompt is one Tab away and Alt+Y answers it.
+    h.doc.querySelector<HTMLElement>('[role="log"]')?.focus();
+    keydown(h.doc.activeElement ?? h.doc.body, 'y', { altKey: true, code: 'KeyY' });
+    assert.deepEqual(h.postedOfType('permission/choose').at(-1), { type: 'permission/choose', requestId: 'req-t1', optionId: 't1-allow' });
   });
 
   test('the countdown corrects for host clock skew', () => {
