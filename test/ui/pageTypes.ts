@@ -40,6 +40,7 @@ export interface PageObserver {
 export interface PageGlobals {
   readonly MutationObserver: new (callback: () => void) => PageObserver;
   requestAnimationFrame(callback: () => void): number;
+  getComputedStyle(element: PageElement): { readonly visibility: string };
   [key: string]: unknown;
 }
 

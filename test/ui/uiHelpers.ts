@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import type { FrameLocator, Locator, Page } from 'playwright-core';
-import type { PageElement } from './pageTypes';
+import type { PageElement, PageGlobals } from './pageTypes';
 
 /** The transcript (`role="log"`, "Conversation") of a chat webview. */
 export function conversation(chat: FrameLocator): Locator {
@@ -118,7 +118,20 @@ export async function waitForCount(counted: Locator | (() => Promise<number>), n
  */
 export async function send(chat: FrameLocator, text: string, acceptTimeoutMs = 30_000): Promise<void> {
   const box = composerBox(chat);
-  await box.fill(text);
+  // fill() focuses the box, then types into whatever holds the page's focus: when the workbench
+  // focuses another chat meanwhile (its late news of an earlier focus, polled every 250 ms), the text
+  // goes there (seen on CI: chat B's prompt in chat A's composer). Type again until it is here.
+  let tries = 0;
+  await waitUntil(`"${text.slice(0, 60)}" in this chat's composer`, async () => {
+    await box.fill(text);
+    if ((await box.inputValue()) === text) {
+      return true;
+    }
+    if (tries++ === 0) {
+      process.stderr.write(`send: the text did not reach this chat's composer; webviews:\n  ${(await describeWebviews(chat.owner().page())).join('\n  ')}\n`);
+    }
+    return false;
+  }, acceptTimeoutMs, 500);
   await chat.getByRole('button', { name: 'Send', exact: true, disabled: false }).waitFor({ timeout: acceptTimeoutMs });
   await box.press('Enter');
 }
@@ -383,7 +396,8 @@ export async function describeWebviews(page: Page): Promise<string[]> {
     const box = await el.boundingBox().catch(() => null);
     const title = await el.contentFrame().locator('#active-frame').contentFrame().locator('title').first().textContent({ timeout: 500 }).catch(() => null);
     const where = box === null ? 'not laid out' : `${Math.round(box.width)}x${Math.round(box.height)} at ${Math.round(box.x)},${Math.round(box.y)}`;
-    lines.push(`${i}: name=${(await el.getAttribute('name')) ?? '-'} class="${(await el.getAttribute('class')) ?? ''}" ${where} title=${title?.trim() ?? '-'}`);
+    const visibility = await el.evaluate((f: PageElement) => (globalThis as unknown as PageGlobals).getComputedStyle(f).visibility).catch(() => '-');
+    lines.push(`${i}: name=${(await el.getAttribute('name')) ?? '-'} class="${(await el.getAttribute('class')) ?? ''}" ${where} ${visibility} title=${title?.trim() ?? '-'}`);
   }
   return lines;
 }

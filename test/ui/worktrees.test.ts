@@ -4,7 +4,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { FrameLocator, Locator, Page } from 'playwright-core';
 import { type UiSession, vsCodeForSuite } from './support';
-import { composerBox, conversation, paletteCommand, pinnedWebview, send, waitUntil } from './uiHelpers';
+import { conversation, paletteCommand, pinnedWebview, send, waitUntil } from './uiHelpers';
 import type { PageElement } from './pageTypes';
 
 const original = ['line 1', 'line 2', 'line 3', 'line 4', 'line 5', ''].join('\n');
@@ -19,6 +19,17 @@ function git(cwd: string, ...args: string[]): string {
 function worktreeNames(ws: string): string[] {
   const dir = path.join(ws, '.worktrees');
   return fs.existsSync(dir) ? fs.readdirSync(dir).sort() : [];
+}
+
+/**
+ * Makes the chat of worktree `name` the active editor by its tab (not a fork's tab), before typing
+ * into it or running a command on it. Typing alone is not enough: the workbench learns that a
+ * webview has the focus by polling its `document.hasFocus()` every 250 ms, so a command run right
+ * after a click in chat A acted on chat B (the fork test), and the late news that A had the focus
+ * made the workbench focus A again while chat B's prompt was being typed (it went into A's composer).
+ */
+async function activate(page: Page, name: string): Promise<void> {
+  await page.getByRole('tab', { name: new RegExp(`· hermes\\/${name}(?!:)`) }).first().click();
 }
 
 /** A quick pick row by its accessible name (label and description). */
@@ -48,12 +59,16 @@ function webviewNames(page: Page): Promise<string[]> {
   return page.locator('iframe.webview').evaluateAll((frames: PageElement[]) => frames.map((f) => f.getAttribute('name') ?? ''));
 }
 
-/** Waits for the chat webview whose header `shows` (checked on each webview's top bar), pinned to its iframe. */
+/**
+ * Waits for the chat webview on screen whose header `shows` (checked on each webview's top bar),
+ * pinned to its iframe. One whose iframe is hidden (a tab behind another) does not count.
+ */
 function chatWhose(page: Page, what: string, shows: (topbar: Locator) => Promise<boolean>): Promise<FrameLocator> {
   return waitUntil(what, async () => {
     for (const n of (await webviewNames(page)).filter((f) => f !== '')) {
-      const frame = await pinnedWebview(page, page.locator(`iframe.webview[name="${n}"]`));
-      if (await shows(frame.locator('header.topbar')).catch(() => false)) {
+      const outer = page.locator(`iframe.webview[name="${n}"]`);
+      const frame = await pinnedWebview(page, outer);
+      if ((await outer.isVisible()) && (await shows(frame.locator('header.topbar')).catch(() => false))) {
         return frame;
       }
     }
@@ -112,7 +127,9 @@ suite('Worktree sessions in code-server + Chromium', function () {
     b = await newWorktreeSession(ui);
     assert.notEqual(a.name, b.name);
     // Both turns wait on their edit's permission at the same time.
+    await activate(ui.page, a.name);
     await send(a.chat, `[edit path=notes.txt text="${textA.replace(/\n/g, '\\n')}"]`);
+    await activate(ui.page, b.name);
     await send(b.chat, `[edit path=notes.txt text="${textB.replace(/\n/g, '\\n')}"]`);
     for (const s of [a, b]) {
       await conversation(s.chat).getByRole('button', { name: /Allow edit/ }).first().waitFor({ timeout: 30_000 });
@@ -149,7 +166,7 @@ suite('Worktree sessions in code-server + Chromium', function () {
 
   test('a fork of a worktree session works in the same worktree: its header and tab name the branch, and fs/* stays bounded by it', async () => {
     const ui = code.ui();
-    await composerBox(a.chat).click();
+    await activate(ui.page, a.name);
     await paletteCommand(ui.page, 'Hermes: Fork Session');
     const fork = await chatWhose(ui.page, 'the fork (its header says "Fork of …")', async (top) => ((await top.locator('.session-title').textContent({ timeout: 1000 })) ?? '').startsWith('Fork of'));
     assert.equal(await fork.locator('header.topbar .badge-worktree').textContent(), `hermes/${a.name}`);
