@@ -10,8 +10,9 @@ import { percentile, type WebviewPage } from './webviewPage';
  * Both are wall-clock times: on a busy machine they include time the renderer sat preempted.
  */
 
-interface ProbeWindow {
+export interface ProbeWindow {
   __typingMs?: number[];
+  __typingWaitMs?: number[];
   __frameGaps?: number[];
   __framesOn?: boolean;
   readonly performance: { now(): number };
@@ -36,25 +37,50 @@ export interface InteractionFigures {
   readonly scrollFrameGapsMs: readonly number[];
 }
 
+/**
+ * In the page (passed to `evaluate`, so it uses nothing from this module): times each key typed
+ * into `textarea`, from the key event's time stamp (when the browser took the key) to the end of
+ * the first frame after the text changed (an animation frame, then the next task), and how much of
+ * that the key waited before the page dispatched it. One key is pending at a time: a key that
+ * changes no text (Enter that sends, Control, Ctrl+A) is replaced by the next one, never timed
+ * against a later key's change. The listeners go on once per textarea; each call resets the figures.
+ */
+export function typingProbe(textarea: unknown): void {
+  const w = globalThis as unknown as ProbeWindow;
+  w.__typingMs = [];
+  w.__typingWaitMs = [];
+  const box = textarea as ProbeElement & { __typingProbe?: true };
+  if (box.__typingProbe === true) {
+    return;
+  }
+  box.__typingProbe = true;
+  let pending: { readonly at: number; readonly waitMs: number } | undefined;
+  box.addEventListener(
+    'keydown',
+    (e) => {
+      pending = { at: e.timeStamp, waitMs: w.performance.now() - e.timeStamp };
+    },
+    true,
+  );
+  box.addEventListener('input', () => {
+    const key = pending;
+    pending = undefined;
+    if (key !== undefined) {
+      w.requestAnimationFrame(() =>
+        w.setTimeout(() => {
+          w.__typingMs?.push(w.performance.now() - key.at);
+          w.__typingWaitMs?.push(key.waitMs);
+        }, 0),
+      );
+    }
+  });
+}
+
 /** Installs the in-page listeners (once per page). */
 export async function installProbes(page: WebviewPage): Promise<void> {
+  await page.page.locator('textarea').evaluate(typingProbe);
   await page.page.evaluate(() => {
-    const w = globalThis as unknown as ProbeWindow;
-    w.__typingMs = [];
-    w.__frameGaps = [];
-    const textarea = w.document.querySelector('textarea');
-    textarea?.addEventListener(
-      'keydown',
-      (e) => {
-        const started = e.timeStamp;
-        textarea.addEventListener(
-          'input',
-          () => w.requestAnimationFrame(() => w.setTimeout(() => w.__typingMs?.push(w.performance.now() - started), 0)),
-          { once: true },
-        );
-      },
-      true,
-    );
+    (globalThis as unknown as ProbeWindow).__frameGaps = [];
   });
 }
 

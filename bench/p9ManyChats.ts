@@ -5,6 +5,7 @@ import type { FrameLocator } from 'playwright-core';
 import { openVsCode, type UiSession } from '../test/ui/support';
 import { chatWebviews, composerBox, footerIds, newFooter, openChatBeside, send, waitUntil } from '../test/ui/uiHelpers';
 import { HostInspector } from './hostInspector';
+import { typingProbe } from './interaction';
 import { agentAnswer, chunked } from './streamText';
 import { percentile } from './webviewPage';
 
@@ -41,6 +42,8 @@ export interface P9Round {
   readonly typingMs: readonly number[];
   readonly typingP95Ms: number;
   readonly typingMaxMs: number;
+  /** Of each key's time, how long it waited before the chat's page dispatched it (ms; the renderer busy, or the browser). */
+  readonly typingWaitMs: readonly number[];
 }
 
 export interface P9Result {
@@ -100,14 +103,13 @@ function rssMB(pid: number): number {
 interface ProbeWindow {
   __endAt?: number | undefined;
   __typingMs?: number[];
+  __typingWaitMs?: number[];
   readonly performance: { now(): number; readonly timeOrigin: number };
-  requestAnimationFrame(cb: () => void): number;
-  setTimeout(cb: () => void, ms: number): number;
   readonly MutationObserver: new (cb: (records: readonly { readonly addedNodes: ArrayLike<{ readonly textContent: string | null }>; readonly target: { readonly textContent: string | null } }[]) => void) => {
     observe(target: unknown, options: Readonly<Record<string, boolean>>): void;
     disconnect(): void;
   };
-  readonly document: { readonly body: unknown; querySelector(s: string): { addEventListener(t: string, l: (e: { timeStamp: number }) => void, o?: unknown): void } | null };
+  readonly document: { readonly body: unknown };
 }
 
 /** Notes (epoch ms) when `marker` first shows in the chat's document. */
@@ -133,30 +135,15 @@ async function endShownAt(chat: FrameLocator): Promise<number | undefined> {
   return chat.locator('body').evaluate(() => (globalThis as unknown as ProbeWindow).__endAt);
 }
 
-async function installTyping(chat: FrameLocator): Promise<void> {
-  await chat.locator('textarea').evaluate((textarea) => {
-    const w = globalThis as unknown as ProbeWindow;
-    w.__typingMs = [];
-    const t = textarea as unknown as { addEventListener(type: string, l: (e: { timeStamp: number }) => void, o?: unknown): void };
-    t.addEventListener(
-      'keydown',
-      (e) => {
-        const started = e.timeStamp;
-        t.addEventListener('input', () => w.requestAnimationFrame(() => w.setTimeout(() => w.__typingMs?.push(w.performance.now() - started), 0)), { once: true });
-      },
-      true,
-    );
-  });
-}
-
 function replyFile(chunks: readonly string[], marker: string): string {
   return `${[...chunks, `\n\n${marker}\n`].map((chunk) => JSON.stringify({ sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: chunk } })).join('\n')}\n`;
 }
 
 /**
  * Diagnostics (`BENCH_P9_TRACE=<folder>`): the renderer's trace of each round (categories
- * `devtools.timeline`, `toplevel`, `v8`), written as `p9-<mode>.json` for a look at where the main
- * thread's time goes; not part of the figures.
+ * `devtools.timeline`, `toplevel`, `v8`; with `BENCH_P9_TRACE_PROFILE=1` also V8's sampling
+ * profiler), written as `p9-<mode>.json` for a look at where the main thread's time goes; not part
+ * of the figures.
  */
 async function traced<T>(session: UiSession, mode: string, during: () => Promise<T>): Promise<T> {
   const dir = process.env.BENCH_P9_TRACE;
@@ -169,7 +156,10 @@ async function traced<T>(session: UiSession, mode: string, during: () => Promise
     events.push(...e.value);
   });
   const complete = new Promise<void>((resolve) => cdp.once('Tracing.tracingComplete', () => resolve()));
-  await cdp.send('Tracing.start', { traceConfig: { includedCategories: ['devtools.timeline', 'toplevel', 'v8'] } });
+  // A buffer for the whole round (the default, ~30 MB, held the first 15 s of the burst round).
+  // The sampling profiler (`BENCH_P9_TRACE_PROFILE=1`) names the functions a long task ran; it slows the page.
+  const categories = ['devtools.timeline', 'toplevel', 'v8', ...(process.env.BENCH_P9_TRACE_PROFILE === '1' ? ['disabled-by-default-v8.cpu_profiler'] : [])];
+  await cdp.send('Tracing.start', { traceConfig: { includedCategories: categories, recordMode: 'recordAsMuchAsPossible', traceBufferSizeInKb: 400_000 } });
   try {
     return await during();
   } finally {
@@ -204,13 +194,16 @@ async function measuredRound(session: UiSession, chats: readonly FrameLocator[],
   if (focused === undefined) {
     throw new Error('no chats');
   }
-  await installTyping(focused);
+  await focused.locator('textarea').evaluate(typingProbe);
   await composerBox(focused).focus();
   for (let i = 0; i < options.typingKeys; i++) {
     await session.page.keyboard.press(String.fromCharCode(97 + (i % 26)));
     await session.page.waitForTimeout(mode === 'paced' ? 250 : 60);
   }
-  const typingMs = await focused.locator('body').evaluate(() => (globalThis as unknown as ProbeWindow).__typingMs ?? []);
+  const [typingMs, typingWaitMs] = await focused.locator('body').evaluate(() => {
+    const w = globalThis as unknown as ProbeWindow;
+    return [w.__typingMs ?? [], w.__typingWaitMs ?? []] as const;
+  });
   await composerBox(focused).fill('');
   const shown = await waitUntil(
     `the ${mode} replies' ends in ${chats.length} chats`,
@@ -241,6 +234,7 @@ async function measuredRound(session: UiSession, chats: readonly FrameLocator[],
     typingMs,
     typingP95Ms: percentile(typingMs, 95),
     typingMaxMs: Math.max(0, ...typingMs),
+    typingWaitMs,
   };
 }
 

@@ -54,7 +54,8 @@ export const groupSize = 20;
  * streaming at once, each refreshing 10 times a second, left the screen seconds behind the agents
  * (issue 43). A chat without the keyboard refreshes `unfocusedRefreshScale` times less often, at
  * most every `maxUnfocusedRefreshMs`; the one the user types in keeps its pace. A turn's end shows
- * everything at once whatever the pace.
+ * everything whatever the pace: at once in the chat with the keyboard, a budgeted task at a time
+ * in the others (`MarkdownView.flush`).
  */
 export const unfocusedRefreshScale = 4;
 export const maxUnfocusedRefreshMs = 2_000;
@@ -64,6 +65,11 @@ let focused = true;
 /** Whether this page has the keyboard (the app follows the window's focus and blur). */
 export function setPageFocused(value: boolean): void {
   focused = value;
+}
+
+/** Whether this page has the keyboard (as last told; true until told otherwise). */
+export function isPageFocused(): boolean {
+  return focused;
 }
 
 /** The refresh interval for text arriving at the rate that gave `refreshMs`, on this page now. */

@@ -112,7 +112,7 @@ suite('webview: interaction', () => {
     h.send(patch(2, [{ op: 'insert', index: 1, entry: permissionTool('t1') }]));
     assert.equal(h.doc.activeElement, h.doc.body, 'the focus stays where the user is');
     assert.match(h.doc.querySelector('[role="status"][aria-live="polite"]')?.textContent ?? '', /Permission requested: Run rm -rf build \(t1\)/);
-    // Back in this chat, the prompt is one Tab away and Alt+Y answers it.
+    // Back in this chat, Alt+Y answers it.
     h.doc.querySelector<HTMLElement>('[role="log"]')?.focus();
     keydown(h.doc.activeElement ?? h.doc.body, 'y', { altKey: true, code: 'KeyY' });
     assert.deepEqual(h.postedOfType('permission/choose').at(-1), { type: 'permission/choose', requestId: 'req-t1', optionId: 't1-allow' });

@@ -5,6 +5,7 @@ import { agentAnswer, chunked } from '../../../bench/streamText';
 import { MarkdownView, renderMarkdown, type MarkdownScheduler } from '../../../src/webview/markdown';
 import { fixturesDir } from '../../support/paths';
 import { rng } from '../../support/random';
+import { setPageFocused } from '../../../src/webview/markdown/viewLimits';
 import { bareWindowEachTest } from './harness';
 
 /**
@@ -87,8 +88,10 @@ suite('webview: incremental Markdown equals one-shot rendering', () => {
    * Streams `chunks` (rendering after each), ends the turn, and returns the DOM. `append`: the
    * chat's streaming path (the text and the chunk); `set`: the whole text each time.
    */
+  let lastView: MarkdownView | undefined;
   function streamed(chunks: readonly string[], via: 'append' | 'set' = 'append'): string {
     const view = new MarkdownView(fx.timers);
+    lastView = view;
     let text = '';
     for (const chunk of chunks) {
       text += chunk;
@@ -206,6 +209,81 @@ suite('webview: incremental Markdown equals one-shot rendering', () => {
     assert.ok(blocks(view) > 0, 'the first batch is placed whatever the clock says');
     assert.ok(blocks(view) < blocks(frozen), `a slow task placed ${blocks(view)} blocks, a fast one ${blocks(frozen)}`);
     placeInSteps(view, text, 20_000);
+  });
+
+  suite('a turn\'s end (flush) after the text was held', () => {
+    teardown(() => setPageFocused(true));
+
+    /** A view that showed the title and holds the rest of `text` (its refresh not due yet). */
+    function holding(text: string): MarkdownView {
+      const view = new MarkdownView(fx.timers);
+      const title = text.slice(0, text.indexOf('\n\n') + 2);
+      view.append(title, title);
+      view.append(text, text.slice(title.length));
+      assert.ok((view.element.textContent?.length ?? 0) < 200, 'the rest is held until its refresh');
+      return view;
+    }
+
+    test('in a chat without the keyboard it is placed a budgeted task at a time; the DOM equals the one-shot render', () => {
+      const text = agentAnswer(40_000);
+      setPageFocused(false);
+      const view = holding(text);
+      view.flush();
+      const shown = view.element.textContent?.length ?? 0;
+      assert.ok(shown < 8_192 + 2_048 && fx.timers.count > 0, `the first task showed ${shown} characters and left the rest for the next`);
+      fx.timers.advance(0);
+      assert.equal(fx.timers.count, 0, 'nothing left waiting');
+      assert.equal(view.element.innerHTML, once(text));
+    });
+
+    test('in the chat with the keyboard it is placed in the same task', () => {
+      const text = agentAnswer(40_000);
+      const view = holding(text);
+      view.flush();
+      assert.equal(view.element.innerHTML, once(text));
+    });
+
+    test('a second flush while one is being placed finishes it at once', () => {
+      const text = agentAnswer(40_000);
+      setPageFocused(false);
+      const view = holding(text);
+      view.flush();
+      setPageFocused(true);
+      view.flush();
+      assert.equal(view.element.innerHTML, once(text));
+      fx.timers.advance(0);
+      assert.equal(view.element.innerHTML, once(text), 'and nothing is placed twice');
+    });
+
+    test('every recorded message and all the adversarial documents, ended in a chat without the keyboard', () => {
+      setPageFocused(false);
+      const settled = (chunks: readonly string[]): string => {
+        streamed(chunks);
+        fx.timers.advance(0);
+        return lastView?.element.innerHTML ?? '';
+      };
+      for (const m of recordedMessages()) {
+        assert.equal(settled(m.chunks), once(m.chunks.join('')), m.name);
+      }
+      const doc = adversarial.join('\n');
+      const random = rng(21);
+      const chunks: string[] = [];
+      for (let i = 0; i < doc.length; ) {
+        const n = 1 + Math.floor(random() * 40);
+        chunks.push(doc.slice(i, i + n));
+        i += n;
+      }
+      assert.equal(settled(chunks), once(doc));
+    });
+
+    test('a fence still open at the end is closed and highlighted, budgeted or not', () => {
+      const text = `${agentAnswer(20_000)}\n\n\`\`\`ts\nconst a = 1;\nconst b = 2;\n`;
+      setPageFocused(false);
+      const view = holding(text);
+      view.flush();
+      fx.timers.advance(0);
+      assert.equal(view.element.innerHTML, once(text));
+    });
   });
 
   test('the R4 hostile payloads, each in random chunks', () => {
