@@ -10,7 +10,7 @@ import { percentile, type WebviewPage } from './webviewPage';
  * Both are wall-clock times: on a busy machine they include time the renderer sat preempted.
  */
 
-export interface ProbeWindow {
+interface ProbeWindow {
   __typingMs?: number[];
   __typingWaitMs?: number[];
   __frameGaps?: number[];
