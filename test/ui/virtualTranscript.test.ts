@@ -59,7 +59,10 @@ suite('the virtualized transcript: a 5,000-entry session (Chromium, fake host, t
     browser = await browserMod.launchBrowser({ viewport: { width: 520, height: 2_000 } });
   });
 
-  setup(async () => {
+  setup(openChat);
+
+  /** A fresh page on a new long session, bound to the real channel, its first rows laid out. */
+  async function openChat(): Promise<void> {
     assert.ok(browser !== undefined && host !== undefined);
     session = longSession(turns);
     page = await openFakeHostPage(browser.context, host.url);
@@ -77,14 +80,16 @@ suite('the virtualized transcript: a 5,000-entry session (Chromium, fake host, t
     channel.bind(session.chat);
     // (The page said `webview/ready` before: PageWebview's first poll hands it to the channel.)
     await settled();
-  });
+  }
 
-  teardown(async () => {
+  async function closeChat(): Promise<void> {
     channel.dispose();
     webview.dispose();
     copies.length = 0;
     await page.close().catch(() => undefined);
-  });
+  }
+
+  teardown(closeChat);
 
   suiteTeardown(async () => {
     await browser?.close();
@@ -204,6 +209,31 @@ suite('the virtualized transcript: a 5,000-entry session (Chromium, fake host, t
     await page.keyboard.press('End');
     s = await settled();
     assert.equal(s.ids.at(-1), all.at(-1));
+  });
+
+  test('Home reaches the first entry and End the latest on a slow machine (the CPU throttled 2–4×, a fresh chat each time)', async () => {
+    // The browser's Home is an animated scroll; the rows measured on its way corrected the view and
+    // cut it short (it stopped 194–3,286 px before the top in 3 of 10 such rounds before the fix).
+    const tops: number[] = [];
+    for (let round = 0; round < 6; round++) {
+      if (round > 0) {
+        await closeChat();
+        await openChat();
+      }
+      const cdp = await page.context().newCDPSession(page);
+      await cdp.send('Emulation.setCPUThrottlingRate', { rate: 2 + (round % 3) });
+      await log().focus();
+      await page.keyboard.press('Home');
+      let s = await settled();
+      tops.push(s.top);
+      assert.equal(s.ids[0], ids()[0], `round ${round}: Home shows the first entry`);
+      await page.keyboard.press('End');
+      s = await settled();
+      assert.ok(s.scrollHeight - s.top - s.height <= 1, `round ${round}: End is the bottom`);
+      assert.equal(s.ids.at(-1), ids().at(-1));
+      await cdp.send('Emulation.setCPUThrottlingRate', { rate: 1 });
+    }
+    assert.deepEqual(tops, tops.map(() => 0), 'Home is the top');
   });
 
   test('a wheel scroll up stays where it went while heights are corrected; Jump to latest follows the reply again', async () => {

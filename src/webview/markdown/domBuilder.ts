@@ -17,6 +17,14 @@ const maxDepth = 12;
 export class DomBuilder {
   readonly #d = doc();
 
+  #make<K extends keyof HTMLElementTagNameMap>(tag: K): HTMLElementTagNameMap[K] {
+    return this.#d.createElement(tag);
+  }
+
+  #text(text: string): Text {
+    return this.#d.createTextNode(text);
+  }
+
   blocks(tokens: readonly Token[], parent: Node, depth: number, loose: boolean): void {
     for (const token of tokens) {
       this.#block(token as MarkedToken, parent, depth, loose);
@@ -25,7 +33,7 @@ export class DomBuilder {
 
   #block(token: MarkedToken, parent: Node, depth: number, loose: boolean): void {
     if (depth > maxDepth) {
-      parent.appendChild(this.#d.createTextNode(token.raw));
+      parent.appendChild(this.#text(token.raw));
       return;
     }
     switch (token.type) {
@@ -42,21 +50,21 @@ export class DomBuilder {
         return;
       }
       case 'hr':
-        parent.appendChild(this.#d.createElement('hr'));
+        parent.appendChild(this.#make('hr'));
         return;
       case 'blockquote': {
-        const q = this.#d.createElement('blockquote');
+        const q = this.#make('blockquote');
         this.blocks(token.tokens, q, depth + 1, true);
         parent.appendChild(q);
         return;
       }
       case 'list': {
-        const list = this.#d.createElement(token.ordered ? 'ol' : 'ul');
+        const list = this.#make(token.ordered ? 'ol' : 'ul');
         if (token.ordered && token.start !== '' && token.start !== 1) {
           list.setAttribute('start', String(token.start));
         }
         for (const item of token.items) {
-          const li = this.#d.createElement('li');
+          const li = this.#make('li');
           if (item.task) {
             li.className = 'task';
           }
@@ -67,18 +75,18 @@ export class DomBuilder {
         return;
       }
       case 'paragraph': {
-        const p = this.#d.createElement('p');
+        const p = this.#make('p');
         this.inline(token.tokens, p, depth + 1);
         parent.appendChild(p);
         return;
       }
       case 'text': {
         // Block-level text: the content of a tight list item (a paragraph in a loose one).
-        const target = loose ? this.#d.createElement('p') : parent;
+        const target = loose ? this.#make('p') : parent;
         if (token.tokens !== undefined) {
           this.inline(token.tokens, target, depth + 1);
         } else {
-          target.appendChild(this.#d.createTextNode(decodeEntities(token.text)));
+          target.appendChild(this.#text(decodeEntities(token.text)));
         }
         if (target !== parent) {
           parent.appendChild(target);
@@ -90,7 +98,7 @@ export class DomBuilder {
         return;
       case 'html': {
         // Raw HTML is shown as the text it is, never inserted as markup.
-        const p = this.#d.createElement('p');
+        const p = this.#make('p');
         p.className = 'md-raw-html';
         p.textContent = token.text.replace(/\n+$/, '');
         parent.appendChild(p);
@@ -111,7 +119,7 @@ export class DomBuilder {
     for (const raw of tokens) {
       const token = raw as MarkedToken;
       if (depth > maxDepth) {
-        parent.appendChild(this.#d.createTextNode(token.raw));
+        parent.appendChild(this.#text(token.raw));
         continue;
       }
       switch (token.type) {
@@ -119,28 +127,28 @@ export class DomBuilder {
           if (token.tokens !== undefined && token.tokens.length > 0) {
             this.inline(token.tokens, parent, depth + 1);
           } else {
-            parent.appendChild(this.#d.createTextNode(token.escaped === true ? token.text : decodeEntities(token.text)));
+            parent.appendChild(this.#text(token.escaped === true ? token.text : decodeEntities(token.text)));
           }
           break;
         case 'escape':
-          parent.appendChild(this.#d.createTextNode(token.text));
+          parent.appendChild(this.#text(token.text));
           break;
         case 'strong':
         case 'em':
         case 'del': {
-          const e = this.#d.createElement(token.type);
+          const e = this.#make(token.type);
           this.inline(token.tokens, e, depth + 1);
           parent.appendChild(e);
           break;
         }
         case 'codespan': {
-          const c = this.#d.createElement('code');
+          const c = this.#make('code');
           c.textContent = token.text;
           parent.appendChild(c);
           break;
         }
         case 'br':
-          parent.appendChild(this.#d.createElement('br'));
+          parent.appendChild(this.#make('br'));
           break;
         case 'link':
           parent.appendChild(this.#link(token, depth));
@@ -149,19 +157,19 @@ export class DomBuilder {
           parent.appendChild(this.#image(token));
           break;
         case 'html':
-          parent.appendChild(this.#d.createTextNode(token.raw));
+          parent.appendChild(this.#text(token.raw));
           break;
         case 'checkbox':
           parent.appendChild(this.#checkbox(token.checked));
           break;
         default:
-          parent.appendChild(this.#d.createTextNode(token.raw));
+          parent.appendChild(this.#text(token.raw));
       }
     }
   }
 
   #checkbox(checked: boolean): HTMLInputElement {
-    const box = this.#d.createElement('input');
+    const box = this.#make('input');
     box.setAttribute('type', 'checkbox');
     box.setAttribute('disabled', '');
     if (checked) {
@@ -171,26 +179,26 @@ export class DomBuilder {
   }
 
   #code(token: Tokens.Code): HTMLElement {
-    const pre = this.#d.createElement('pre');
+    const pre = this.#make('pre');
     pre.appendChild(codeElement(token.text, token.codeBlockStyle === 'indented' ? undefined : token.lang));
     return pre;
   }
 
   #table(token: Tokens.Table, depth: number): HTMLElement {
-    const wrap = this.#d.createElement('div');
+    const wrap = this.#make('div');
     wrap.className = 'md-table';
-    const table = this.#d.createElement('table');
-    const head = this.#d.createElement('thead');
-    const headRow = this.#d.createElement('tr');
+    const table = this.#make('table');
+    const head = this.#make('thead');
+    const headRow = this.#make('tr');
     for (const cell of token.header) {
       headRow.appendChild(this.#cell('th', cell, depth));
     }
     head.appendChild(headRow);
     table.appendChild(head);
     if (token.rows.length > 0) {
-      const body = this.#d.createElement('tbody');
+      const body = this.#make('tbody');
       for (const row of token.rows) {
-        const tr = this.#d.createElement('tr');
+        const tr = this.#make('tr');
         for (const cell of row) {
           tr.appendChild(this.#cell('td', cell, depth));
         }
@@ -203,7 +211,7 @@ export class DomBuilder {
   }
 
   #cell(tag: 'th' | 'td', cell: Tokens.TableCell, depth: number): HTMLElement {
-    const c = this.#d.createElement(tag);
+    const c = this.#make(tag);
     if (cell.align !== null) {
       c.className = `align-${cell.align}`;
     }
@@ -214,14 +222,14 @@ export class DomBuilder {
   #link(token: Tokens.Link, depth: number): HTMLElement {
     const target = classifyHref(token.href);
     if (target.kind === 'web') {
-      const a = this.#d.createElement('a');
+      const a = this.#make('a');
       a.setAttribute('href', target.href);
       a.setAttribute('title', token.title !== undefined && token.title !== null && token.title !== '' ? decodeEntities(token.title) : visibleLabel(target.href));
       this.inline(token.tokens, a, depth + 1);
       return a;
     }
     if (target.kind === 'file') {
-      const a = this.#d.createElement('a');
+      const a = this.#make('a');
       a.setAttribute('href', '#');
       a.className = 'file-link';
       a.setAttribute('data-path', target.path);
@@ -232,7 +240,7 @@ export class DomBuilder {
       this.inline(token.tokens, a, depth + 1);
       return a;
     }
-    const span = this.#d.createElement('span');
+    const span = this.#make('span');
     span.className = 'md-blocked-link';
     this.inline(token.tokens, span, depth + 1);
     return span;
@@ -241,7 +249,7 @@ export class DomBuilder {
   #image(token: Tokens.Image): HTMLElement {
     const alt = decodeEntities(token.text);
     if (isInlineImage(token.href)) {
-      const img = this.#d.createElement('img');
+      const img = this.#make('img');
       img.setAttribute('src', token.href);
       img.setAttribute('alt', alt);
       img.className = 'md-image';
@@ -251,13 +259,13 @@ export class DomBuilder {
     const target = classifyHref(token.href);
     const label = alt !== '' ? alt : token.href;
     if (target.kind === 'web') {
-      const a = this.#d.createElement('a');
+      const a = this.#make('a');
       a.setAttribute('href', target.href);
       a.setAttribute('title', visibleLabel(target.href));
       a.textContent = label;
       return a;
     }
-    const span = this.#d.createElement('span');
+    const span = this.#make('span');
     span.className = 'md-blocked-link';
     span.textContent = label;
     return span;

@@ -1,6 +1,41 @@
 import type { Slot } from '../viewStore';
 import type { ScrollAnchor } from '../uiState';
 import type { RowOffsets } from './rowHeights';
+import type { TranscriptRows } from './transcriptRows';
+
+/**
+ * What the view holds still while rows are measured: a row, or in a row that starts above the
+ * view the first Markdown block that reaches into it (`inner`: what is above it in the row may
+ * change height: a Markdown group the browser first lays out when it comes near,
+ * `content-visibility: auto`), and its top against the log's top.
+ */
+export interface ViewAnchor {
+  readonly slot: Slot;
+  readonly top: number;
+  readonly inner?: Element | undefined;
+}
+
+type Rows = Pick<TranscriptRows, 'mounted' | 'rowOf'>;
+
+/** The first row that reaches into the view, and where its top is against the log's (a layout read). */
+export function anchorInView(log: Element, rows: Rows): ViewAnchor | undefined {
+  const view = log.getBoundingClientRect();
+  for (const slot of rows.mounted()) {
+    const row = rows.rowOf(slot);
+    const box = row?.getBoundingClientRect();
+    if (row !== undefined && box !== undefined && box.bottom > view.top) {
+      const inner = box.top < view.top ? blockInView(row, view.top) : undefined;
+      return { slot, top: (inner?.getBoundingClientRect() ?? box).top - view.top, inner };
+    }
+  }
+  return undefined;
+}
+
+/** How far the anchor moved from where it was held (px, down is positive); 0 when it has no row. */
+export function anchorMoved(log: Element, rows: Rows, anchor: ViewAnchor): number {
+  const row = anchor.inner ?? rows.rowOf(anchor.slot);
+  return row?.isConnected === true ? row.getBoundingClientRect().top - log.getBoundingClientRect().top - anchor.top : 0;
+}
 
 /** The entry at `y` (list coordinates) and how far `y` is into it. */
 export function anchorAt(y: number, slots: readonly Slot[], offsets: RowOffsets): ScrollAnchor | undefined {
@@ -27,7 +62,7 @@ export function savedPlace(
   slots: readonly Slot[],
   offsets: RowOffsets,
   listTop: number,
-): { readonly y: number; readonly anchor: { readonly slot: Slot; readonly top: number } | undefined } | undefined {
+): { readonly y: number; readonly anchor: ViewAnchor | undefined } | undefined {
   if (ui.scrollTop < 0) {
     return undefined;
   }

@@ -1,10 +1,10 @@
-import { button, el, setHidden } from '../dom';
+import { button, domWindow, el, setHidden } from '../dom';
 import { t } from '../strings';
 import type { Frame, Slot } from '../viewStore';
 import type { RenderEnv } from './env';
 import { followLink, TranscriptNews } from './transcriptNews';
 import { TranscriptRows } from './transcriptRows';
-import { anchorAt, blockInView, savedPlace } from './scrollPlace';
+import { anchorAt, anchorInView, anchorMoved, savedPlace, type ViewAnchor } from './scrollPlace';
 import { emptyState } from './emptyState';
 
 /** Closer than this to the bottom counts as "at the bottom". */
@@ -47,13 +47,8 @@ export class Transcript {
   #loading = false;
   readonly #waiting = new Map<Slot, (row: HTMLElement | undefined) => void>();
   readonly #news: TranscriptNews;
-  /**
-   * What the view holds still while rows are measured (not while pinned): a row, or in a row that
-   * starts above the view the first Markdown block that reaches into it (`inner`: what is above it
-   * in the row may change height: a Markdown group the browser first lays out when it comes near,
-   * `content-visibility: auto`), and its top against the log's top.
-   */
-  #anchor: { readonly slot: Slot; readonly top: number; readonly inner?: Element | undefined } | undefined;
+  /** What the view holds still while rows are measured (not while pinned). */
+  #anchor: ViewAnchor | undefined;
   /** Until the next frame: the view is where we put it (a scroll event then does not choose a new anchor). */
   #holding = false;
 
@@ -79,7 +74,8 @@ export class Transcript {
     setHidden(this.#jump, true);
     this.element = el('div', { class: 'transcript-wrap' }, [this.log, this.#jump]);
     this.log.addEventListener('scroll', (e) => this.#onScroll(e));
-    for (const type of ['wheel', 'keydown', 'pointerdown'] as const) {
+    this.log.addEventListener('keydown', (e) => this.#onKey(e));
+    for (const type of ['wheel', 'pointerdown'] as const) {
       this.log.addEventListener(type, (e) => (this.#userInputAt = e.timeStamp), { passive: true });
     }
     this.log.addEventListener('click', (e) => followLink(e, this.log, env));
@@ -160,14 +156,9 @@ export class Transcript {
     if (slot === undefined) {
       return Promise.resolve(undefined);
     }
-    this.#pinned = false;
-    const view = this.#viewHeight();
-    const y = this.rows.offsets.offset(index);
-    this.#mountAround(y, view);
-    this.#setScrollTop(this.#listTop() + y - view / 3);
     // Held a third of the way down while the rows around it load and are measured.
-    this.#anchor = { slot, top: view / 3 };
-    this.#updateJump();
+    const view = this.#viewHeight();
+    this.#goTo(this.rows.offsets.offset(index) - view / 3, { slot, top: view / 3 });
     this.#scheduleSave();
     const row = this.rows.rowOf(slot);
     if (row !== undefined && slot.component !== undefined) {
@@ -266,32 +257,8 @@ export class Transcript {
     this.#updateWindow();
   }
 
-  /** The first row that reaches into the view, and where its top is against the log's (a layout read). */
-  #captureAnchor(): void {
-    if (this.#pinned) {
-      this.#anchor = undefined;
-      return;
-    }
-    const view = this.log.getBoundingClientRect();
-    for (const slot of this.rows.mounted()) {
-      const row = this.rows.rowOf(slot);
-      const box = row?.getBoundingClientRect();
-      if (row !== undefined && box !== undefined && box.bottom > view.top) {
-        const inner = box.top < view.top ? blockInView(row, view.top) : undefined;
-        this.#anchor = { slot, top: (inner?.getBoundingClientRect() ?? box).top - view.top, inner };
-        return;
-      }
-    }
-    this.#anchor = undefined;
-  }
-
   #holdAnchor(): void {
-    const anchor = this.#anchor;
-    const row = anchor?.inner ?? (anchor !== undefined ? this.rows.rowOf(anchor.slot) : undefined);
-    if (anchor === undefined || row?.isConnected !== true) {
-      return;
-    }
-    const delta = row.getBoundingClientRect().top - this.log.getBoundingClientRect().top - anchor.top;
+    const delta = this.#anchor === undefined ? 0 : anchorMoved(this.log, this.rows, this.#anchor);
     if (Math.abs(delta) >= 0.5) {
       this.#setScrollTop(this.log.scrollTop + delta);
     }
@@ -304,7 +271,6 @@ export class Transcript {
       this.#empty.replaceChildren(...emptyState(initial, this.#env.header()));
     }
   }
-
 
   #onScroll(e: Event): void {
     const log = this.log;
@@ -321,9 +287,31 @@ export class Transcript {
     this.#lastScrollHeight = log.scrollHeight;
     this.#updateJump();
     if (!this.#holding) {
-      this.#captureAnchor();
+      this.#anchor = this.#pinned ? undefined : anchorInView(this.log, this.rows);
     }
     this.#updateWindow();
+    this.#scheduleSave();
+  }
+
+  /**
+   * Home and End go to the first entry and to the latest in one step. The browser's own Home is an
+   * animated scroll that the height corrections it sets off (rows measured on the way) cut short:
+   * it could stop a few hundred pixels before the top. Not in a field (a question's answer) or a box
+   * that scrolls by itself (a terminal's output keeps its own Home and End).
+   */
+  #onKey(e: KeyboardEvent): void {
+    this.#userInputAt = e.timeStamp;
+    const own = e.target instanceof domWindow().Element && e.target.closest('input, textarea, select, pre') !== null;
+    if ((e.key !== 'Home' && e.key !== 'End') || e.altKey || e.shiftKey || own) {
+      return;
+    }
+    e.preventDefault();
+    const first = this.#slots[0];
+    if (e.key === 'End' || first === undefined) {
+      this.jumpToLatest();
+      return;
+    }
+    this.#goTo(0, { slot: first, top: this.#listTop() });
     this.#scheduleSave();
   }
 
@@ -347,14 +335,24 @@ export class Transcript {
     this.#lastScrollHeight = log.scrollHeight;
   }
 
+  /** The view at `y` (list coordinates), not following the reply; `anchor` held where it is while rows are measured. */
+  #goTo(y: number, anchor: ViewAnchor | undefined): void {
+    this.#pinned = false;
+    this.#mountAround(y, this.#viewHeight());
+    this.#setScrollTop(this.#listTop() + y);
+    this.#anchor = anchor;
+    this.#updateJump();
+  }
+
   /** Our own scroll: the scroll event it fires keeps the anchor (it is where we put the view). */
   #setScrollTop(top: number): void {
-    const before = this.log.scrollTop;
-    this.log.scrollTop = Math.max(0, top);
-    this.#lastScrollTop = this.log.scrollTop;
-    if (this.log.scrollTop !== before) {
+    const log = this.log;
+    const before = log.scrollTop;
+    log.scrollTop = Math.max(0, top);
+    this.#lastScrollTop = log.scrollTop;
+    if (log.scrollTop !== before) {
       this.#holding = true;
-      this.log.ownerDocument.defaultView?.requestAnimationFrame(() => {
+      log.ownerDocument.defaultView?.requestAnimationFrame(() => {
         this.#holding = false;
       });
     }
@@ -366,11 +364,7 @@ export class Transcript {
     if (place === undefined) {
       return;
     }
-    this.#pinned = false;
-    this.#mountAround(place.y, this.#viewHeight());
-    this.#setScrollTop(this.#listTop() + place.y);
-    this.#anchor = place.anchor;
-    this.#updateJump();
+    this.#goTo(place.y, place.anchor);
   }
 
   #scheduleSave(): void {

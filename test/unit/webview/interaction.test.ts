@@ -436,4 +436,27 @@ suite('webview: interaction', () => {
       assert.notEqual(b.textContent?.trim() === '' && !b.hasAttribute('aria-label'), true, `unnamed button ${b.outerHTML.slice(0, 80)}`);
     }
   });
+
+  test("Home and End in the log are the transcript's (the first entry, the latest); a terminal's output and fields keep theirs", () => {
+    const terminal = tool('t1', { toolKind: 'execute', status: 'in_progress', content: [{ type: 'terminal', terminalId: 'x', output: 'line 1\n', fullLength: 7, running: true }] });
+    h.send(snapshot(1, [...everyKind(), terminal]));
+    const log = byRole(h.doc, 'log', 'Conversation')[0];
+    const jump = byRole(h.doc, 'button', 'Jump to latest')[0];
+    const output = h.doc.querySelector('.terminal-output');
+    assert.ok(log && jump && output);
+    assert.ok(jump.hidden);
+    assert.ok(keydown(log, 'Home').defaultPrevented, 'Home in the log is not the browser’s animated scroll');
+    assert.ok(!jump.hidden, 'Home leaves the reply: Jump to latest is offered');
+    assert.ok(keydown(log, 'End').defaultPrevented);
+    assert.ok(jump.hidden, 'End follows the reply again');
+    const button = log.querySelector('button');
+    assert.ok(button);
+    assert.ok(keydown(button, 'Home', { ctrlKey: true }).defaultPrevented, 'from a button in a row too (Ctrl+Home as well)');
+    assert.ok(!jump.hidden);
+    keydown(log, 'End');
+    for (const [target, init] of [[output, {}], [log, { shiftKey: true }], [log, { altKey: true }]] as const) {
+      assert.ok(!keydown(target, 'Home', init).defaultPrevented, `Home left alone on ${target.className} ${JSON.stringify(init)}`);
+      assert.ok(jump.hidden);
+    }
+  });
 });
