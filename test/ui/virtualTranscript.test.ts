@@ -211,17 +211,29 @@ suite('the virtualized transcript: a 5,000-entry session (Chromium, fake host, t
     assert.equal(s.ids.at(-1), all.at(-1));
   });
 
-  test('Home reaches the first entry and End the latest on a slow machine (the CPU throttled 2–4×, a fresh chat each time)', async () => {
-    // The browser's Home is an animated scroll; the rows measured on its way corrected the view and
-    // cut it short (it stopped 194–3,286 px before the top in 3 of 10 such rounds before the fix).
+  /** The entry at the top of the view (or entry `id`, if it has a row) and its top against the view's. */
+  const entryAt = (id?: string): Promise<{ id: string; y: number }> =>
+    log().evaluate((l: PageElement, want: string | undefined) => {
+      const view = l.getBoundingClientRect();
+      const rows = Array.from(l.querySelectorAll('.transcript-list > .entry-row'));
+      const idOf = (r: PageElement): string => r.querySelector('[data-entry-id]')?.getAttribute('data-entry-id') ?? '';
+      const row = want === undefined ? rows.find((r) => r.getBoundingClientRect().bottom > view.top + 20) : rows.find((r) => idOf(r) === want);
+      return { id: row === undefined ? '' : idOf(row), y: row === undefined ? Number.NaN : row.getBoundingClientRect().top - view.top };
+    }, id);
+
+  test('Home, End and Page Up move the view all the way on a slow machine (the CPU throttled up to 3×, a fresh chat each time)', async () => {
+    // The browser's keys are animated scrolls; the rows measured on their way corrected the view,
+    // which ended the animation: before the fix Home stopped 194–3,286 px short of the top in 3 of
+    // 10 such rounds, End short of the bottom, and about one Page Up in 50 moved 776–1,028 px, not 1,631.
     const tops: number[] = [];
+    const pages: number[] = [];
     for (let round = 0; round < 6; round++) {
       if (round > 0) {
         await closeChat();
         await openChat();
       }
       const cdp = await page.context().newCDPSession(page);
-      await cdp.send('Emulation.setCPUThrottlingRate', { rate: 2 + (round % 3) });
+      await cdp.send('Emulation.setCPUThrottlingRate', { rate: 1 + (round % 3) });
       await log().focus();
       await page.keyboard.press('Home');
       let s = await settled();
@@ -231,9 +243,18 @@ suite('the virtualized transcript: a 5,000-entry session (Chromium, fake host, t
       s = await settled();
       assert.ok(s.scrollHeight - s.top - s.height <= 1, `round ${round}: End is the bottom`);
       assert.equal(s.ids.at(-1), ids().at(-1));
+      for (let i = 0; i < 8; i++) {
+        const before = await entryAt();
+        await page.keyboard.press('PageUp');
+        await settled();
+        pages.push(Math.round((await entryAt(before.id)).y - before.y));
+      }
       await cdp.send('Emulation.setCPUThrottlingRate', { rate: 1 });
     }
     assert.deepEqual(tops, tops.map(() => 0), 'Home is the top');
+    // A page is the browser's: 87.5% of the view; what was at the top moved down by that.
+    const view = (await shown()).height;
+    assert.ok(pages.every((p) => Math.abs(p - view * 0.875) <= 2), `Page Up moved the entries ${pages.join(', ')} px (the view is ${view} px)`);
   });
 
   test('a wheel scroll up stays where it went while heights are corrected; Jump to latest follows the reply again', async () => {
@@ -247,17 +268,11 @@ suite('the virtualized transcript: a 5,000-entry session (Chromium, fake host, t
     await jump.waitFor({ state: 'visible', timeout: 5_000 });
     await settled();
     // The entry at the top of the view stays there (±2 px) while rows around it are measured.
-    const anchor = async (): Promise<{ id: string; y: number }> =>
-      log().evaluate((l: PageElement) => {
-        const view = l.getBoundingClientRect();
-        const row = Array.from(l.querySelectorAll('.transcript-list > .entry-row')).find((r) => r.getBoundingClientRect().bottom > view.top + 20);
-        return { id: row?.querySelector('[data-entry-id]')?.getAttribute('data-entry-id') ?? '', y: (row?.getBoundingClientRect().top ?? 0) - view.top };
-      });
-    const before = await anchor();
+    const before = await entryAt();
     for (let i = 0; i < 5; i++) {
       await settled();
     }
-    const after = await anchor();
+    const after = await entryAt();
     assert.equal(after.id, before.id);
     assert.ok(Math.abs(after.y - before.y) <= 2, `the view moved ${after.y - before.y} px by itself`);
     // A reply streams at the end: the view stays put.
@@ -268,7 +283,7 @@ suite('the virtualized transcript: a 5,000-entry session (Chromium, fake host, t
       harness.update(textChunk(`Streaming part ${i} of the reply. `.repeat(20) + '\n\n'));
       changed();
       await settled();
-      const now = await anchor();
+      const now = await entryAt();
       assert.equal(now.id, before.id, 'the view stays on what the user reads');
     }
     assert.ok(await jump.isVisible());

@@ -11,6 +11,8 @@ import { emptyState } from './emptyState';
 const bottomSlackPx = 24;
 /** Rows are kept this far (at least) beyond the view, above and below: scrolling finds them laid out. */
 const minOverscanPx = 800;
+/** What the keys the log handles itself move it by, in views (a page is the browser's: 87.5% of the view). */
+const keySteps: Readonly<Record<string, number>> = { Home: -Infinity, End: Infinity, PageUp: -0.875, PageDown: 0.875 };
 /** The view's height when the page has no layout (hidden, or jsdom). */
 const fallbackViewPx = 1_000;
 
@@ -294,24 +296,31 @@ export class Transcript {
   }
 
   /**
-   * Home and End go to the first entry and to the latest in one step. The browser's own Home is an
-   * animated scroll that the height corrections it sets off (rows measured on the way) cut short:
-   * it could stop a few hundred pixels before the top. Not in a field (a question's answer) or a box
-   * that scrolls by itself (a terminal's output keeps its own Home and End).
+   * Home, End, Page Up and Page Down move the view in one step, holding the entry then at its top
+   * while rows are measured. The browser's own are animated scrolls that the first height
+   * correction on their way (our `scrollTop`) ended early: Home stopped hundreds of pixels short of
+   * the top, a page moved 60%. Not in a field (a question's answer) or in a box that scrolls by
+   * itself (a terminal's output keeps its keys).
    */
   #onKey(e: KeyboardEvent): void {
     this.#userInputAt = e.timeStamp;
+    const step = keySteps[e.key];
     const own = e.target instanceof domWindow().Element && e.target.closest('input, textarea, select, pre') !== null;
-    if ((e.key !== 'Home' && e.key !== 'End') || e.altKey || e.shiftKey || own) {
+    if (step === undefined || e.altKey || e.shiftKey || own) {
       return;
     }
     e.preventDefault();
-    const first = this.#slots[0];
-    if (e.key === 'End' || first === undefined) {
+    const log = this.log;
+    const top = log.scrollTop + step * this.#viewHeight();
+    if (top >= log.scrollHeight - log.clientHeight - bottomSlackPx) {
       this.jumpToLatest();
       return;
     }
-    this.#goTo(0, { slot: first, top: this.#listTop() });
+    const offsets = this.rows.offsets;
+    const y = Math.max(-this.#listTop(), top - this.#listTop());
+    const index = offsets.indexAt(y);
+    const slot = this.#slots[index];
+    this.#goTo(y, slot && { slot, top: offsets.offset(index) - y });
     this.#scheduleSave();
   }
 

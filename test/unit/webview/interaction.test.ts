@@ -437,7 +437,7 @@ suite('webview: interaction', () => {
     }
   });
 
-  test("Home and End in the log are the transcript's (the first entry, the latest); a terminal's output and fields keep theirs", () => {
+  test("Home, End and the page keys in the log are the transcript's; a terminal's output and fields keep theirs", () => {
     const terminal = tool('t1', { toolKind: 'execute', status: 'in_progress', content: [{ type: 'terminal', terminalId: 'x', output: 'line 1\n', fullLength: 7, running: true }] });
     h.send(snapshot(1, [...everyKind(), terminal]));
     const log = byRole(h.doc, 'log', 'Conversation')[0];
@@ -453,10 +453,16 @@ suite('webview: interaction', () => {
     assert.ok(button);
     assert.ok(keydown(button, 'Home', { ctrlKey: true }).defaultPrevented, 'from a button in a row too (Ctrl+Home as well)');
     assert.ok(!jump.hidden);
+    assert.ok(keydown(log, 'PageDown').defaultPrevented, 'a page down that reaches the bottom follows the reply again');
+    assert.ok(jump.hidden);
+    assert.ok(keydown(log, 'PageUp').defaultPrevented);
+    assert.ok(!jump.hidden);
     keydown(log, 'End');
     for (const [target, init] of [[output, {}], [log, { shiftKey: true }], [log, { altKey: true }]] as const) {
-      assert.ok(!keydown(target, 'Home', init).defaultPrevented, `Home left alone on ${target.className} ${JSON.stringify(init)}`);
-      assert.ok(jump.hidden);
+      for (const key of ['Home', 'PageUp']) {
+        assert.ok(!keydown(target, key, init).defaultPrevented, `${key} left alone on ${target.className} ${JSON.stringify(init)}`);
+        assert.ok(jump.hidden);
+      }
     }
   });
 });
