@@ -12,7 +12,7 @@ const bottomSlackPx = 24;
 /** Rows are kept this far (at least) beyond the view, above and below: scrolling finds them laid out. */
 const minOverscanPx = 800;
 /** What the keys the log handles itself move it by, in views (a page is the browser's: 87.5% of the view). */
-const keySteps: Readonly<Record<string, number>> = { Home: -Infinity, End: Infinity, PageUp: -0.875, PageDown: 0.875 };
+const keySteps: Readonly<Record<string, number>> = { Home: -Infinity, End: Infinity, MetaArrowUp: -Infinity, MetaArrowDown: Infinity, PageUp: -0.875, PageDown: 0.875 };
 /** The view's height when the page has no layout (hidden, or jsdom). */
 const fallbackViewPx = 1_000;
 
@@ -304,7 +304,8 @@ export class Transcript {
    */
   #onKey(e: KeyboardEvent): void {
     this.#userInputAt = e.timeStamp;
-    const step = keySteps[e.key];
+    // macOS: Cmd+Up and Cmd+Down are Home and End.
+    const step = keySteps[e.metaKey && e.key.startsWith('Arrow') ? `Meta${e.key}` : e.key];
     const own = e.target instanceof domWindow().Element && e.target.closest('input, textarea, select, pre') !== null;
     if (step === undefined || e.altKey || e.shiftKey || own) {
       return;

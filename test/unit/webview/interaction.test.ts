@@ -457,6 +457,11 @@ suite('webview: interaction', () => {
     assert.ok(jump.hidden);
     assert.ok(keydown(log, 'PageUp').defaultPrevented);
     assert.ok(!jump.hidden);
+    assert.ok(keydown(log, 'ArrowDown', { metaKey: true }).defaultPrevented, 'Cmd+Down is End (macOS)');
+    assert.ok(jump.hidden);
+    assert.ok(keydown(log, 'ArrowUp', { metaKey: true }).defaultPrevented, 'Cmd+Up is Home');
+    assert.ok(!jump.hidden);
+    assert.ok(!keydown(log, 'ArrowDown').defaultPrevented, 'an arrow alone stays the browser’s');
     keydown(log, 'End');
     for (const [target, init] of [[output, {}], [log, { shiftKey: true }], [log, { altKey: true }]] as const) {
       for (const key of ['Home', 'PageUp']) {
