@@ -17,6 +17,7 @@ const maxDepth = 12;
 export class DomBuilder {
   readonly #d = doc();
 
+  /** An element of the page's document (the webview's; in tests, jsdom's). */
   #make<K extends keyof HTMLElementTagNameMap>(tag: K): HTMLElementTagNameMap[K] {
     return this.#d.createElement(tag);
   }

@@ -299,15 +299,15 @@ export class Transcript {
    * Home, End, Page Up and Page Down move the view in one step, holding the entry then at its top
    * while rows are measured. The browser's own are animated scrolls that the first height
    * correction on their way (our `scrollTop`) ended early: Home stopped hundreds of pixels short of
-   * the top, a page moved 60%. Not in a field (a question's answer) or in a box that scrolls by
-   * itself (a terminal's output keeps its keys).
+   * the top, a page now and then moved half a page. Not in a field (a question's answer), in a box
+   * that scrolls by itself (a terminal's output keeps its keys), or when a card took the key.
    */
   #onKey(e: KeyboardEvent): void {
     this.#userInputAt = e.timeStamp;
     // macOS: Cmd+Up and Cmd+Down are Home and End.
     const step = keySteps[e.metaKey && e.key.startsWith('Arrow') ? `Meta${e.key}` : e.key];
     const own = e.target instanceof domWindow().Element && e.target.closest('input, textarea, select, pre') !== null;
-    if (step === undefined || e.altKey || e.shiftKey || own) {
+    if (step === undefined || e.altKey || e.shiftKey || own || e.defaultPrevented) {
       return;
     }
     e.preventDefault();

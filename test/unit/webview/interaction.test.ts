@@ -463,6 +463,9 @@ suite('webview: interaction', () => {
     assert.ok(!jump.hidden);
     assert.ok(!keydown(log, 'ArrowDown').defaultPrevented, 'an arrow alone stays the browser’s');
     keydown(log, 'End');
+    button.addEventListener('keydown', (e) => e.preventDefault(), { once: true });
+    keydown(button, 'Home');
+    assert.ok(jump.hidden, 'a key a card took (its default prevented) is left to it');
     for (const [target, init] of [[output, {}], [log, { shiftKey: true }], [log, { altKey: true }]] as const) {
       for (const key of ['Home', 'PageUp']) {
         assert.ok(!keydown(target, key, init).defaultPrevented, `${key} left alone on ${target.className} ${JSON.stringify(init)}`);
