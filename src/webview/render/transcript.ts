@@ -306,8 +306,10 @@ export class Transcript {
     this.#userInputAt = e.timeStamp;
     // macOS: Cmd+Up and Cmd+Down are Home and End.
     const step = keySteps[e.metaKey && e.key.startsWith('Arrow') ? `Meta${e.key}` : e.key];
-    const own = e.target instanceof domWindow().Element && e.target.closest('input, textarea, select, pre') !== null;
-    if (step === undefined || e.altKey || e.shiftKey || own || e.defaultPrevented) {
+    if (step === undefined || e.altKey || e.shiftKey || e.defaultPrevented) {
+      return;
+    }
+    if (e.target instanceof domWindow().Element && e.target.closest('input, textarea, select, pre') !== null) {
       return;
     }
     e.preventDefault();
