@@ -186,6 +186,46 @@ suite('the transcript follows the reply unless the user scrolled away (Chromium,
     const d = await distance();
     assert.ok(d <= 1, `following again after the jump: ${d.toFixed(1)} px from the bottom`);
   });
+  test('a huge message mounted again just above the bottom (its Markdown laid out anew) does not stop the following', async () => {
+    // The R4 test's rare failure, made to happen: a message of one long paragraph (a Markdown group
+    // that skips layout off screen) is measured, leaves the DOM under tall entries, and comes back
+    // when they shrink. Made anew, its group is laid out at the placeholder's 600 px first: the list
+    // is a few hundred thousand px shorter for a moment, the browser moves the view up into it, and
+    // that scroll up — the content's height the same again by the time the event came — counted as
+    // the user's ("Jump to latest" shown, 100,000s of px from the bottom for good).
+    await page.setViewportSize({ width: 300, height: 640 });
+    await deliver(snapshot(++seq, history(2), { phase: 'running', turnStartedAt: Date.now() }));
+    await frames();
+    const jump = page.getByRole('button', { name: 'Jump to latest' });
+    const tall = (id: string): EntryView => assistant(id, Array.from({ length: 12 }, (_, k) => `Paragraph ${k} of a tall reply, long enough to wrap twice.`).join('\n\n'));
+    const settles = async (when: string): Promise<void> => {
+      for (let frame = 0; ; frame++) {
+        await frames();
+        const d = await distance();
+        assert.equal(await jump.isVisible(), false, `${when}: no Jump to latest, the user never scrolled (${d.toFixed(1)} px from the bottom)`);
+        if (d <= 1) {
+          return;
+        }
+        assert.ok(frame < 100, `${when}: still ${d.toFixed(1)} px from the bottom after 100 frames`);
+      }
+    };
+    let index = 6;
+    for (let round = 0; round < 6; round++) {
+      const hugeAt = index++;
+      await send([{ op: 'insert', index: hugeAt, entry: assistant(`huge-${round}`, 'All of this is one paragraph, and a long one. '.repeat(4_000)) }]);
+      await page.locator(`[data-entry-id="huge-${round}"]`).waitFor();
+      await settles(`round ${round}: the huge message shown`);
+      const below = [index, index + 1, index + 2];
+      await send(below.map((at, k) => ({ op: 'insert', index: at, entry: tall(`tall-${round}-${k}`) })));
+      index += below.length;
+      await settles(`round ${round}: tall replies under it`);
+      assert.equal(await page.locator(`[data-entry-id="huge-${round}"]`).count(), 0, `round ${round}: the huge message left the DOM`);
+      await send(below.map((at, k) => ({ op: 'replace', index: at, entry: assistant(`tall-${round}-${k}`, 'Short now.') })));
+      await settles(`round ${round}: the replies under it shrank (the huge message mounted again)`);
+      assert.equal(await page.locator(`[data-entry-id="huge-${round}"]`).count(), 1, `round ${round}: the huge message is back in the DOM`);
+    }
+  });
+
   test('pinned through the R4 hostile messages (10,000 nested quotes, 30,000 inline code spans, 2 MB paragraphs…) in a narrow view: the following never stops', async () => {
     // R4's corpus in code-server found it: such messages grow and shrink as their off-screen Markdown
     // groups are laid out, the browser moves the view up to keep it inside the list, and that scroll

@@ -53,6 +53,8 @@ export class Transcript {
   #anchor: ViewAnchor | undefined;
   /** Until the next frame: the view is where we put it (a scroll event then does not choose a new anchor). */
   #holding = false;
+  /** Until the next frame: rows were mounted or measured, and a scroll up may be layout's (see `#onScroll`). */
+  #reflowing = false;
 
   readonly #env: RenderEnv;
   readonly #hooks: TranscriptHooks;
@@ -251,6 +253,8 @@ export class Transcript {
    * made before the frame is painted, so nothing jumps.
    */
   #measured(): void {
+    this.#reflowing = true;
+    domWindow().requestAnimationFrame(() => (this.#reflowing = false));
     if (this.#pinned) {
       this.#stick();
     } else {
@@ -276,17 +280,20 @@ export class Transcript {
 
   #onScroll(e: Event): void {
     const log = this.log;
-    const distance = log.scrollHeight - log.scrollTop - log.clientHeight;
-    if (distance <= bottomSlackPx) {
+    const height = log.scrollHeight;
+    // Only the user moves the view when the content kept its height and no rows changed since.
+    const theUsers = e.timeStamp - this.#userInputAt < 1000 || (height === this.#lastScrollHeight && !this.#reflowing);
+    if (height - log.scrollTop - log.clientHeight <= bottomSlackPx) {
       this.#pinned = true;
-    } else if (log.scrollTop < this.#lastScrollTop - 1 && (log.scrollHeight === this.#lastScrollHeight || e.timeStamp - this.#userInputAt < 1000)) {
-      // The user scrolled up. A scroll up while the content changed height, with no input from the
-      // user in the last second, is the browser keeping the view inside rows just measured (or
-      // Markdown groups just laid out): the view keeps following (the rows' resize puts it back).
+    } else if (log.scrollTop < this.#lastScrollTop - 1 && theUsers) {
       this.#pinned = false;
+    } else if (this.#pinned) {
+      // Not the user's: the browser kept the view inside a list that was shorter for a moment — rows
+      // just measured, or one made anew whose Markdown groups are 600 px placeholders until laid out.
+      this.#scrollToBottom();
     }
     this.#lastScrollTop = log.scrollTop;
-    this.#lastScrollHeight = log.scrollHeight;
+    this.#lastScrollHeight = height;
     this.#updateJump();
     if (!this.#holding) {
       this.#anchor = this.#pinned ? undefined : anchorInView(this.log, this.rows);
@@ -364,9 +371,7 @@ export class Transcript {
     this.#lastScrollTop = log.scrollTop;
     if (log.scrollTop !== before) {
       this.#holding = true;
-      log.ownerDocument.defaultView?.requestAnimationFrame(() => {
-        this.#holding = false;
-      });
+      domWindow().requestAnimationFrame(() => (this.#holding = false));
     }
   }
 
