@@ -40,6 +40,7 @@ export function createTicker(scheduler: MarkdownScheduler): Ticker & { readonly 
   return {
     paced: {
       now: () => scheduler.now(),
+      inputPending: () => scheduler.inputPending(),
       setTimeout(callback, ms) {
         const toBeat = beatAt - scheduler.now();
         if (handle === undefined || ms <= 0 || toBeat < ms * (1 - earlySlack) || toBeat > ms * (1 + lateSlack)) {

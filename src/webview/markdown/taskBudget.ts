@@ -5,12 +5,14 @@ import { finishedCharsPerBatch, finishedCharsPerTask, finishedMsPerTask } from '
 /**
  * Places finished blocks a batch at a time within one task's budget: at least one batch, then
  * more while under `finishedCharsPerTask` placed and while one more batch, at the rate this task
- * has placed so far, would end within `finishedMsPerTask`. Returns the blocks left for the next
- * task. A refresh that fits runs as one task (one frame follows, not one per batch); on a loaded
- * machine, where a batch alone may take tens of milliseconds, the task stops after it.
+ * has placed so far, would end within `finishedMsPerTask` (`all`: every batch, no budget) — and
+ * none after a key or click came to wait for the page (`inputPending`): the user's input goes
+ * first. Returns the blocks left for the next task. A refresh that fits runs as one task (one
+ * frame follows, not one per batch); on a loaded machine, where a batch alone may take tens of
+ * milliseconds, the task stops after it.
  */
-export function placeWithinBudget(finished: Token[], place: (batch: Token[]) => void, now: () => number): Token[] {
-  const started = now();
+export function placeWithinBudget(finished: Token[], place: (batch: Token[]) => void, clock: { now(): number; inputPending(): boolean }, all = false): Token[] {
+  const started = clock.now();
   let rest = finished;
   let chars = 0;
   do {
@@ -18,6 +20,10 @@ export function placeWithinBudget(finished: Token[], place: (batch: Token[]) => 
     place(batch);
     chars += batch.reduce((n, tk) => n + tk.raw.length, 0);
     rest = rest.slice(batch.length);
-  } while (rest.length > 0 && chars < finishedCharsPerTask && ((now() - started) * (chars + finishedCharsPerBatch)) / chars <= finishedMsPerTask);
+  } while (
+    rest.length > 0 &&
+    (all || (chars < finishedCharsPerTask && ((clock.now() - started) * (chars + finishedCharsPerBatch)) / chars <= finishedMsPerTask)) &&
+    !clock.inputPending()
+  );
   return rest;
 }

@@ -43,7 +43,7 @@ export class Transcript {
   /** The content's height at the last scroll event (or our own scroll): a scroll up that comes with a new height is layout's, not the user's. */
   #lastScrollHeight = 0;
   /** When the user last turned the wheel, pressed a key or a pointer (a touch too) in the log (ms, `performance.now()`). */
-  #userInputAt = Number.NEGATIVE_INFINITY;
+  #userInputAt = -Infinity;
   #restored = false;
   #saveTimer: number | undefined;
   #loading = false;
@@ -83,8 +83,8 @@ export class Transcript {
       this.log.addEventListener(type, (e) => (this.#userInputAt = e.timeStamp), { passive: true });
     }
     this.log.addEventListener('click', (e) => followLink(e, this.log, env));
-    const win = this.log.ownerDocument.defaultView;
-    if (win !== null && 'ResizeObserver' in win) {
+    const win = domWindow();
+    if ('ResizeObserver' in win) {
       // The view's own size changes (a resized panel, the composer growing): stay at the bottom.
       new win.ResizeObserver(() => this.#stick()).observe(this.log);
     }

@@ -1,5 +1,5 @@
 import type { EntryView } from '../../protocol/sessionView';
-import { el } from '../dom';
+import { domWindow, el } from '../dom';
 import { cardEntry } from '../lazy/lazyCard';
 import { t } from '../strings';
 import type { EntryComponent, Slot } from '../viewStore';
@@ -95,8 +95,8 @@ export class TranscriptRows {
     this.#scroller = scroller;
     this.list.append(this.#above, this.#below);
     this.#size = spacerSizer(this.list.ownerDocument, this.#above, this.#below);
-    const win = this.list.ownerDocument.defaultView;
-    if (win !== null && 'ResizeObserver' in win) {
+    const win = domWindow();
+    if ('ResizeObserver' in win) {
       this.#observer = new win.ResizeObserver((entries) => this.#onResize(entries));
       // A spacer that changes moves the rows after it: the transcript holds its view then too.
       this.#observer.observe(this.#above);
@@ -275,7 +275,7 @@ export class TranscriptRows {
   }
 
   #onResize(entries: readonly ResizeObserverEntry[]): void {
-    let first = Number.POSITIVE_INFINITY;
+    let first = Infinity;
     for (const e of entries) {
       const slot = this.#slotOf.get(e.target);
       if (slot?.component === undefined || !this.#rows.has(slot)) {
@@ -289,7 +289,7 @@ export class TranscriptRows {
         first = Math.min(first, index);
       }
     }
-    if (first !== Number.POSITIVE_INFINITY) {
+    if (first !== Infinity) {
       this.offsets.invalidate(first);
       this.#sizeSpacers();
     }

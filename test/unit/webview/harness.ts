@@ -28,6 +28,13 @@ export class FakeTimers implements MarkdownScheduler {
     this.pending.delete(handle);
   }
 
+  /** A key waiting for the page, as the test says (`isInputPending`). */
+  keyWaits = false;
+
+  inputPending(): boolean {
+    return this.keyWaits;
+  }
+
   get count(): number {
     return this.pending.size;
   }

@@ -203,6 +203,7 @@ suite('webview: incremental Markdown equals one-shot rendering', () => {
       now: () => fx.timers.now() + 20 * ++readings,
       setTimeout: (cb, ms) => fx.timers.setTimeout(cb, ms),
       clearTimeout: (h) => fx.timers.clearTimeout(h),
+      inputPending: () => false,
     };
     const view = new MarkdownView(slow);
     view.set(text.slice(0, 20_000), true);
@@ -241,6 +242,25 @@ suite('webview: incremental Markdown equals one-shot rendering', () => {
       const view = holding(text);
       view.flush();
       assert.equal(view.element.innerHTML, once(text));
+    });
+
+    test('in the chat with the keyboard, a key waiting stops it after a batch: the key goes first, the rest follows in the next task', () => {
+      const text = agentAnswer(40_000);
+      const view = holding(text);
+      fx.timers.keyWaits = true;
+      view.flush();
+      const shown = view.element.textContent?.length ?? 0;
+      assert.ok(shown > 200 && shown < 2_048 + 200 && fx.timers.count > 0, `one batch shown (${shown} characters), the rest left for the next task`);
+      fx.timers.keyWaits = false;
+      fx.timers.advance(0);
+      assert.equal(fx.timers.count, 0, 'the next task placed all the rest');
+      assert.equal(view.element.innerHTML, once(text));
+      // A text shown whole at once (a snapshot's message, a tool's output) never waits, key or not.
+      fx.timers.keyWaits = true;
+      const whole = new MarkdownView(fx.timers);
+      whole.set(text, false, true);
+      assert.equal(whole.element.innerHTML, once(text));
+      assert.equal(fx.timers.count, 0);
     });
 
     test('a second flush while one is being placed finishes it at once', () => {

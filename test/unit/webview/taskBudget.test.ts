@@ -18,7 +18,7 @@ function run(count: number, msPerKb: number): { batches: number[]; left: number;
       batches.push(batch.length);
       clock += batch.reduce((n, tk) => n + tk.raw.length, 0) * (msPerKb / 1024);
     },
-    () => clock,
+    { now: () => clock, inputPending: () => false },
   );
   return { batches, left: left.length, ms: clock };
 }
@@ -57,5 +57,23 @@ suite('webview: placing finished blocks within a task budget', () => {
     const r = run(3, 40);
     assert.deepEqual(r.batches, [2]);
     assert.equal(r.left, 1);
+  });
+
+  test('all: every batch in one task, however slow; a key waiting stops it after the batch it came in (one batch always goes)', () => {
+    let clock = 0;
+    const placed: number[] = [];
+    const place = (batch: Token[]): void => {
+      placed.push(batch.length);
+      clock += 40;
+    };
+    assert.equal(placeWithinBudget(blocks(10), place, { now: () => clock, inputPending: () => false }, true).length, 0);
+    assert.deepEqual(placed, [2, 2, 2, 2, 2]);
+    placed.length = 0;
+    let checks = 0;
+    assert.equal(placeWithinBudget(blocks(10), place, { now: () => clock, inputPending: () => ++checks >= 2 }, true).length, 6);
+    assert.deepEqual(placed, [2, 2], 'the key was seen after the second batch');
+    placed.length = 0;
+    clock = 0;
+    assert.equal(placeWithinBudget(blocks(10), (b) => placed.push(b.length), { now: () => clock, inputPending: () => true }).length, 8, 'one batch goes, key or not');
   });
 });
