@@ -11,15 +11,12 @@ import { groupSize, isPageFocused, maxLexMs, maxSourceChars, pieceChars } from '
 
 /**
  * How much a render does. `stream`: a paced streaming update; an open fence stays open.
- * `final`: everything, fences closed and highlighted, link definitions final (the turn ended, or
- * a one-shot render), in this task. `finish`: the same end, its finished blocks placed within the
- * task budget like a stream's (the rest in the next tasks) — a turn's end in a chat without the
- * keyboard, so that it never holds the keys of the chat the user types in (see `flush`).
- */
-/**
- * How a render places finished blocks: `stream` and `finish` (a turn's end in a chat without the
- * keyboard) within a task's budget, the rest in the next tasks; `final` all at once; `end` (a turn's
- * end in the chat with the keyboard) all at once unless a key waits, then as `finish`.
+ * `final`: everything, fences closed and highlighted, link definitions final (a one-shot render),
+ * in this task. `end`: the same for a turn's end in the chat with the keyboard, in this task unless
+ * a key comes to wait (the rest then in the next). `finish`: the same end, its finished blocks placed
+ * within the task budget like a stream's (the rest in the next tasks) — a turn's end in a chat
+ * without the keyboard, so that it never holds the keys of the chat the user types in (see `flush`).
+ * All but `final` stop placing blocks when a key waits.
  */
 type Pass = 'stream' | 'final' | 'end' | 'finish';
 
@@ -101,9 +98,9 @@ export class MarkdownView {
 
   /**
    * Renders whatever is paced, open or not yet final, for good (the turn ended): at once in the
-   * chat that has the keyboard (unless a key waits); in another, a budgeted task at a time. Eight chats side by side
-   * ending a burst each placed up to 80 KB of held text in one task (127–218 ms of CPU in a
-   * trace of P9): the keys typed meanwhile in the focused chat waited behind them.
+   * chat that has the keyboard (unless a key waits); in another, a budgeted task at a time. Eight
+   * chats side by side ending a burst each placed up to 80 KB of held text in one task (127–218 ms
+   * of CPU in a trace of P9): the keys typed meanwhile in the focused chat waited behind them.
    */
   flush(): void {
     if (!this.#finalized || this.#timer !== undefined || this.#fence !== undefined) {
