@@ -53,7 +53,7 @@ export class Transcript {
   #anchor: ViewAnchor | undefined;
   /** Until the next frame: the view is where we put it (a scroll event then does not choose a new anchor). */
   #holding = false;
-  /** Until the next frame: rows were mounted or measured, and a scroll up may be layout's (see `#onScroll`). */
+  /** Until the next frame (set once a frame): rows were mounted or measured, so a scroll up with the height unchanged may be layout's, not the user's (see `#onScroll`). */
   #reflowing = false;
 
   readonly #env: RenderEnv;
@@ -253,8 +253,10 @@ export class Transcript {
    * made before the frame is painted, so nothing jumps.
    */
   #measured(): void {
-    this.#reflowing = true;
-    domWindow().requestAnimationFrame(() => (this.#reflowing = false));
+    if (!this.#reflowing) {
+      this.#reflowing = true;
+      domWindow().requestAnimationFrame(() => (this.#reflowing = false));
+    }
     if (this.#pinned) {
       this.#stick();
     } else {
@@ -281,15 +283,13 @@ export class Transcript {
   #onScroll(e: Event): void {
     const log = this.log;
     const height = log.scrollHeight;
-    // Only the user moves the view when the content kept its height and no rows changed since.
     const theUsers = e.timeStamp - this.#userInputAt < 1000 || (height === this.#lastScrollHeight && !this.#reflowing);
     if (height - log.scrollTop - log.clientHeight <= bottomSlackPx) {
       this.#pinned = true;
     } else if (log.scrollTop < this.#lastScrollTop - 1 && theUsers) {
       this.#pinned = false;
     } else if (this.#pinned) {
-      // Not the user's: the browser kept the view inside a list that was shorter for a moment — rows
-      // just measured, or one made anew whose Markdown groups are 600 px placeholders until laid out.
+      // Not the user's: a list shorter for a moment (a row made anew: Markdown groups at 600 px).
       this.#scrollToBottom();
     }
     this.#lastScrollTop = log.scrollTop;
