@@ -12,7 +12,7 @@ import type { CommandHandler } from './views/commandRegistry';
  */
 
 /** What `activate` returns: used by the extension-host tests and the bench (no behaviour of its own). Reading a core field loads the core. */
-export interface HermesApi extends Pick<HermesCore, 'manager' | 'chatView' | 'statusBar' | 'changes'> {
+export interface HermesApi extends Pick<HermesCore, 'manager' | 'chatView' | 'statusBar' | 'traffic' | 'changes'> {
   /** Milliseconds `activate()` took (the core not loaded). */
   readonly activationMs: number;
   /** Whether the core is loaded (a command ran, the chat view showed, or a core field was read). */
@@ -69,6 +69,9 @@ export function activate(context: vscode.ExtensionContext): HermesApi {
     },
     get statusBar() {
       return load().statusBar;
+    },
+    get traffic() {
+      return load().traffic;
     },
     get changes() {
       return load().changes;

@@ -21,6 +21,8 @@ export interface HermesCore extends vscode.Disposable {
   readonly manager: ChatManager;
   readonly chatView: ChatViewProvider;
   readonly statusBar: StatusBar;
+  /** "Hermes Traffic": the agents' traffic at the `hermes.trace` level. */
+  readonly traffic: TrafficChannel;
   /** The Changes view: agent changes per chat and turn, keep/revert, restore to before a turn. */
   readonly changes: ChangesFeature;
   /** Ends every agent process (and what they started). */
@@ -91,6 +93,7 @@ export function loadCore(context: vscode.ExtensionContext, register: RegisterCom
     manager,
     chatView,
     statusBar,
+    traffic,
     changes,
     shutdown: () => (shutDown ??= manager.dispose()),
     dispose: () => {

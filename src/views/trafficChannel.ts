@@ -18,12 +18,27 @@ export class TrafficChannel implements Disposable {
   constructor(private readonly trace: () => TraceLevel) {
     const channel = vscode.window.createOutputChannel('Hermes Traffic', { log: true });
     this.channel = channel;
-    this.lines = new TrafficLines(trace, {
+    // Read once and on each change, not per traffic entry: VS Code's getConfiguration for every
+    // streamed update was 22% of the extension host's CPU while eight agents streamed (P9's bursts).
+    let level = trace();
+    this.subscriptions.push(
+      vscode.workspace.onDidChangeConfiguration((e) => {
+        if (e.affectsConfiguration('hermes.trace')) {
+          level = trace();
+        }
+      }),
+    );
+    this.lines = new TrafficLines(() => level, {
       write: (level, line) => (level === 'warn' ? channel.warn(line) : level === 'error' ? channel.error(line) : channel.info(line)),
       setTimeout: (callback, ms) => setTimeout(callback, ms),
       clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout),
       now: () => Date.now(),
     });
+  }
+
+  /** Lines written to the channel (for tests). */
+  get linesWritten(): number {
+    return this.lines.written;
   }
 
   attach(agentName: string, log: TrafficLog): Disposable {

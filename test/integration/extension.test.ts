@@ -72,6 +72,39 @@ suite('extension in a real VS Code', () => {
     assert.match(a.statusBar.text, /\bScripted$/);
   });
 
+  test('the traffic channel follows a change of hermes.trace at once (the level is not read per streamed update)', async () => {
+    await useScriptedAgent();
+    const a = await api();
+    await vscode.commands.executeCommand('hermes.newSession');
+    const chat = a.manager.sidebar;
+    await waitFor('the agent ready', () => chat.sessionId !== undefined && a.statusBar.state === 'ready');
+    const config = vscode.workspace.getConfiguration('hermes');
+    /** Sets `hermes.trace`; the host's copy of the settings (and so the change event) is current when it reads back. */
+    const setTrace = async (level: string | undefined): Promise<void> => {
+      await config.update('trace', level, vscode.ConfigurationTarget.Global);
+      await waitFor(`hermes.trace = ${level ?? 'default'}`, () => vscode.workspace.getConfiguration('hermes').get('trace') === (level ?? 'messages'));
+    };
+    const linesFor = async (): Promise<number> => {
+      const before = a.traffic.linesWritten;
+      const result = await chat.submit([{ type: 'text', text: '[slow n=30 ms=5]' }]);
+      assert.equal(result?.kind, 'ended');
+      return a.traffic.linesWritten - before;
+    };
+    try {
+      await setTrace('verbose');
+      const verbose = await linesFor();
+      await setTrace('messages');
+      const messages = await linesFor();
+      await setTrace('verbose');
+      const verboseAgain = await linesFor();
+      console.log(`traffic lines for a 30-chunk turn: verbose ${verbose}, messages ${messages}, verbose again ${verboseAgain}`);
+      assert.ok(verbose >= 30 && verboseAgain >= 30, `verbose writes every streamed update (${verbose}, ${verboseAgain} lines)`);
+      assert.ok(messages < 10, `messages sums the streamed updates up (${messages} lines)`);
+    } finally {
+      await setTrace(undefined);
+    }
+  });
+
   test('says plainly when the agent binary is missing', async () => {
     const config = vscode.workspace.getConfiguration('hermes');
     await config.update('agents', [{ id: 'missing', name: 'Missing', command: 'hermes-not-installed-here', args: ['acp'] }], vscode.ConfigurationTarget.Global);
