@@ -10,9 +10,9 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import { createServer } from 'node:net';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { startLabModel, type LabModel } from './labModel';
+import { tempDir } from '../support/tempDirs';
 
 /** The environment variable that names the built lab. */
 export const labVariable = 'HERMES_LAB';
@@ -82,7 +82,7 @@ export class LabRun {
   ) {}
 
   static async open(lab: string, name: string): Promise<LabRun> {
-    const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), `hermes-lab-${name}-`)));
+    const dir = tempDir(`hermes-lab-${name}-`);
     return new LabRun(lab, dir, await startLabModel());
   }
 

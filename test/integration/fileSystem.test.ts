@@ -1,10 +1,10 @@
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { ClientRequestError } from '../../src/agentPort/agentErrors';
 import { api, lastAssistantText, useScriptedAgent, waitFor } from './support';
+import { tempDir } from '../support/tempDirs';
 
 function workspace(): string {
   const root = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
@@ -48,7 +48,7 @@ suite('client file system (fs/read_text_file, fs/write_text_file)', () => {
   });
 
   test('refuses a path outside the workspace and a symlink escaping it, writing nothing', async () => {
-    const outside = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'hermes-outside-')));
+    const outside = tempDir('hermes-outside-');
     const target = path.join(outside, 'victim.txt');
     fs.writeFileSync(target, 'untouched\n');
     const link = path.join(workspace(), 'escape.txt');

@@ -1,6 +1,3 @@
-import * as fs from 'node:fs';
-import * as os from 'node:os';
-import * as path from 'node:path';
 import type * as acp from '@agentclientprotocol/sdk';
 import { AcpClient, type RequestTimeouts } from '../../src/acp/acpConnection';
 import { AgentProcess, type AgentCommand } from '../../src/wire/agentProcess';
@@ -10,6 +7,7 @@ import { quirksFor } from '../../src/session/agentQuirks';
 import { SessionController } from '../../src/session/sessionController';
 import { defaultQuirks } from '../../src/session/sessionState';
 import { replayAgentPath, scriptedAgentPath } from './paths';
+import { tempDir } from './tempDirs';
 
 /** A real agent process, the real client core and one session controller wired as the extension wires them. */
 export interface AgentStack {
@@ -36,8 +34,9 @@ export interface StackOptions {
   readonly capabilities?: ConstructorParameters<typeof AcpClient>[1]['capabilities'];
 }
 
+/** A temporary workspace folder, removed when the test process exits. */
 export function tempWorkspace(prefix = 'hermes-ws-'): string {
-  return fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), prefix)));
+  return tempDir(prefix);
 }
 
 export function scriptedAgentCommand(cwd: string, env: Record<string, string> = {}): AgentCommand {

@@ -1,9 +1,9 @@
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import type { BrowserContext, FrameLocator, Page } from 'playwright-core';
 import { repoRoot, scriptedAgentPath } from '../support/paths';
+import { tempDir } from '../support/tempDirs';
 
 /** The harness modules are plain ESM (test/harness); these are the parts the UI tests use. */
 interface CodeServer {
@@ -88,7 +88,7 @@ export interface UiOptions {
 /** code-server with the packaged extension, configured for the scripted agent; Chromium on its workbench. */
 export async function openVsCode(options: UiOptions = {}): Promise<UiSession> {
   const vsix = packageExtension();
-  const workspace = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'hermes-ui-ws-')));
+  const workspace = tempDir('hermes-ui-ws-');
   for (const [name, content] of Object.entries(options.files ?? { 'hello.txt': 'hello world\n' })) {
     fs.mkdirSync(path.dirname(path.join(workspace, name)), { recursive: true });
     fs.writeFileSync(path.join(workspace, name), content);

@@ -7,6 +7,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { repoRoot, replayAgentPath, scriptedAgentPath } from '../../support/paths';
+import { tempDir as tempFolder } from '../../support/tempDirs';
 import { assertStreamOrder, assertValidEvent } from './streamContract';
 
 export { isAlive } from '../../support/processes';
@@ -143,8 +144,9 @@ export function resultOf(evs: readonly Event[]): Event {
   return last;
 }
 
+/** A temporary folder (a workspace, a state home), removed when the test process exits. */
 export function tempDir(prefix = 'hermes-cli-'): string {
-  return fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), prefix)));
+  return tempFolder(prefix);
 }
 
 /** The pid the scripted agent logged at start (`[scripted-agent] started, pid N`). */

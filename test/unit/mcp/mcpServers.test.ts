@@ -1,6 +1,5 @@
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import type * as acp from '@agentclientprotocol/sdk';
 import { zMcpServer } from '../../../src/acp/sdkSchema';
@@ -10,6 +9,7 @@ import { environmentInputs, McpInputResolver, type McpInputPrompt, type McpSecre
 import { mcpConfigFromValue, parseMcpConfig, type McpInputDefinition } from '../../../src/mcp/mcpConfig';
 import { loadMcpServers, mcpSettingOrigin, nodeMcpHost, workspaceMcpFile } from '../../../src/mcp/mcpServers';
 import { McpSecretRedactor, redactedMark, secretValuesOf } from '../../../src/mcp/redaction';
+import { tempDir } from '../../support/tempDirs';
 
 /** A prompt that answers from a table and counts what it was asked. */
 class CountingPrompt implements McpInputPrompt {
@@ -37,10 +37,6 @@ class MemoryStore implements McpSecretStore {
   }
 }
 
-function tempDir(): string {
-  return fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'hermes-mcp-')));
-}
-
 function executable(file: string): string {
   fs.mkdirSync(path.dirname(file), { recursive: true });
   fs.writeFileSync(file, '#!/bin/sh\nexit 0\n', { mode: 0o755 });
@@ -49,7 +45,7 @@ function executable(file: string): string {
 
 /** A workspace whose `.vscode/mcp.json` has a stdio and an http server sharing one secret input; `files-server` is on a private PATH. */
 function workspaceWithMcp(): { ws: string; bin: string; command: string; env: Record<string, string> } {
-  const ws = tempDir();
+  const ws = tempDir('hermes-mcp-');
   const bin = path.join(ws, 'bin');
   const command = executable(path.join(bin, 'files-server'));
   fs.mkdirSync(path.join(ws, '.vscode'), { recursive: true });
@@ -177,7 +173,7 @@ suite('MCP servers from .vscode/mcp.json and hermes.mcpServers (src/mcp)', () =>
   });
 
   test('problems leave one server out, say why, and keep the others', async () => {
-    const ws = tempDir();
+    const ws = tempDir('hermes-mcp-');
     const bin = path.join(ws, 'bin');
     executable(path.join(bin, 'ok-server'));
     executable(path.join(ws, 'tools', 'local-server'));
@@ -229,7 +225,7 @@ suite('MCP servers from .vscode/mcp.json and hermes.mcpServers (src/mcp)', () =>
   });
 
   test('sources in priority order: a name already taken is left out, and a broken file is said so', async () => {
-    const ws = tempDir();
+    const ws = tempDir('hermes-mcp-');
     const bin = path.join(ws, 'bin');
     executable(path.join(bin, 'a-server'));
     executable(path.join(bin, 'b-server'));
