@@ -5,7 +5,7 @@
 // Ends with one plain line "N passed, N failed" and a non-zero exit code on any failure.
 // `npm test -- --help` prints the options.
 import { spawn } from 'node:child_process';
-import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, realpathSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, realpathSync, rmSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -35,7 +35,8 @@ The host and ui stages need Debian's chromium, libkrb5-dev, pkg-config, python3,
 the first run installs code-server into .cache/harness (a few minutes, in the background at nice 19
 while build … unit run; its log is .cache/harness-background.log, npm's is
 .cache/harness/code-server/install.log). Environment: HARNESS_CHROMIUM (another Chromium),
-HARNESS_KEEP_RUNDIR=1 (keep code-server's run folders), CI=true (reduced counts in the heavy suites),
+HARNESS_KEEP_RUNDIR=1 (keep code-server's run folders), HERMES_KEEP_TEMP=1 (keep the tests' temporary
+workspaces), CI=true (reduced counts in the heavy suites),
 HERMES_SOAK=1 (their longest loops at soak length: 20 window reloads, 100 agent restarts, 150 link clicks).
 Run one mocha file: node scripts/build.mjs --tests && npx mocha out/test/unit/registry/npx.test.js
 (a UI file: npx mocha --ui tdd --timeout 120000 --exit out/test/ui/registry.test.js).
@@ -191,7 +192,7 @@ if (!quick) {
       workspace,
       timeoutMs: 300_000,
       env: { HERMES_TEST_WORKSPACE: workspace },
-    });
+    }).finally(() => process.env.HERMES_KEEP_TEMP === '1' || rmSync(workspace, { recursive: true, force: true }));
     return { passed: r.passed, failed: r.failed > 0 || r.exitCode !== 0 ? Math.max(r.failed, 1) : 0 };
   });
   await stage('ui', async () => {

@@ -12,6 +12,7 @@ import { parseAgentEntry, parseRegistry, type RegistryAgent } from '../../../src
 import { RegistryError } from '../../../src/registry/registryErrors';
 import { loadRegistry, maxIndexBytes } from '../../../src/registry/registrySource';
 import { LoopbackServer } from '../../support/loopbackServer';
+import { tempDir } from '../../support/tempDirs';
 
 const layout = registryLayout(path.join(os.tmpdir(), 'hermes-plan-storage'));
 const codexUrl = 'https://github.com/zed-industries/codex-acp/releases/download/v0.9.2/codex-acp-0.9.2-x86_64-unknown-linux-gnu.tar.gz';
@@ -93,7 +94,7 @@ suite('registry install plans: what the consent covers, and what is refused befo
       const a = agent({ archive: server.url('/dl/../evil/a.tar.gz') });
       const choice = chooseDistribution(a, 'linux-x86_64', { npx: true, uvx: true });
       assert.ok(choice !== undefined);
-      await assert.rejects(install(a, choice, { layout: registryLayout(fs.mkdtempSync(path.join(os.tmpdir(), 'hermes-plan-'))) }), (e) => RegistryError.is(e, 'urlRefused'));
+      await assert.rejects(install(a, choice, { layout: registryLayout(tempDir('hermes-plan-')) }), (e) => RegistryError.is(e, 'urlRefused'));
       assert.deepEqual(server.requests, []);
     } finally {
       await server.close();
