@@ -7,13 +7,14 @@ import { WorkspaceBoundary } from '../../src/acp/workspaceBoundary';
 import { promptBlocks } from '../../src/views/chat/promptAttachments';
 import type { ChatSession } from '../../src/app/chatSession';
 import { api, isAlive, lastAssistantText, useScriptedAgent, waitFor } from './support';
+import { tempDir } from '../support/tempDirs';
 
 function userTexts(chat: ChatSession): string[] {
   return chat.controller.state.entries.flatMap((e) => (e.kind === 'user' ? [e.blocks.map((b) => (b.type === 'text' ? b.text : '')).join('')] : []));
 }
 
 suite('sessions around a turn (scripted agent, real extension)', () => {
-  const stateFile = path.join(fs.realpathSync(os.tmpdir()), `hermes-sessions-${process.pid}.json`);
+  const stateFile = path.join(tempDir('hermes-sessions-'), 'agent-state.json');
 
   suiteSetup(async () => {
     await useScriptedAgent({ SCRIPTED_AGENT_STATE_FILE: stateFile }, 'sessions');
