@@ -3,7 +3,19 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { Configuration } from '../../src/views/configuration';
+import type { ChatSession } from '../../src/app/chatSession';
+import type { HermesApi } from '../../src/extension';
 import { api, extension, isAlive, lastAssistantText, useScriptedAgent, waitFor } from './support';
+
+/** A new side bar chat on the scripted agent, its session started and the status bar ready. */
+async function readySidebarChat(): Promise<{ a: HermesApi; chat: ChatSession }> {
+  await useScriptedAgent();
+  const a = await api();
+  await vscode.commands.executeCommand('hermes.newSession');
+  const chat = a.manager.sidebar;
+  await waitFor('the agent ready', () => chat.sessionId !== undefined && a.statusBar.state === 'ready');
+  return { a, chat };
+}
 
 interface Manifest {
   contributes: { commands: { command: string }[] };
@@ -50,11 +62,7 @@ suite('extension in a real VS Code', () => {
   });
 
   test('a streamed reply does not post the status bar or its context keys once per chunk', async () => {
-    await useScriptedAgent();
-    const a = await api();
-    await vscode.commands.executeCommand('hermes.newSession');
-    const chat = a.manager.sidebar;
-    await waitFor('the agent ready', () => chat.sessionId !== undefined && a.statusBar.state === 'ready');
+    const { a, chat } = await readySidebarChat();
     const before = a.statusBar.posts;
     let changes = 0;
     const sub = chat.onDidChange(() => changes++);
@@ -73,11 +81,7 @@ suite('extension in a real VS Code', () => {
   });
 
   test('the traffic channel follows a change of hermes.trace at once (the level is not read per streamed update)', async () => {
-    await useScriptedAgent();
-    const a = await api();
-    await vscode.commands.executeCommand('hermes.newSession');
-    const chat = a.manager.sidebar;
-    await waitFor('the agent ready', () => chat.sessionId !== undefined && a.statusBar.state === 'ready');
+    const { a, chat } = await readySidebarChat();
     const config = vscode.workspace.getConfiguration('hermes');
     /** Sets `hermes.trace`; the host's copy of the settings (and so the change event) is current when it reads back. */
     const setTrace = async (level: string | undefined): Promise<void> => {
