@@ -120,4 +120,44 @@ suite('a prompt sent the moment a revealed chat appears reaches the agent (code-
       sent,
     );
   });
+
+  test('clicking between chats side by side while they stream re-sends no transcript: patches only, no snapshot', async () => {
+    const all = await chats(3);
+    const [, ...others] = all;
+    for (const chat of others) {
+      if (await chat.getByRole('button', { name: 'Send', exact: true }).isVisible().catch(() => false)) {
+        await send(chat, '[slow n=200 ms=40]');
+      }
+    }
+    // What each streaming chat's page is sent from now on.
+    const watched = async (chat: FrameLocator, start: boolean): Promise<string[]> =>
+      chat.locator('body').evaluate((_b, first) => {
+        const w = globalThis as unknown as { __hostTypes?: string[]; addEventListener(type: 'message', l: (e: { data: unknown }) => void): void };
+        if (first) {
+          w.__hostTypes = [];
+          w.addEventListener('message', (e) => {
+            const d = e.data as { type?: unknown } | null;
+            if (typeof d?.type === 'string') {
+              w.__hostTypes?.push(d.type);
+            }
+          });
+        }
+        return w.__hostTypes ?? [];
+      }, start);
+    for (const chat of others) {
+      await watched(chat, true);
+    }
+    // The user clicks into each chat's composer in turn: the active tab changes, all three stay on screen.
+    for (let i = 0; i < 6; i++) {
+      const chat = all[i % all.length];
+      assert.ok(chat !== undefined);
+      await composerBox(chat).click();
+      await ui().page.waitForTimeout(300);
+    }
+    for (const [i, chat] of others.entries()) {
+      const types = await watched(chat, false);
+      assert.ok(types.filter((t) => t === 'session/patch').length > 0, `chat ${i + 2} was sent its stream: ${types.join(', ')}`);
+      assert.deepEqual(types.filter((t) => t === 'session/snapshot'), [], `chat ${i + 2} was sent no snapshot (${types.length} messages)`);
+    }
+  });
 });

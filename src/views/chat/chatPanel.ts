@@ -50,17 +50,26 @@ export class ChatPanel implements vscode.Disposable {
     const titleSub = chat.onDidChange(update);
     this.channel.setActive(panel.active);
     manager.setActiveChat(chat);
+    let shown = panel.visible;
     panel.onDidChangeViewState(() => {
       // The tab the user looks at goes first; chats beside it wait a little longer for their text.
       this.channel.setActive(panel.active);
       if (panel.active) {
         manager.setActiveChat(chat);
       }
+      // Only a chat shown again may have missed messages. Clicking between chats side by side
+      // changes which is active, not what they were sent: a snapshot of both there re-rendered two
+      // transcripts per click (in P9, two 80 KB replies mid-stream while the user typed).
       if (panel.visible) {
-        this.channel.resync();
+        if (shown) {
+          this.channel.resumeIfStalled();
+        } else {
+          this.channel.resync();
+        }
       } else {
         manager.surfaceHidden();
       }
+      shown = panel.visible;
     });
     panel.onDidDispose(() => {
       titleSub.dispose();

@@ -159,6 +159,13 @@ export class WebviewChannel implements Disposable {
     this.postEarly();
   }
 
+  /** A view-state change of a chat that stayed on screen: a snapshot only if a post was dropped meanwhile. */
+  resumeIfStalled(): void {
+    if (this.stalled) {
+      this.resync();
+    }
+  }
+
   /** The webview is live again: sending resumes with a snapshot, and older drops no longer stall. */
   private live(): void {
     this.stalled = false;

@@ -204,6 +204,30 @@ suite('webview channel: a hidden webview', () => {
     channel.dispose();
   });
 
+  test('a chat that stayed on screen (another tab became active) is sent no snapshot unless a post was dropped', async () => {
+    let visible = true;
+    const { chat, change } = fakeChat();
+    const { webview, posted, receive } = fakeWebview(() => Promise.resolve(visible));
+    const channel = new WebviewChannel(webview, { context: () => context, onMessage: () => undefined, textIntervalMs: 0 });
+    channel.bind(chat);
+    receive(ready);
+    change(textChunk('a'));
+    await sleep(40);
+    channel.setActive(false);
+    channel.resumeIfStalled(); // onDidChangeViewState: still visible, no longer active
+    change(textChunk('b'));
+    await sleep(40);
+    assert.deepEqual(types(posted), ['session/snapshot', 'session/patch', 'session/patch'], 'patches go on, no snapshot');
+    visible = false;
+    change(textChunk('c'));
+    await sleep(40);
+    visible = true;
+    channel.resumeIfStalled();
+    await sleep(40);
+    assert.deepEqual(types(posted).slice(3), ['session/patch', 'session/snapshot'], 'the dropped patch is made good by one snapshot');
+    channel.dispose();
+  });
+
   test("the webview's own resync request (a seq gap) also ends a stall", async () => {
     let visible = false;
     const { chat, change } = fakeChat();
