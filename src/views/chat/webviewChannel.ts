@@ -1,4 +1,3 @@
-import { isObject } from '../../util/json';
 import type { EntryOp, HostMessage, WebviewCall, WebviewMessage } from '../../protocol/webviewProtocol';
 import { PROTOCOL_VERSION } from '../../protocol/webviewProtocol';
 import type { Entry, SessionState } from '../../session/sessionState';
@@ -8,7 +7,7 @@ import { snapshotLimits } from '../../session/viewWindow';
 import { chatPostTicker } from '../../util/sharedTicker';
 import type { Disposable } from '../../util/disposable';
 import type { ChatSession } from '../../app/chatSession';
-import { parseWebviewMessage } from './webviewMessages';
+import { describeMalformed, parseWebviewMessage } from './webviewMessages';
 
 /** The part of `vscode.Webview` the channel uses (so the channel is testable without VS Code). */
 export interface WebviewLike {
@@ -343,9 +342,7 @@ export class WebviewChannel implements Disposable {
   private receive(raw: unknown): void {
     const message = parseWebviewMessage(raw);
     if (message === undefined) {
-      // A secret's value must not reach a log even when the message around it is malformed.
-      const shown = isObject(raw) && raw.type === 'question/secret' ? '{"type":"question/secret", …redacted}' : safeJson(raw);
-      this.options.log?.(`ignored a malformed webview message: ${shown}`);
+      this.options.log?.(`ignored a malformed webview message: ${describeMalformed(raw)}`);
       return;
     }
     switch (message.type) {
@@ -389,14 +386,6 @@ export class WebviewChannel implements Disposable {
         ? { type: 'request/result', id, ok: false, error: 'no session shown yet' }
         : { type: 'request/result', id, ok: true, value: answerViewCall(call, state, this.projector, this.options.context(chat), this.seq) },
     );
-  }
-}
-
-function safeJson(v: unknown): string {
-  try {
-    return JSON.stringify(v).slice(0, 200);
-  } catch {
-    return '(unserializable)';
   }
 }
 

@@ -1,6 +1,18 @@
 import { clientCommandNames, webviewMessageTypes, type AttachmentView, type WebviewMessage } from '../../protocol/webviewProtocol';
 import { isObject, type JsonObject } from '../../util/json';
 
+/** A message `parseWebviewMessage` refused, for the log: its start, and never a secret's value. */
+export function describeMalformed(raw: unknown): string {
+  if (isObject(raw) && raw.type === 'question/secret') {
+    return '{"type":"question/secret", …redacted}';
+  }
+  try {
+    return JSON.stringify(raw).slice(0, 200);
+  } catch {
+    return '(unserializable)';
+  }
+}
+
 /**
  * Parses what a webview posted. `onDidReceiveMessage` hands us `any`; nothing from the webview is
  * trusted (it renders agent-controlled content), so every field is checked and unknown messages
