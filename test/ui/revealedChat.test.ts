@@ -12,7 +12,8 @@ import { chatWebviews, composerBox, conversation, describeWebviews, footerIds, n
  * page (`retainContextWhenHidden: false`); shown again, the page is new and its composer is there
  * before the host's first snapshot. Here, while two other chats stream, the chat is hidden behind a
  * file and brought back, and a prompt is typed and sent the moment its composer appears — many times;
- * every one must reach the agent (its own session store says so) and be answered.
+ * every one must reach the agent (its own session store says so) and be answered. With the same
+ * three chats: clicking between them while two stream must not re-send their transcripts.
  */
 suite('a prompt sent the moment a revealed chat appears reaches the agent (code-server + Chromium)', function () {
   this.timeout(600_000);
