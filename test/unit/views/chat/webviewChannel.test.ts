@@ -117,14 +117,19 @@ suite('webview channel: text-only patches', () => {
 
 suite('webview channel: a hidden webview', () => {
   const types = (posted: readonly HostMessage[]): string[] => posted.map((m) => m.type);
-
-  test('after a dropped post nothing is sent while hidden; shown again, one snapshot carries everything', async () => {
-    let visible = true;
+  /** A channel bound to a fake chat, its webview ready; a post is taken while `visible()` (VS Code: false while hidden). */
+  const liveChannel = (visible: () => boolean) => {
     const { chat, change, harness } = fakeChat();
-    const { webview, posted, receive } = fakeWebview(() => Promise.resolve(visible));
+    const { webview, posted, receive } = fakeWebview(() => Promise.resolve(visible()));
     const channel = new WebviewChannel(webview, { context: () => context, onMessage: () => undefined, textIntervalMs: 0 });
     channel.bind(chat);
     receive(ready);
+    return { channel, change, harness, posted, receive };
+  };
+
+  test('after a dropped post nothing is sent while hidden; shown again, one snapshot carries everything', async () => {
+    let visible = true;
+    const { channel, change, harness, posted } = liveChannel(() => visible);
     assert.deepEqual(types(posted), ['session/snapshot']);
     visible = false;
     // 30 changes over ~300 ms while hidden: the first patch is dropped, then nothing is tried.
@@ -181,11 +186,7 @@ suite('webview channel: a hidden webview', () => {
 
   test('a message the hidden webview drops (a prompt handed back to the composer) is sent again once it shows', async () => {
     let visible = true;
-    const { chat } = fakeChat();
-    const { webview, posted, receive } = fakeWebview(() => Promise.resolve(visible));
-    const channel = new WebviewChannel(webview, { context: () => context, onMessage: () => undefined, textIntervalMs: 0 });
-    channel.bind(chat);
-    receive(ready);
+    const { channel, posted } = liveChannel(() => visible);
     visible = false;
     // Nothing else was posted while hidden, so the channel does not know yet: this post finds out.
     channel.post({ type: 'composer/insert', text: 'my question' });
@@ -206,11 +207,7 @@ suite('webview channel: a hidden webview', () => {
 
   test('a chat that stayed on screen (another tab became active) is sent no snapshot unless a post was dropped', async () => {
     let visible = true;
-    const { chat, change } = fakeChat();
-    const { webview, posted, receive } = fakeWebview(() => Promise.resolve(visible));
-    const channel = new WebviewChannel(webview, { context: () => context, onMessage: () => undefined, textIntervalMs: 0 });
-    channel.bind(chat);
-    receive(ready);
+    const { channel, change, posted } = liveChannel(() => visible);
     change(textChunk('a'));
     await sleep(40);
     channel.setActive(false);
@@ -230,11 +227,7 @@ suite('webview channel: a hidden webview', () => {
 
   test("the webview's own resync request (a seq gap) also ends a stall", async () => {
     let visible = false;
-    const { chat, change } = fakeChat();
-    const { webview, posted, receive } = fakeWebview(() => Promise.resolve(visible));
-    const channel = new WebviewChannel(webview, { context: () => context, onMessage: () => undefined, textIntervalMs: 0 });
-    channel.bind(chat);
-    receive(ready);
+    const { channel, change, posted, receive } = liveChannel(() => visible);
     await sleep(0);
     change(textChunk('x'));
     await sleep(40);

@@ -8,7 +8,8 @@ suite('webview messages: what the host refuses, and what it logs of it', () => {
     const logged = describeMalformed(malformed);
     assert.ok(!logged.includes('s3cr3t'), logged);
     assert.equal(logged, '{"type":"question/secret", …redacted}');
-    assert.deepEqual(parseWebviewMessage({ type: 'turn/cancel' }), { type: 'turn/cancel' });
+    const wellFormed = { type: 'question/secret', requestId: 'q7', value: 's3cr3t' };
+    assert.deepEqual(parseWebviewMessage(wellFormed), wellFormed);
   });
 
   test('other refused messages are logged by their first 200 characters; what cannot be serialized says so', () => {
