@@ -158,9 +158,10 @@ const grammarEntries = {
  * The webview uses marked's Lexer only, with `gfm` and `breaks` (src/webview/markdown/blockLexer.ts),
  * never `pedantic`. marked ships one pre-bundled module whose default instance (`new Marked()`, set
  * up at load) keeps its parser and renderers alive; exporting just the Lexer lets esbuild drop them
- * (−11 KB). The `pedantic` rule tables are built at load by calls esbuild must keep, so they are cut
- * out of the text (−0.9 KB); a lexer asked for them would get the normal rules. Fails the build if
- * marked's layout changes (each cut must match exactly once, and the names must be gone after).
+ * (−11 KB). The `pedantic` rule tables, and the emphasis rules only the pedantic inline table uses,
+ * are built at load by calls esbuild must keep, so they are cut out of the text (−0.9 KB each);
+ * a lexer asked for them would get the normal rules. Fails the build if marked's layout changes
+ * (each cut must match exactly once, and the names must be gone after).
  */
 const markedLexerOnly = {
   name: 'marked-lexer-only',
@@ -171,7 +172,7 @@ const markedLexerOnly = {
       };
       let text = readFileSync(a.path, 'utf8');
       const once = (s) => (text.split(s).length === 2 ? text.indexOf(s) : changed());
-      // `from` up to the `}` that ends the declaration before `to`.
+      // `from` up to the `}` or `,` that ends the declaration before `to`.
       const cut = (from, to) => {
         const start = once(from);
         const end = once(to) + 1;
@@ -182,9 +183,15 @@ const markedLexerOnly = {
       };
       cut(',nt={...fe,', '},rt=/');
       cut(',Dt={...me,', '},pe={...me,');
+      // Dt's own emphasis rules gt, xt and Tt, with their sources (dt, mt, Rt) and gt's quote class (at).
+      cut('at=/[\\p{Pi}\\p{Ps}"\']/u', ',Ae=/');
+      cut('dt=/^(?:\\*+(?:((?!\\*)(?!openQuote)', ',ze="');
+      cut('mt="^[^_*]*?__', ',bt=g(');
+      cut('Rt="^[^_*]*?\\\\*', ',Ot=g(');
       text = text.slice(0, once(',pedantic:nt}')) + '}' + text.slice(once(',pedantic:nt}') + ',pedantic:nt}'.length);
       text = text.slice(0, once(',pedantic:Dt}')) + '}' + text.slice(once(',pedantic:Dt}') + ',pedantic:Dt}'.length);
-      if (/\b(?:nt|Dt)\b/.test(text)) {
+      // (`dt` is also an HTML tag name in a `|` list, `gt` an entity, `at` a method.)
+      if (/\b(?:nt|Dt)\b/.test(text) || /(?<![\w$.&|])(?:at|dt|gt|mt|xt|Rt|Tt)(?![\w$|])/.test(text)) {
         changed();
       }
       const instance = text.indexOf('var v=new ne;');
