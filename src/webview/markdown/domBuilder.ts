@@ -28,36 +28,32 @@ export class DomBuilder {
 
   blocks(tokens: readonly Token[], parent: Node, depth: number, loose: boolean): void {
     for (const token of tokens) {
-      this.#block(token as MarkedToken, parent, depth, loose);
+      const node = this.#block(token as MarkedToken, parent, depth, loose);
+      if (node !== undefined) {
+        parent.appendChild(node);
+      }
     }
   }
 
-  #block(token: MarkedToken, parent: Node, depth: number, loose: boolean): void {
+  /** The node a block token becomes; none for blank lines and definitions, or when its content went into `parent` itself. */
+  #block(token: MarkedToken, parent: Node, depth: number, loose: boolean): Node | undefined {
     if (depth > maxDepth) {
-      parent.appendChild(this.#text(token.raw));
-      return;
+      return this.#text(token.raw);
     }
     switch (token.type) {
       case 'space':
       case 'def':
-        return;
+        return undefined;
       case 'code':
-        parent.appendChild(this.#code(token));
-        return;
-      case 'heading': {
-        const h = this.#d.createElement(`h${Math.min(6, Math.max(1, token.depth))}`);
-        this.inline(token.tokens, h, depth + 1);
-        parent.appendChild(h);
-        return;
-      }
+        return this.#code(token);
+      case 'heading':
+        return this.#inlineIn(this.#d.createElement(`h${Math.min(6, Math.max(1, token.depth))}`), token.tokens, depth);
       case 'hr':
-        parent.appendChild(this.#make('hr'));
-        return;
+        return this.#make('hr');
       case 'blockquote': {
         const q = this.#make('blockquote');
         this.blocks(token.tokens, q, depth + 1, true);
-        parent.appendChild(q);
-        return;
+        return q;
       }
       case 'list': {
         const list = this.#make(token.ordered ? 'ol' : 'ul');
@@ -72,15 +68,10 @@ export class DomBuilder {
           this.blocks(item.tokens, li, depth + 1, item.loose);
           list.appendChild(li);
         }
-        parent.appendChild(list);
-        return;
+        return list;
       }
-      case 'paragraph': {
-        const p = this.#make('p');
-        this.inline(token.tokens, p, depth + 1);
-        parent.appendChild(p);
-        return;
-      }
+      case 'paragraph':
+        return this.#inlineIn(this.#make('p'), token.tokens, depth);
       case 'text': {
         // Block-level text: the content of a tight list item (a paragraph in a loose one).
         const target = loose ? this.#make('p') : parent;
@@ -89,27 +80,22 @@ export class DomBuilder {
         } else {
           target.appendChild(this.#text(decodeEntities(token.text)));
         }
-        if (target !== parent) {
-          parent.appendChild(target);
-        }
-        return;
+        return loose ? target : undefined;
       }
       case 'table':
-        parent.appendChild(this.#table(token, depth));
-        return;
+        return this.#table(token, depth);
       case 'html': {
         // Raw HTML is shown as the text it is, never inserted as markup.
         const p = this.#make('p');
         p.className = 'md-raw-html';
         p.textContent = token.text.replace(/\n+$/, '');
-        parent.appendChild(p);
-        return;
+        return p;
       }
       case 'checkbox':
-        parent.appendChild(this.#checkbox(token.checked));
-        return;
+        return this.#checkbox(token.checked);
       default:
         this.inline([token], parent, depth);
+        return undefined;
     }
   }
 
@@ -119,54 +105,51 @@ export class DomBuilder {
     }
     for (const raw of tokens) {
       const token = raw as MarkedToken;
-      if (depth > maxDepth) {
-        parent.appendChild(this.#text(token.raw));
-        continue;
-      }
-      switch (token.type) {
-        case 'text':
-          if (token.tokens !== undefined && token.tokens.length > 0) {
-            this.inline(token.tokens, parent, depth + 1);
-          } else {
-            parent.appendChild(this.#text(token.escaped === true ? token.text : decodeEntities(token.text)));
-          }
-          break;
-        case 'escape':
-          parent.appendChild(this.#text(token.text));
-          break;
-        case 'strong':
-        case 'em':
-        case 'del': {
-          const e = this.#make(token.type);
-          this.inline(token.tokens, e, depth + 1);
-          parent.appendChild(e);
-          break;
-        }
-        case 'codespan': {
-          const c = this.#make('code');
-          c.textContent = token.text;
-          parent.appendChild(c);
-          break;
-        }
-        case 'br':
-          parent.appendChild(this.#make('br'));
-          break;
-        case 'link':
-          parent.appendChild(this.#link(token, depth));
-          break;
-        case 'image':
-          parent.appendChild(this.#image(token));
-          break;
-        case 'html':
-          parent.appendChild(this.#text(token.raw));
-          break;
-        case 'checkbox':
-          parent.appendChild(this.#checkbox(token.checked));
-          break;
-        default:
-          parent.appendChild(this.#text(token.raw));
+      if (depth <= maxDepth && token.type === 'text' && token.tokens !== undefined && token.tokens.length > 0) {
+        this.inline(token.tokens, parent, depth + 1);
+      } else {
+        parent.appendChild(this.#inlineNode(token, depth));
       }
     }
+  }
+
+  /** The node an inline token becomes (text with inline tokens of its own is walked by {@link inline}). */
+  #inlineNode(token: MarkedToken, depth: number): Node {
+    if (depth > maxDepth) {
+      return this.#text(token.raw);
+    }
+    switch (token.type) {
+      case 'text':
+        return this.#text(token.escaped === true ? token.text : decodeEntities(token.text));
+      case 'escape':
+        return this.#text(token.text);
+      case 'strong':
+      case 'em':
+      case 'del':
+        return this.#inlineIn(this.#make(token.type), token.tokens, depth);
+      case 'codespan': {
+        const c = this.#make('code');
+        c.textContent = token.text;
+        return c;
+      }
+      case 'br':
+        return this.#make('br');
+      case 'link':
+        return this.#link(token, depth);
+      case 'image':
+        return this.#image(token);
+      case 'checkbox':
+        return this.#checkbox(token.checked);
+      default:
+        // Inline HTML (and anything unknown) is shown as its source text.
+        return this.#text(token.raw);
+    }
+  }
+
+  /** `element` with `tokens` rendered inside it, one level deeper. */
+  #inlineIn<E extends HTMLElement>(element: E, tokens: readonly Token[] | undefined, depth: number): E {
+    this.inline(tokens, element, depth + 1);
+    return element;
   }
 
   #checkbox(checked: boolean): HTMLInputElement {
@@ -190,20 +173,12 @@ export class DomBuilder {
     wrap.className = 'md-table';
     const table = this.#make('table');
     const head = this.#make('thead');
-    const headRow = this.#make('tr');
-    for (const cell of token.header) {
-      headRow.appendChild(this.#cell('th', cell, depth));
-    }
-    head.appendChild(headRow);
+    head.appendChild(this.#row('th', token.header, depth));
     table.appendChild(head);
     if (token.rows.length > 0) {
       const body = this.#make('tbody');
       for (const row of token.rows) {
-        const tr = this.#make('tr');
-        for (const cell of row) {
-          tr.appendChild(this.#cell('td', cell, depth));
-        }
-        body.appendChild(tr);
+        body.appendChild(this.#row('td', row, depth));
       }
       table.appendChild(body);
     }
@@ -211,13 +186,16 @@ export class DomBuilder {
     return wrap;
   }
 
-  #cell(tag: 'th' | 'td', cell: Tokens.TableCell, depth: number): HTMLElement {
-    const c = this.#make(tag);
-    if (cell.align !== null) {
-      c.className = `align-${cell.align}`;
+  #row(tag: 'th' | 'td', cells: readonly Tokens.TableCell[], depth: number): HTMLElement {
+    const tr = this.#make('tr');
+    for (const cell of cells) {
+      const c = this.#make(tag);
+      if (cell.align !== null) {
+        c.className = `align-${cell.align}`;
+      }
+      tr.appendChild(this.#inlineIn(c, cell.tokens, depth));
     }
-    this.inline(cell.tokens, c, depth + 1);
-    return c;
+    return tr;
   }
 
   #link(token: Tokens.Link, depth: number): HTMLElement {
@@ -226,8 +204,7 @@ export class DomBuilder {
       const a = this.#make('a');
       a.setAttribute('href', target.href);
       a.setAttribute('title', token.title !== undefined && token.title !== null && token.title !== '' ? decodeEntities(token.title) : visibleLabel(target.href));
-      this.inline(token.tokens, a, depth + 1);
-      return a;
+      return this.#inlineIn(a, token.tokens, depth);
     }
     if (target.kind === 'file') {
       const a = this.#make('a');
@@ -238,13 +215,11 @@ export class DomBuilder {
         a.setAttribute('data-line', String(target.line));
       }
       a.setAttribute('title', visibleLabel(target.line !== undefined ? `${target.path}:${target.line}` : target.path));
-      this.inline(token.tokens, a, depth + 1);
-      return a;
+      return this.#inlineIn(a, token.tokens, depth);
     }
     const span = this.#make('span');
     span.className = 'md-blocked-link';
-    this.inline(token.tokens, span, depth + 1);
-    return span;
+    return this.#inlineIn(span, token.tokens, depth);
   }
 
   #image(token: Tokens.Image): HTMLElement {
