@@ -8,8 +8,11 @@ import { t } from './strings';
 // eslint-disable-next-line no-control-regex
 const invisible = /[\u0000-\u0008\u000a-\u001f\u007f-\u009f\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb]/g;
 
+/** `⟨U+202E⟩` for the character `c`. */
+const codePoint = (c: string): string => `⟨U+${c.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}⟩`;
+
 export function visibleLabel(value: string): string {
-  return value.replace(invisible, (c) => `⟨U+${c.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}⟩`);
+  return value.replace(invisible, codePoint);
 }
 
 /** A title on one line: line breaks and tabs become spaces, invisible characters visible. */
@@ -21,7 +24,7 @@ const invisibleInText = /[\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2
 
 /** Like {@link visibleLabel} for multi-line text (commands): line breaks and tabs stay. */
 export function visibleText(value: string): string {
-  return value.replace(invisibleInText, (c) => `⟨U+${c.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}⟩`);
+  return value.replace(invisibleInText, codePoint);
 }
 
 /** 12345 → "12.3k", 131072 → "131k", 1_500_000 → "1.5M". */

@@ -44,17 +44,17 @@ export function renderBlock(block: BlockView, env: RenderEnv): HTMLElement {
 
 /** A file or link as a chip: files open in the editor, web links stay links, anything else is text. */
 export function resourceChip(label: string, uri: string | undefined, env: RenderEnv, iconName: string): HTMLElement {
-  const shown = visibleLabel(label);
+  const shown = el('span', { class: 'chip-label', text: visibleLabel(label) });
   const target = uri !== undefined ? classifyHref(uri) : ({ kind: 'none' } as const);
   if (target.kind === 'file') {
-    const b = el('button', { class: 'chip', attrs: { type: 'button', title: visibleLabel(target.path) } }, [icon(iconName), el('span', { class: 'chip-label', text: shown })]);
+    const b = el('button', { class: 'chip', attrs: { type: 'button', title: visibleLabel(target.path) } }, [icon(iconName), shown]);
     b.addEventListener('click', () => env.actions.openLocation(target.path, target.line));
     return b;
   }
   if (target.kind === 'web') {
-    return el('a', { class: 'chip', attrs: { href: target.href, title: visibleLabel(target.href) } }, [icon('link-external'), el('span', { class: 'chip-label', text: shown })]);
+    return el('a', { class: 'chip', attrs: { href: target.href, title: visibleLabel(target.href) } }, [icon('link-external'), shown]);
   }
-  return el('span', { class: 'chip', attrs: { title: uri !== undefined ? visibleLabel(uri) : undefined } }, [icon(iconName), el('span', { class: 'chip-label', text: shown })]);
+  return el('span', { class: 'chip', attrs: { title: uri !== undefined ? visibleLabel(uri) : undefined } }, [icon(iconName), shown]);
 }
 
 function fileName(uri: string): string {

@@ -42,21 +42,23 @@ export class UserMessageView implements EntryComponent {
       (block.type === 'text' ? body : chips).appendChild(node);
     }
     const id = entry.id;
+    const forkLabel = t('Fork from here');
     const fork = button('', {
       icon: 'repo-forked',
       class: 'icon-button fork',
-      title: t('Fork from here'),
-      ariaLabel: t('Fork from here'),
+      title: forkLabel,
+      ariaLabel: forkLabel,
       onClick: () => this.#env.actions.forkFromHere(id),
     });
     const text = entry.blocks.map((b) => (b.type === 'text' ? b.text : '')).join('');
+    const editLabel = t('Edit and resend');
     const edit =
       this.#env.header()?.offers?.rewrite === true &&
       button('', {
         icon: 'edit',
         class: 'icon-button rewrite',
-        title: t('Edit and resend'),
-        ariaLabel: t('Edit and resend'),
+        title: editLabel,
+        ariaLabel: editLabel,
         onClick: () =>
           withCards(
             (cards) => {
