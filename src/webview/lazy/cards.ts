@@ -48,6 +48,11 @@ export interface Cards {
   readonly pendingPrompt: typeof pendingPrompt;
 }
 
+/** A rejection's reason as an Error (a script loader may reject with anything). */
+export function asError(error: unknown): Error {
+  return error instanceof Error ? error : new Error(String(error));
+}
+
 /** Runs the script `file` (next to the bundle); `undefined` when it has run synchronously (tests). */
 export type ChunkLoader = (file: string) => Promise<void> | undefined;
 
@@ -105,7 +110,7 @@ export function loadCards(): Cards | Promise<Cards> {
       return published();
     }
   } catch (error) {
-    run = Promise.reject(error instanceof Error ? error : new Error(String(error)));
+    run = Promise.reject(asError(error));
   }
   const attempt = run.then(published);
   pending = attempt;

@@ -2,7 +2,7 @@ import type { EntryView, SessionHeaderView } from '../../protocol/sessionView';
 import { el, icon } from '../dom';
 import { t } from '../strings';
 import type { EntryComponent, SlotChange } from '../viewStore';
-import { cardsFile, loadCards, type Cards } from './cards';
+import { asError, cardsFile, loadCards, type Cards } from './cards';
 
 /**
  * Runs `use` with the card classes: at once when the chunk is there, else when it arrives. A chunk
@@ -14,7 +14,7 @@ export function withCards(use: (cards: Cards) => void, failed: (error: Error) =>
     use(cards);
     return;
   }
-  cards.then(use, (error: unknown) => failed(error instanceof Error ? error : new Error(String(error))));
+  cards.then(use, (error: unknown) => failed(asError(error)));
 }
 
 /** What shows instead of a card whose script did not load: what, why, and what to do. */

@@ -4,7 +4,7 @@ import { t } from '../strings';
 import { formatDuration, visibleLabel, visibleText, visibleTitle } from '../text';
 import type { EntryComponent } from '../viewStore';
 import { agentName, type RenderEnv } from './env';
-import { loadCards } from '../lazy/cards';
+import { asError, loadCards } from '../lazy/cards';
 import { chunkError } from '../lazy/lazyCard';
 import type { PermissionPrompt } from './permission';
 import { createContentItem, type ContentItem } from './toolContent';
@@ -179,7 +179,7 @@ export class ToolCallView implements EntryComponent {
               this.#env.permissionShown?.();
             }
           },
-          (error: unknown) => this.#waitingForPrompt?.replaceChildren(chunkError(t('permission prompt'), error instanceof Error ? error : new Error(String(error)))),
+          (error: unknown) => this.#waitingForPrompt?.replaceChildren(chunkError(t('permission prompt'), asError(error))),
         );
       }
       return;
