@@ -3,6 +3,7 @@ import { t } from '../strings';
 import { excerpt, visibleTitle } from '../text';
 import type { Frame, Slot } from '../viewStore';
 import { agentName, type RenderEnv } from './env';
+import type { PermissionPrompt } from './permission';
 import { ToolCallView } from './toolCall';
 import { outcomeText } from './turnEnd';
 
@@ -59,13 +60,11 @@ export class TranscriptNews {
 
   /** A permission prompt that waited for the cards chunk is there: it gets the focus it was owed. */
   permissionShown(): void {
-    const c = this.#focusOwed?.component;
-    const prompt = c instanceof ToolCallView ? c.pendingPrompt : undefined;
+    const prompt = pendingPrompt(this.#focusOwed);
     if (prompt !== undefined) {
       this.#focusOwed = undefined;
       if (this.#mayTakeFocus()) {
-        prompt.element.focus({ preventScroll: true });
-        prompt.element.scrollIntoView?.({ block: 'nearest' });
+        focusPrompt(prompt);
       }
     }
   }
@@ -129,16 +128,26 @@ export class TranscriptNews {
         if (!this.#hooks.isMounted(slot)) {
           this.#hooks.reveal(slot.id);
         }
-        const c = slot.component;
-        const prompt = c instanceof ToolCallView ? c.pendingPrompt : undefined;
+        const prompt = pendingPrompt(slot);
         if (prompt === undefined) {
           this.#focusOwed = slot; // its prompt comes with the cards chunk: `permissionShown`
+        } else {
+          focusPrompt(prompt);
         }
-        prompt?.element.focus({ preventScroll: true });
-        prompt?.element.scrollIntoView?.({ block: 'nearest' });
       }
     }
   }
+}
+
+/** The pending permission prompt of a tool call's row, once it is shown. */
+function pendingPrompt(slot: Slot | undefined): PermissionPrompt | undefined {
+  const c = slot?.component;
+  return c instanceof ToolCallView ? c.pendingPrompt : undefined;
+}
+
+function focusPrompt(prompt: PermissionPrompt): void {
+  prompt.element.focus({ preventScroll: true });
+  prompt.element.scrollIntoView?.({ block: 'nearest' });
 }
 
 /** A click in the log: a file link opens the file; nothing but a web or mail link may navigate the webview. */
