@@ -152,7 +152,7 @@ export class ViewStore {
 
   /** Renders now if a frame is pending (tests, and before the page is hidden). */
   flush(): void {
-    if (!this.#snapshotPending && !this.#structurePending && !this.#headerPending && this.#dirty.size === 0 && this.#removed.length === 0) {
+    if (!this.#hasWork()) {
       return;
     }
     const frame: Frame = {
@@ -255,9 +255,14 @@ export class ViewStore {
     if (header !== undefined) {
       this.#setHeader(header);
     }
-    if (this.#snapshotPending || this.#structurePending || this.#headerPending || this.#dirty.size > 0 || this.#removed.length > 0) {
+    if (this.#hasWork()) {
       this.#schedule();
     }
+  }
+
+  /** Whether a render has anything to do. */
+  #hasWork(): boolean {
+    return this.#snapshotPending || this.#structurePending || this.#headerPending || this.#dirty.size > 0 || this.#removed.length > 0;
   }
 
   #requestResync(): void {
