@@ -45,14 +45,15 @@ export class Composer {
     this.#env = env;
     this.#held = new LazyHeaderCard(t('note about the held message'), (h) => h.held !== undefined, (cards) => new cards.HeldPromptLine(env));
     const inputId = uniqueId('composer-input');
-    this.textarea = el('textarea', {
+    const textarea = el('textarea', {
       class: 'composer-input',
       attrs: { id: inputId, rows: '2', 'aria-describedby': this.#hint.id, spellcheck: 'true' },
     });
-    this.textarea.value = env.ui.draft;
+    this.textarea = textarea;
+    textarea.value = env.ui.draft;
     this.#menu = new LazyMenu(
       (cards) =>
-        new cards.SlashMenu(this.textarea, (command, send) => {
+        new cards.SlashMenu(textarea, (command, send) => {
           if (command.client !== undefined && send) {
             this.#runClientCommand(command.client);
             return;
@@ -67,13 +68,13 @@ export class Composer {
     this.#mentions = new LazyMenu(
       (cards) =>
         new cards.MentionMenu(
-          this.textarea,
+          textarea,
           (query) => this.#env.actions.searchMentions(query),
           (mention, range, send) => {
             // The `@query` text becomes a chip: the file is sent as context, not as typed text.
-            const v = this.textarea.value;
+            const v = textarea.value;
             this.#setValue(v.slice(0, range.start) + v.slice(range.end));
-            this.textarea.setSelectionRange(range.start, range.start);
+            textarea.setSelectionRange(range.start, range.start);
             this.attach({ path: mention.path, label: mention.label });
             if (send) {
               this.#submit();
@@ -94,7 +95,7 @@ export class Composer {
       this.#held.element,
       this.#notes,
       this.#chips,
-      el('div', { class: 'composer-box' }, [el('label', { class: 'visually-hidden', attrs: { for: inputId }, text: t('Message') }), this.#menu.element, this.#mentions.element, this.textarea]),
+      el('div', { class: 'composer-box' }, [el('label', { class: 'visually-hidden', attrs: { for: inputId }, text: t('Message') }), this.#menu.element, this.#mentions.element, textarea]),
       el('div', { class: 'composer-toolbar' }, [controls, el('span', { class: 'spacer' }), this.#stop, this.#send]),
       this.#hint,
     );
@@ -106,24 +107,24 @@ export class Composer {
     this.#chips.setAttribute('aria-label', t('Context for the next message'));
     this.#chips.setAttribute('role', 'group');
 
-    this.textarea.addEventListener('input', () => {
-      this.#env.ui.draft = this.textarea.value;
+    textarea.addEventListener('input', () => {
+      this.#env.ui.draft = textarea.value;
       this.#menu.refresh();
       this.#mentions.refresh();
       this.#updateButtons();
     });
-    this.textarea.addEventListener('click', () => this.#menu.refresh());
-    this.textarea.addEventListener('keyup', (e) => {
+    textarea.addEventListener('click', () => this.#menu.refresh());
+    textarea.addEventListener('keyup', (e) => {
       if (e.key === 'ArrowLeft' || e.key === 'ArrowRight' || e.key === 'Home' || e.key === 'End') {
         this.#menu.refresh();
       }
     });
-    this.textarea.addEventListener('blur', () => {
+    textarea.addEventListener('blur', () => {
       this.#menu.close();
       this.#mentions.close();
     });
-    this.textarea.addEventListener('keydown', (e) => this.#onKeyDown(e));
-    this.textarea.addEventListener('paste', (e) => this.#onPaste(e));
+    textarea.addEventListener('keydown', (e) => this.#onKeyDown(e));
+    textarea.addEventListener('paste', (e) => this.#onPaste(e));
     this.updateHeader(undefined);
   }
 
