@@ -41,6 +41,8 @@ export function createTicker(scheduler: MarkdownScheduler): Ticker & { readonly 
     paced: {
       now: () => scheduler.now(),
       inputPending: () => scheduler.inputPending(),
+      whenIdle: (callback, ms) => scheduler.whenIdle(callback, ms),
+      cancelIdle: (handle) => scheduler.cancelIdle(handle),
       setTimeout(callback, ms) {
         const toBeat = beatAt - scheduler.now();
         if (handle === undefined || ms <= 0 || toBeat < ms * (1 - earlySlack) || toBeat > ms * (1 + lateSlack)) {

@@ -1,4 +1,5 @@
 import { Lexer, type Links, type Token } from 'marked';
+import { maxLexMs } from './viewLimits';
 
 /**
  * Block-level lexing for the streaming renderer: marked's lexer, plus what it takes to tell the
@@ -20,6 +21,23 @@ export function lex(source: string, links: Links): Lexed {
   }
   const tokens = lexer.lex(source);
   return { tokens, links: tokens.links };
+}
+
+/**
+ * `lex`, refused (undefined) for text of a hostile shape, a lex slower than `maxLexMs` or one that
+ * threw: such text is shown plain.
+ */
+export function guardedLex(source: string, links: Links, clock: { now(): number }): Lexed | undefined {
+  if (looksHostile(source)) {
+    return undefined;
+  }
+  const started = clock.now();
+  try {
+    const lexed = lex(source, links);
+    return clock.now() - started > maxLexMs ? undefined : lexed;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Hostile shapes that make a Markdown parser recurse deeply; such text is shown plain. */
@@ -103,7 +121,7 @@ export function splitTail(tokens: readonly Token[], source: string): TailSplit {
 }
 
 /** The first of `tokens` spanning at most `maxChars` of source (at least one), or all of them. */
-export function firstBlocksWithin(tokens: Token[], maxChars: number): Token[] {
+export function firstBlocksWithin<T extends { readonly raw: string }>(tokens: T[], maxChars: number): T[] {
   let chars = 0;
   for (let i = 0; i < tokens.length; i++) {
     chars += tokens[i]?.raw.length ?? 0;

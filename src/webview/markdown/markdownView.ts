@@ -1,22 +1,22 @@
 import type { Links, Token, Tokens } from 'marked';
-import { doc, domWindow } from '../dom';
-import { isRendered, lex, type Lexed, linksChanged, looksHostile, splitTail } from './blockLexer';
+import { doc } from '../dom';
+import { BackFill } from './backFill';
+import { guardedLex, isRendered, linksChanged, splitTail } from './blockLexer';
 import { OpenFence } from './openFence';
 import { StreamSource } from './streamSource';
 import { placeWithinBudget } from './taskBudget';
-import { renderBlocks, sameShell } from './renderBlocks';
+import { patchTail, renderBlocks } from './renderBlocks';
 import type { MarkdownScheduler } from './scheduler';
 import { RefreshPace } from './refreshPace';
-import { groupSize, isPageFocused, maxLexMs, maxSourceChars, pieceChars } from './viewLimits';
+import { endFirstChars, groupSize, isFollowingEnd, isPageFocused, maxSourceChars, pieceChars } from './viewLimits';
 
 /**
- * How much a render does. `stream`: a paced streaming update; an open fence stays open.
- * `final`: everything, fences closed and highlighted, link definitions final (a one-shot render),
- * in this task. `end`: the same for a turn's end in the chat with the keyboard, in this task unless
- * a key comes to wait (the rest then in the next). `finish`: the same end, its finished blocks placed
- * within the task budget like a stream's (the rest in the next tasks) — a turn's end in a chat
- * without the keyboard, so that it never holds the keys of the chat the user types in (see `flush`).
- * All but `final` stop placing blocks when a key waits.
+ * How much a render does. `stream`: a paced streaming update; an open fence stays open. `final`:
+ * everything, fences closed and highlighted, link definitions final (a one-shot render), in this
+ * task. `end`: the same for a turn's end in the chat with the keyboard, in this task unless a key
+ * comes to wait (the rest then in the next). `finish`: the same end, its finished blocks placed within
+ * the task budget like a stream's — a turn's end in a chat without the keyboard, so that it never
+ * holds the keys of the chat the user types in (see `flush`). All but `final` stop when a key waits.
  */
 type Pass = 'stream' | 'final' | 'end' | 'finish';
 
@@ -52,9 +52,12 @@ export class MarkdownView {
   #refresh = new RefreshPace();
   #timer: number | undefined;
   readonly #scheduler: MarkdownScheduler;
+  /** Finished blocks of a turn's end rendered from the end back (see `#finishFromEnd`). */
+  readonly #backFill: BackFill;
 
   constructor(scheduler: MarkdownScheduler, className = 'markdown') {
     this.#scheduler = scheduler;
+    this.#backFill = new BackFill(scheduler);
     this.element = doc().createElement('div');
     this.element.className = className;
   }
@@ -97,23 +100,61 @@ export class MarkdownView {
   }
 
   /**
-   * Renders whatever is paced, open or not yet final, for good (the turn ended): at once in the
-   * chat that has the keyboard (unless a key waits); in another, a budgeted task at a time. Eight
-   * chats side by side ending a burst each placed up to 80 KB of held text in one task (127–218 ms
-   * of CPU in a trace of P9): the keys typed meanwhile in the focused chat waited behind them.
+   * Renders whatever is paced, open or not yet final, for good (the turn ended): in the chat with
+   * the keyboard at once (unless a key waits), in another a budgeted task at a time — eight chats
+   * ending a burst each placed up to 80 KB in one task (127–218 ms of CPU in a P9 trace), and the
+   * keys typed in the focused one waited. Following the reply, the end comes first (`#finishFromEnd`).
    */
   flush(): void {
+    if (isPageFocused() && this.#backFill.busy) {
+      this.#backFill.hurry();
+    }
     if (!this.#finalized || this.#timer !== undefined || this.#fence !== undefined) {
-      this.#render(isPageFocused() ? 'end' : 'finish');
+      if (!isFollowingEnd() || !this.#finishFromEnd()) {
+        this.#render(isPageFocused() ? 'end' : 'finish');
+      }
     }
   }
 
   dispose(): void {
     this.#cancelTimer();
+    this.#backFill.dispose();
+  }
+
+  /**
+   * A turn's end in a chat that follows its reply, much held back: the open tail now, the finished
+   * blocks from the end back (`BackFill`; with the keyboard, all in this task unless a key waits).
+   * False when it does not apply (little held or over 128 KB — lexed whole here, in pieces in order —
+   * plain text, a lex refused, a new link definition).
+   */
+  #finishFromEnd(): boolean {
+    const text = this.#text.open;
+    if (this.#plain !== undefined || text.length < endFirstChars || text.length > endFirstChars * 8 || this.#text.length > maxSourceChars) {
+      return false;
+    }
+    const lexed = guardedLex(text, this.#links, this.#scheduler);
+    if (lexed === undefined || linksChanged(this.#links, lexed.links)) {
+      return false;
+    }
+    const split = splitTail(lexed.tokens, text);
+    this.#cancelTimer();
+    this.#removeTail();
+    this.#fence = undefined;
+    this.#finalized = true;
+    this.#backFill.reserve(split.finished.filter(isRendered), (slot) => this.#place(slot, this.#placed++));
+    this.#text.drop(split.consumed);
+    for (const { node, ordinal } of renderBlocks(split.open)) {
+      this.#place(node, this.#placed + ordinal);
+      this.#tail.push(node);
+    }
+    this.#rendered();
+    this.#backFill.start(isPageFocused());
+    return true;
   }
 
   #reset(): void {
     this.#cancelTimer();
+    this.#backFill.dispose();
     this.element.replaceChildren();
     this.#raw = '';
     this.#text.clear();
@@ -195,7 +236,7 @@ export class MarkdownView {
    */
   #lexAndPlace(pass: Pass, end: number, withTail: boolean): boolean {
     const tailText = this.#text.open.slice(0, end);
-    const lexed = this.#lexTail(tailText);
+    const lexed = guardedLex(tailText, this.#links, this.#scheduler);
     if (lexed === undefined) {
       this.#enterPlain();
       return false;
@@ -214,7 +255,8 @@ export class MarkdownView {
     }
     const open = split.open[0];
     const fenceNext = pass === 'stream' && open?.type === 'code' && (open as Tokens.Code).codeBlockStyle !== 'indented';
-    if (withTail && split.finished.length === 0 && !fenceNext && this.#patchTail(split.open)) {
+    if (withTail && split.finished.length === 0 && !fenceNext && patchTail(this.#tail, split.open)) {
+      this.#rendered();
       return true;
     }
     if (withTail || split.finished.length > 0) {
@@ -275,38 +317,6 @@ export class MarkdownView {
         this.#render(pass);
       }
     }, 0);
-  }
-
-  #lexTail(tailText: string): Lexed | undefined {
-    if (looksHostile(tailText)) {
-      return undefined;
-    }
-    const started = this.#scheduler.now();
-    try {
-      const lexed = lex(tailText, this.#links);
-      return this.#scheduler.now() - started > maxLexMs ? undefined : lexed;
-    } catch {
-      return undefined;
-    }
-  }
-
-  /**
-   * The common streaming case: the same last block, a little longer. Its element stays in place
-   * and only its content is swapped, so the browser relayouts one block instead of replacing it.
-   */
-  #patchTail(open: Parameters<typeof renderBlocks>[0]): boolean {
-    const old = this.#tail[0];
-    if (this.#tail.length !== 1 || !(old instanceof domWindow().Element)) {
-      return false;
-    }
-    const rendered = renderBlocks(open);
-    const fresh = rendered[0]?.node;
-    if (rendered.length !== 1 || !(fresh instanceof domWindow().Element) || !sameShell(old, fresh)) {
-      return false;
-    }
-    old.replaceChildren(...Array.from(fresh.childNodes));
-    this.#rendered();
-    return true;
   }
 
   /** Shows the open fence at the tail as growing text; false when its opening line is not complete. */

@@ -1,5 +1,5 @@
 import type { Token } from 'marked';
-import { doc } from '../dom';
+import { doc, domWindow } from '../dom';
 import { isRendered } from './blockLexer';
 import { DomBuilder } from './domBuilder';
 import { sanitizeInPlace } from './sanitizer';
@@ -45,5 +45,24 @@ export function sameShell(a: Element, b: Element): boolean {
       return false;
     }
   }
+  return true;
+}
+
+/**
+ * The common streaming case: the same last block, a little longer. Its element stays in place and
+ * only its content is swapped, so the browser relayouts one block instead of replacing it. False
+ * when `tail` is not one element of the same shell as `open`'s (then render it anew).
+ */
+export function patchTail(tail: readonly Node[], open: readonly Token[]): boolean {
+  const old = tail[0];
+  if (tail.length !== 1 || !(old instanceof domWindow().Element)) {
+    return false;
+  }
+  const rendered = renderBlocks(open);
+  const fresh = rendered[0]?.node;
+  if (rendered.length !== 1 || !(fresh instanceof domWindow().Element) || !sameShell(old, fresh)) {
+    return false;
+  }
+  old.replaceChildren(...Array.from(fresh.childNodes));
   return true;
 }

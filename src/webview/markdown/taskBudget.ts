@@ -1,4 +1,3 @@
-import type { Token } from 'marked';
 import { firstBlocksWithin } from './blockLexer';
 import { finishedCharsPerBatch, finishedCharsPerTask, finishedMsPerTask } from './viewLimits';
 
@@ -11,7 +10,7 @@ import { finishedCharsPerBatch, finishedCharsPerTask, finishedMsPerTask } from '
  * frame follows, not one per batch); on a loaded machine, where a batch alone may take tens of
  * milliseconds, the task stops after it.
  */
-export function placeWithinBudget(finished: Token[], place: (batch: Token[]) => void, clock: { now(): number; inputPending(): boolean }, all = false): Token[] {
+export function placeWithinBudget<T extends { readonly raw: string }>(finished: T[], place: (batch: T[]) => void, clock: { now(): number; inputPending(): boolean }, all = false): T[] {
   const started = clock.now();
   let rest = finished;
   let chars = 0;

@@ -76,3 +76,27 @@ export function isPageFocused(): boolean {
 export function pagedRefreshMs(refreshMs: number): number {
   return focused ? refreshMs : Math.min(Math.max(refreshMs, maxUnfocusedRefreshMs), refreshMs * unfocusedRefreshScale);
 }
+
+let followingEnd = true;
+
+/**
+ * Whether this page's transcript follows the reply (shows the conversation's end; the transcript
+ * tells whenever "Jump to latest" shows or hides). A turn's end in a chat without the keyboard is
+ * then rendered from the end back (`MarkdownView.flush`): what is on screen first.
+ */
+export function setFollowingEnd(value: boolean): void {
+  followingEnd = value;
+}
+
+export function isFollowingEnd(): boolean {
+  return followingEnd;
+}
+
+/** Held text below this at a turn's end is rendered in order: one task or two place it anyway. */
+export const endFirstChars = 16_384;
+/**
+ * Blocks rendered from the end back after the first task wait for the page to be idle, this long
+ * at most: with several chats ending together, each one's end (on screen) goes before the blocks
+ * above it (off screen) of another.
+ */
+export const idleFillMs = 1_000;

@@ -6,6 +6,7 @@ import { followLink, TranscriptNews } from './transcriptNews';
 import { TranscriptRows } from './transcriptRows';
 import { anchorAt, anchorInView, anchorMoved, savedPlace, type ViewAnchor } from './scrollPlace';
 import { emptyState } from './emptyState';
+import { setFollowingEnd } from '../markdown/viewLimits';
 
 /** Closer than this to the bottom counts as "at the bottom". */
 const bottomSlackPx = 24;
@@ -131,10 +132,8 @@ export class Transcript {
     }
   }
 
-  /**
-   * The turn ended: each message that is on screen as rendered renders now what its streaming
-   * view held back (in the task of the message that ended the turn, before the frame).
-   */
+  /** The turn ended: each message on screen as rendered renders now what its streaming view held
+   *  back (in the task of the message that ended the turn, before the frame). */
   turnEnded(): void {
     for (const slot of this.rows.mounted()) {
       if (slot.change === 'none') {
@@ -336,6 +335,7 @@ export class Transcript {
 
   #updateJump(): void {
     setHidden(this.#jump, this.#pinned);
+    setFollowingEnd(this.#pinned);
   }
 
   #stick(): void {

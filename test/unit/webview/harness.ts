@@ -28,6 +28,15 @@ export class FakeTimers implements MarkdownScheduler {
     this.pending.delete(handle);
   }
 
+  /** The page is idle as soon as the timers due now have run. */
+  whenIdle(callback: () => void): number {
+    return this.setTimeout(callback, 0);
+  }
+
+  cancelIdle(handle: number): void {
+    this.clearTimeout(handle);
+  }
+
   /** A key waiting for the page, as the test says (`isInputPending`). */
   keyWaits = false;
 

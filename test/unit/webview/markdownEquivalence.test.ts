@@ -5,7 +5,7 @@ import { agentAnswer, chunked } from '../../../bench/streamText';
 import { MarkdownView, renderMarkdown, type MarkdownScheduler } from '../../../src/webview/markdown';
 import { fixturesDir } from '../../support/paths';
 import { rng } from '../../support/random';
-import { setPageFocused } from '../../../src/webview/markdown/viewLimits';
+import { setFollowingEnd, setPageFocused } from '../../../src/webview/markdown/viewLimits';
 import { bareWindowEachTest } from './harness';
 
 /**
@@ -204,6 +204,8 @@ suite('webview: incremental Markdown equals one-shot rendering', () => {
       setTimeout: (cb, ms) => fx.timers.setTimeout(cb, ms),
       clearTimeout: (h) => fx.timers.clearTimeout(h),
       inputPending: () => false,
+      whenIdle: (cb) => fx.timers.whenIdle(cb),
+      cancelIdle: (h) => fx.timers.cancelIdle(h),
     };
     const view = new MarkdownView(slow);
     view.set(text.slice(0, 20_000), true);
@@ -213,7 +215,10 @@ suite('webview: incremental Markdown equals one-shot rendering', () => {
   });
 
   suite('a turn\'s end (flush) after the text was held', () => {
-    teardown(() => setPageFocused(true));
+    teardown(() => {
+      setPageFocused(true);
+      setFollowingEnd(true);
+    });
 
     /** A view that showed the title and holds the rest of `text` (its refresh not due yet). */
     function holding(text: string): MarkdownView {
@@ -225,16 +230,70 @@ suite('webview: incremental Markdown equals one-shot rendering', () => {
       return view;
     }
 
-    test('in a chat without the keyboard it is placed a budgeted task at a time; the DOM equals the one-shot render', () => {
-      const text = agentAnswer(40_000);
+    test('in a chat without the keyboard, scrolled up, it is placed in order a budgeted task at a time; the DOM equals the one-shot render', () => {
+      const text = `${agentAnswer(40_000)}\n\nTHE END\n`;
       setPageFocused(false);
+      setFollowingEnd(false);
       const view = holding(text);
       view.flush();
-      const shown = view.element.textContent?.length ?? 0;
-      assert.ok(shown < 8_192 + 2_048 && fx.timers.count > 0, `the first task showed ${shown} characters and left the rest for the next`);
+      const shown = view.element.textContent ?? '';
+      assert.ok(shown.length < 8_192 + 2_048 && fx.timers.count > 0, `the first task showed ${shown.length} characters and left the rest for the next`);
+      assert.ok(shown.includes('Step 2:') && !shown.includes('THE END'), 'the text from where it was held on, not its end');
       fx.timers.advance(0);
       assert.equal(fx.timers.count, 0, 'nothing left waiting');
       assert.equal(view.element.innerHTML, once(text));
+    });
+
+    /** Comments a view holds (the places of blocks not rendered yet). */
+    const places = (view: MarkdownView): number => {
+      const walker = view.element.ownerDocument.createTreeWalker(view.element, 128 /* NodeFilter.SHOW_COMMENT */);
+      let n = 0;
+      while (walker.nextNode() !== null) {
+        n++;
+      }
+      return n;
+    };
+
+    test('in a chat without the keyboard that follows the reply, the end shows in the first task, then the blocks from the end back; the DOM equals the one-shot render', () => {
+      const text = `${agentAnswer(40_000)}\n\nTHE END\n`;
+      setPageFocused(false);
+      const view = holding(text);
+      view.flush();
+      const first = view.element.textContent ?? '';
+      assert.ok(first.endsWith('THE END'), 'the end is on screen after the first task');
+      assert.ok(first.length < 8_192 + 2_048 && !first.includes('Step 2:'), `the first task showed ${first.length} characters, none from the start of what was held`);
+      assert.ok(places(view) > 50 && fx.timers.count > 0, `each block not rendered yet has its place (${places(view)}); the rest follows in the next tasks`);
+      fx.timers.advance(0);
+      assert.equal(fx.timers.count, 0, 'nothing left waiting');
+      assert.equal(places(view), 0, 'no place left behind');
+      assert.equal(view.element.innerHTML, once(text));
+    });
+
+    test('from the end back: text that comes meanwhile goes after it, a new text replaces it, a link definition at the end renders in order', () => {
+      const text = `${agentAnswer(40_000)}\n\nTHE END\n`;
+      setPageFocused(false);
+      const grown = holding(text);
+      grown.flush();
+      grown.append(`${text}\nand more`, '\nand more');
+      fx.timers.advance(2_000);
+      grown.flush();
+      fx.timers.advance(0);
+      assert.equal(grown.element.innerHTML, once(`${text}\nand more`), 'appended while the blocks before it were placed');
+      const replaced = holding(text);
+      replaced.flush();
+      replaced.set('# Another\n\ntext');
+      fx.timers.advance(2_000);
+      replaced.flush();
+      assert.equal(replaced.element.innerHTML, once('# Another\n\ntext'), 'a different text');
+      assert.equal(places(replaced), 0);
+      // A definition at the end changes a link near the start: rendered in order (the view's usual path).
+      const linked = `# Links\n\nSee [the guide][g].\n\n${agentAnswer(40_000)}\n\n[g]: https://example.com/guide\n`;
+      const view = holding(linked);
+      view.flush();
+      assert.equal(places(view), 0, 'no blocks reserved');
+      fx.timers.advance(0);
+      assert.equal(view.element.innerHTML, once(linked));
+      assert.ok(view.element.querySelector('a[href="https://example.com/guide"]') !== null);
     });
 
     test('in the chat with the keyboard it is placed in the same task', () => {
@@ -245,12 +304,13 @@ suite('webview: incremental Markdown equals one-shot rendering', () => {
     });
 
     test('in the chat with the keyboard, a key waiting stops it after a batch: the key goes first, the rest follows in the next task', () => {
-      const text = agentAnswer(40_000);
+      const text = `${agentAnswer(40_000)}\n\nTHE END\n`;
       const view = holding(text);
       fx.timers.keyWaits = true;
       view.flush();
-      const shown = view.element.textContent?.length ?? 0;
-      assert.ok(shown > 200 && shown < 2_048 + 200 && fx.timers.count > 0, `one batch shown (${shown} characters), the rest left for the next task`);
+      const shown = view.element.textContent ?? '';
+      assert.ok(shown.length > 200 && shown.length < 2_048 + 200 && fx.timers.count > 0, `one batch shown (${shown.length} characters), the rest left for the next task`);
+      assert.ok(shown.endsWith('THE END') && !shown.includes('Step 2:'), 'following the reply: its end, and the blocks just above it');
       fx.timers.keyWaits = false;
       fx.timers.advance(0);
       assert.equal(fx.timers.count, 0, 'the next task placed all the rest');
@@ -294,6 +354,15 @@ suite('webview: incremental Markdown equals one-shot rendering', () => {
         i += n;
       }
       assert.equal(settled(chunks), once(doc));
+      // Held long enough to be rendered from the end back: every document after a long reply (the
+      // one with a link definition is rendered in order; see the test before).
+      for (const [d, each] of adversarial.entries()) {
+        const long = `${agentAnswer(20_000)}\n\n${each}`;
+        const view = holding(long);
+        view.flush();
+        fx.timers.advance(0);
+        assert.equal(view.element.innerHTML, once(long), `document ${d + 1} after a long reply`);
+      }
     });
 
     test('a fence still open at the end is closed and highlighted, budgeted or not', () => {
