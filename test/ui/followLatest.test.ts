@@ -4,7 +4,7 @@ import type { EntryView } from '../../src/protocol/sessionView';
 import type { EntryOp, HostMessage } from '../../src/protocol/webviewProtocol';
 import { assistant, patch, snapshot, turnEnd, user } from '../unit/webview/fixtures';
 import { loadCorpus, messageHeading, selectPayloads } from './hostileCorpus';
-import type { PageElement } from './pageTypes';
+import type { PageElement, PageGlobalsOf } from './pageTypes';
 import { type BrowserModule, type FakeHostModule, importEsm, openFakeHostPage, twoFrames } from './replayView';
 
 /** A finished session long enough to scroll: `turns` prompts, each answered with a few paragraphs. */
@@ -186,6 +186,67 @@ suite('the transcript follows the reply unless the user scrolled away (Chromium,
     const d = await distance();
     assert.ok(d <= 1, `following again after the jump: ${d.toFixed(1)} px from the bottom`);
   });
+  test('a long reply that ends in a chat without the keyboard shows its end first, stays at the bottom while the blocks above it fill in, and ends whole and in order', async () => {
+    // Eight chats side by side (P9): a chat without the keyboard held a burst's text and, at the turn's
+    // end, rendered it in order a budgeted task at a time — the end, on screen, came last. Now the
+    // end is rendered first and the blocks above it from the end back, into places kept in order.
+    await page.setViewportSize({ width: 300, height: 640 });
+    await deliver(snapshot(++seq, history(2), { phase: 'running', turnStartedAt: Date.now() }));
+    await frames();
+    // The page loses the keyboard (another chat has it).
+    await page.evaluate(() => {
+      const w = globalThis as unknown as PageGlobalsOf<{ Event: new (type: string) => unknown; dispatchEvent(e: unknown): void }>;
+      w.dispatchEvent(new w.Event('blur'));
+    });
+    const count = 300;
+    const sections = Array.from({ length: count }, (_, i) => `## Part ${i}\n\nSection-${i} reads **the folder** and hashes path ${i} with \`key(${i})\`.\n\n- one\n- two\n\n`).join('');
+    const body = `${sections}The last words: THE-END-OF-THE-REPLY.`;
+    assert.ok(body.length > 24_000, `the held text is ${body.length} characters: more than the 16 KB rendered in order`);
+    const reply = 6;
+    await send([{ op: 'insert', index: reply, entry: assistant('a-long', 'The whole plan.\n\n') }]);
+    await shown('The whole plan.');
+    // What appears when: the end's paragraph and the first held section's heading.
+    await log().evaluate((l: PageElement) => {
+      const w = globalThis as unknown as PageGlobalsOf<{ __seen: string[] }>;
+      w.__seen = [];
+      new w.MutationObserver(() => {
+        const text = l.textContent ?? '';
+        for (const mark of ['THE-END-OF-THE-REPLY', 'Section-0 ']) {
+          if (text.includes(mark) && !w.__seen.includes(mark)) {
+            w.__seen.push(mark);
+          }
+        }
+      }).observe(l, { childList: true, subtree: true, characterData: true });
+    });
+    // The text and the turn's end in one task, as a burst's last patches come: nothing rendered between.
+    await page.evaluate(
+      (messages) => {
+        for (const m of messages) {
+          (globalThis as unknown as { __deliver(m: unknown): void }).__deliver(m);
+        }
+      },
+      [patch(++seq, [{ op: 'appendText', index: reply, part: 0, kind: 'text', text: body }]), patch(++seq, [{ op: 'insert', index: reply + 1, entry: turnEnd('e-long') }], { phase: 'idle' })],
+    );
+    const article = page.locator('[data-entry-id="a-long"]');
+    for (let frame = 0; ; frame++) {
+      await frames();
+      const d = await distance();
+      assert.ok(d <= 1, `frame ${frame}: ${d.toFixed(1)} px from the bottom while the reply filled in`);
+      // A block not rendered yet keeps its place as an empty comment.
+      const places = await article.evaluate((a: PageElement) => a.outerHTML.split('<!---->').length - 1);
+      if (places === 0 && (await article.textContent())?.includes('Section-0 ') === true) {
+        break;
+      }
+      assert.ok(frame < 300, `the reply still had ${places} blocks to fill after 300 frames`);
+    }
+    assert.deepEqual(await page.evaluate(() => (globalThis as unknown as { __seen: string[] }).__seen), ['THE-END-OF-THE-REPLY', 'Section-0 '], 'the end appeared before the start of the held text');
+    const text = (await article.textContent()) ?? '';
+    const order = Array.from(text.matchAll(/Section-(\d+) /g), (m) => Number(m[1]));
+    assert.deepEqual(order, Array.from({ length: count }, (_, i) => i), 'every section, once, in order');
+    assert.ok(text.indexOf('The whole plan.') < text.indexOf('Section-0 ') && text.trimEnd().endsWith('THE-END-OF-THE-REPLY.'));
+    assert.equal(await page.getByRole('button', { name: 'Jump to latest' }).isVisible(), false);
+  });
+
   test('a huge message mounted again just above the bottom (its Markdown laid out anew) does not stop the following', async () => {
     // The R4 test's rare failure, made to happen: a message of one long paragraph (a Markdown group
     // that skips layout off screen) is measured, leaves the DOM under tall entries, and comes back
