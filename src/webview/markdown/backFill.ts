@@ -24,7 +24,7 @@ interface Reserved {
  */
 export class BackFill {
   readonly #scheduler: MarkdownScheduler;
-  /** Blocks not rendered yet, in text order (the last is rendered next). */
+  /** Blocks not rendered yet, last first (the next to render first). */
   #left: Reserved[] = [];
   #timer: number | undefined;
   /** Every block in one task unless a key waits (the chat with the keyboard), or a budget a task. */
@@ -41,11 +41,13 @@ export class BackFill {
 
   /** Gives each of `tokens` (rendered ones only) its place, in order, through `place`. */
   reserve(tokens: readonly Token[], place: (node: Node) => void): void {
-    for (const token of tokens) {
+    const reserved = tokens.map((token): Reserved => {
       const slot = doc().createComment('');
       place(slot);
-      this.#left.push({ token, raw: token.raw, slot });
-    }
+      return { token, raw: token.raw, slot };
+    });
+    // Later in the text than any reserved before: rendered before them.
+    this.#left = [...reserved.reverse(), ...this.#left];
   }
 
   /**
@@ -58,8 +60,7 @@ export class BackFill {
     if (this.#timer !== undefined || this.#left.length === 0) {
       return;
     }
-    const rest = placeWithinBudget(this.#left.slice().reverse(), (batch) => this.#fill(batch.reverse()), this.#scheduler, all);
-    this.#left = rest.reverse();
+    this.#left = placeWithinBudget(this.#left, (batch) => this.#fill(batch.slice().reverse()), this.#scheduler, all);
     if (this.#left.length > 0) {
       // Off screen, they wait for the page to be idle: the ends of other chats go first.
       this.#timer = this.#scheduler.whenIdle(() => {

@@ -122,10 +122,9 @@ export class MarkdownView {
   }
 
   /**
-   * A turn's end in a chat that follows its reply, much held back: the open tail now, the finished
-   * blocks from the end back (`BackFill`; with the keyboard, all in this task unless a key waits).
-   * False when it does not apply (little held or over 128 KB — lexed whole here, in pieces in order —
-   * plain text, a lex refused, a new link definition).
+   * A turn's end in a chat that follows its reply, much held back: the open tail now, the blocks from
+   * the end back (`BackFill`; with the keyboard all now unless a key waits). False where it does not
+   * apply: little held or over 128 KB (lexed whole), plain text, a lex refused, a new link definition.
    */
   #finishFromEnd(): boolean {
     const text = this.#text.open;
@@ -143,11 +142,7 @@ export class MarkdownView {
     this.#finalized = true;
     this.#backFill.reserve(split.finished.filter(isRendered), (slot) => this.#place(slot, this.#placed++));
     this.#text.drop(split.consumed);
-    for (const { node, ordinal } of renderBlocks(split.open)) {
-      this.#place(node, this.#placed + ordinal);
-      this.#tail.push(node);
-    }
-    this.#rendered();
+    this.#showTail(split.open);
     this.#backFill.start(isPageFocused());
     return true;
   }
@@ -276,12 +271,17 @@ export class MarkdownView {
     if (!withTail || (fenceNext && this.#openFence())) {
       return true;
     }
-    for (const { node, ordinal } of renderBlocks(split.open)) {
+    this.#showTail(split.open);
+    return true;
+  }
+
+  /** Shows the open tail's blocks after those placed. */
+  #showTail(open: readonly Token[]): void {
+    for (const { node, ordinal } of renderBlocks(open)) {
       this.#place(node, this.#placed + ordinal);
       this.#tail.push(node);
     }
     this.#rendered();
-    return true;
   }
 
   /** Renders finished blocks (sanitized) after those placed, once; the open tail starts after them. */
