@@ -97,9 +97,25 @@ export class ViewProjector {
     return { ops, header };
   }
 
-  /** Re-projects one entry (e.g. its live terminal output changed outside the session state). */
-  invalidate(entry: Entry): void {
-    this.cache.delete(entry);
+  /**
+   * Re-projects one entry whose view depends on something outside the session state (a live
+   * terminal's output, the files its turn changed): true when the view the webview was sent is
+   * not what it would be now. An entry never projected whole (outlined, or not sent yet) is
+   * projected fresh when it is needed, so it has nothing to re-send.
+   */
+  reproject(entry: Entry, ctx: ViewContext): boolean {
+    const before = this.cache.get(entry);
+    if (before === undefined) {
+      return false;
+    }
+    const view = this.project(entry, ctx);
+    // Views are plain JSON built in a fixed key order: equal views serialize equally (and
+    // JSON.stringify is far cheaper than a generic deep comparison in the extension host).
+    if (JSON.stringify(before) === JSON.stringify(view)) {
+      return false;
+    }
+    this.cache.set(entry, view);
+    return true;
   }
 
   entry(e: Entry, ctx: ViewContext): EntryView {
@@ -140,7 +156,6 @@ export class ViewProjector {
           ...(e.log !== undefined ? { log: e.log } : {}),
           ...(e.forkFrom !== undefined ? { forkFrom: e.forkFrom } : {}),
           ...(e.suggestions !== undefined ? { suggestions: e.suggestions } : {}),
-          ...(e.log !== undefined ? { log: e.log } : {}),
         };
       case 'question':
         return questionView(e);

@@ -132,17 +132,18 @@ export class WebviewChannel implements Disposable {
   }
 
   /**
-   * Something an entry shows changed outside the session state (a live terminal's output): send
-   * those entries again.
+   * Something an entry shows changed outside the session state (a live terminal's output, the
+   * files a turn changed): send again those of the entries whose view changed. Every chat is asked
+   * when any turn's files change, so the others send nothing.
    */
   refreshEntries(predicate: (entry: Entry) => boolean): void {
     const chat = this.chat;
     if (chat === undefined) {
       return;
     }
+    const ctx = this.options.context(chat);
     chat.controller.state.entries.forEach((e, index) => {
-      if (predicate(e)) {
-        this.projector.invalidate(e);
+      if (predicate(e) && this.projector.reproject(e, ctx)) {
         this.forced.add(index);
       }
     });

@@ -239,3 +239,48 @@ suite('webview channel: a hidden webview', () => {
     channel.dispose();
   });
 });
+
+suite('webview channel: entries shown from outside the session state', () => {
+  test("a turn's footer is sent again only when the files its turn changed are not what was shown", async () => {
+    const { chat, harness, change } = fakeChat();
+    change(textChunk('Done.'));
+    harness.end();
+    let files: { files: number; added: number; removed: number } | undefined;
+    const ctx: ViewContext = { ...context, turnChanges: () => files };
+    const { webview, posted, receive } = fakeWebview(() => Promise.resolve(true));
+    const channel = new WebviewChannel(webview, { context: () => ctx, onMessage: () => undefined, textIntervalMs: 0 });
+    channel.bind(chat);
+    receive(ready);
+    assert.deepEqual(posted.map((m) => m.type), ['session/snapshot']);
+    const isFooter = (e: { kind: string }): boolean => e.kind === 'turnEnd';
+    const footerIndex = harness.state.entries.findIndex(isFooter);
+    assert.ok(footerIndex >= 0, 'the turn has its footer');
+
+    // Another chat's turn changed files (every chat is asked): nothing to send here.
+    channel.refreshEntries(isFooter);
+    await sleep(40);
+    assert.equal(posted.length, 1, 'an unchanged footer is not sent again');
+
+    files = { files: 2, added: 5, removed: 1 };
+    channel.refreshEntries(isFooter);
+    await sleep(40);
+    assert.equal(posted.length, 2);
+    const patch = posted[1];
+    assert.ok(patch?.type === 'session/patch');
+    assert.deepEqual(
+      patch.ops.map((o) => (o.op === 'replace' && o.entry.kind === 'turnEnd' ? { index: o.index, changes: o.entry.changes } : o.op)),
+      [{ index: footerIndex, changes: files }],
+    );
+
+    channel.refreshEntries(isFooter);
+    await sleep(40);
+    assert.equal(posted.length, 2, 'asked again with the same files: nothing');
+    files = undefined; // restored: the footer loses its offer
+    channel.refreshEntries(isFooter);
+    await sleep(40);
+    const last = posted.at(-1);
+    assert.ok(posted.length === 3 && last?.type === 'session/patch');
+    assert.ok(last.ops.length === 1 && last.ops[0]?.op === 'replace' && last.ops[0].entry.kind === 'turnEnd' && last.ops[0].entry.changes === undefined);
+    channel.dispose();
+  });
+});
