@@ -29,26 +29,91 @@ export function withDraftArrays<T>(fn: () => T): T {
   }
 }
 
-export function replaceAt<T>(items: readonly T[], index: number, item: T): readonly T[] {
+/**
+ * How a long array was made from another by {@link replaceAt} and {@link append}: the indices it
+ * set since it copied the array numbered `from`. `diffEntries` follows these back from a state's
+ * entries to the ones last posted and looks only at those indices; at 5,000 entries, walking them
+ * all was most of a patch's cost on the host. Records name arrays by number, never hold them, and
+ * only the latest `keptRecords` are kept, so nothing outlives its state. Arrays made any other way
+ * (slices, filters, a replay's merge) have no record and are walked.
+ */
+interface Derivation {
+  readonly from: number;
+  readonly touched: number[];
+}
+
+const serials = new WeakMap<object, number>();
+const records = new Map<number, Derivation>();
+let lastSerial = 0;
+/** Shorter arrays are walked: a record would cost about what walking them does. */
+const recordFromLength = 256;
+const keptRecords = 4096;
+/** Past this many copies between two arrays, walking is about as cheap as following the records. */
+const maxDerivationSteps = 64;
+
+function serialOf(items: object): number {
+  let serial = serials.get(items);
+  if (serial === undefined) {
+    serial = ++lastSerial;
+    serials.set(items, serial);
+  }
+  return serial;
+}
+
+function setAt<T>(items: readonly T[], index: number, item: T): readonly T[] {
   if (drafts?.has(items) === true) {
     (items as T[])[index] = item;
+    const serial = serials.get(items);
+    if (serial !== undefined) {
+      records.get(serial)?.touched.push(index);
+    }
     return items;
   }
   const copy = items.slice();
   copy[index] = item;
   drafts?.add(copy);
+  if (copy.length >= recordFromLength) {
+    const from = serialOf(items);
+    const serial = serialOf(copy);
+    records.set(serial, { from, touched: [index] });
+    if (records.size > keptRecords) {
+      // The oldest record (a Map keeps insertion order).
+      records.delete(records.keys().next().value ?? serial);
+    }
+  }
   return copy;
 }
 
+export function replaceAt<T>(items: readonly T[], index: number, item: T): readonly T[] {
+  return setAt(items, index, item);
+}
+
 export function append<T>(items: readonly T[], item: T): readonly T[] {
-  if (drafts?.has(items) === true) {
-    (items as T[]).push(item);
-    return items;
+  return setAt(items, items.length, item);
+}
+
+/**
+ * The indices `next` set since it was copied from `prev` through {@link replaceAt} and
+ * {@link append} alone; undefined when that is not known (then every index may differ).
+ */
+export function indicesSetSince(prev: readonly unknown[], next: readonly unknown[]): ReadonlySet<number> | undefined {
+  const target = serials.get(prev);
+  let at = serials.get(next);
+  if (target === undefined || at === undefined) {
+    return undefined;
   }
-  const copy = items.slice();
-  copy.push(item);
-  drafts?.add(copy);
-  return copy;
+  const touched = new Set<number>();
+  for (let steps = 0; at !== target; steps++) {
+    const record = records.get(at);
+    if (record === undefined || steps === maxDerivationSteps) {
+      return undefined;
+    }
+    for (const i of record.touched) {
+      touched.add(i);
+    }
+    at = record.from;
+  }
+  return touched;
 }
 
 /**
