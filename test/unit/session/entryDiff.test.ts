@@ -4,18 +4,7 @@ import { diffEntries, type EntryChange } from '../../../src/session/entryDiff';
 import type { Entry } from '../../../src/session/sessionState';
 import { indicesSetSince } from '../../../src/session/slices/entryList';
 import { nextId, plan, SessionHarness, textChunk, toolCall, toolUpdate } from '../../builders/sessionBuilders';
-
-/** A small seeded generator (mulberry32): the same sequence of actions on every run. */
-function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { rng } from '../../support/random';
 
 /** What the walk over every entry finds: copies of the lists carry no record of how they were made. */
 function walked(prev: readonly Entry[], next: readonly Entry[]): EntryChange[] {
@@ -30,7 +19,7 @@ const summary = (ops: readonly EntryChange[]): string[] => ops.map((o) => (o.op 
  * ends (which close open tools by copying the list another way).
  */
 function randomSession(seed: number, turns: number, onStep: (prev: readonly Entry[], next: readonly Entry[]) => void): SessionHarness {
-  const random = seeded(seed);
+  const random = rng(seed);
   const h = new SessionHarness();
   const tools: string[] = [];
   const step = (apply: () => void): void => {
