@@ -102,6 +102,7 @@ function rssMB(pid: number): number {
 
 interface ProbeWindow {
   __endAt?: number | undefined;
+  __onEnd?: ((at: number) => void) | undefined;
   __typingMs?: number[];
   __typingWaitMs?: number[];
   readonly performance: { now(): number; readonly timeOrigin: number };
@@ -122,6 +123,7 @@ async function watchEnd(chat: FrameLocator, marker: string): Promise<void> {
         const nodes = Array.from(r.addedNodes);
         if (nodes.some((n) => (n.textContent ?? '').includes(m)) || (nodes.length === 0 && (r.target.textContent ?? '').includes(m))) {
           w.__endAt = w.performance.timeOrigin + w.performance.now();
+          w.__onEnd?.(w.__endAt);
           observer.disconnect();
           return;
         }
@@ -131,8 +133,26 @@ async function watchEnd(chat: FrameLocator, marker: string): Promise<void> {
   }, marker);
 }
 
-async function endShownAt(chat: FrameLocator): Promise<number | undefined> {
-  return chat.locator('body').evaluate(() => (globalThis as unknown as ProbeWindow).__endAt);
+/**
+ * When the marker showed (epoch ms), waiting in the chat's page: one evaluation whose promise the
+ * page settles, not a poll. Polling eight chats every 100 ms through DevTools cost the renderer's
+ * main thread 240–290 ms a second in a trace (bench/README) — as much as the chats' own work, at
+ * the moment the ends are measured.
+ */
+async function endShown(chat: FrameLocator, timeoutMs: number): Promise<number> {
+  return chat.locator('body').evaluate(
+    (_body, ms) =>
+      new Promise<number>((resolve, reject) => {
+        const w = globalThis as unknown as ProbeWindow & { setTimeout(cb: () => void, ms: number): unknown };
+        if (w.__endAt !== undefined) {
+          resolve(w.__endAt);
+          return;
+        }
+        w.__onEnd = resolve;
+        w.setTimeout(() => reject(new Error(`the reply's end did not show within ${ms} ms`)), ms);
+      }),
+    timeoutMs,
+  );
 }
 
 function replyFile(chunks: readonly string[], marker: string): string {
@@ -205,15 +225,12 @@ async function measuredRound(session: UiSession, chats: readonly FrameLocator[],
     return [w.__typingMs ?? [], w.__typingWaitMs ?? []] as const;
   });
   await composerBox(focused).fill('');
-  const shown = await waitUntil(
-    `the ${mode} replies' ends in ${chats.length} chats`,
-    async () => {
-      const at = await Promise.all(chats.map((c) => endShownAt(c)));
-      const shownAt = at.filter((a): a is number => a !== undefined);
-      return shownAt.length === at.length ? shownAt : undefined;
-    },
-    240_000,
-    100,
+  const shown = await Promise.all(
+    chats.map((c, i) =>
+      endShown(c, 240_000).catch((e: unknown) => {
+        throw new Error(`P9 ${mode}: chat ${i + 1}: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
+      }),
+    ),
   );
   const done = await waitUntil(
     'the agents said they were done',
