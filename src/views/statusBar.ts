@@ -116,8 +116,12 @@ function itemView(state: StatusBar['state'], name: string, running: () => number
     case 'ready':
       return { icon: 'comment-discussion', text: name, tip: vscode.l10n.t('{0}: ready', name) };
     case 'busy': {
+      // Still, not `loading~spin`: the item shows for the whole of every turn, and its spin alone
+      // cost software-composited VS Code (code-server, a VM without a GPU) a fifth of a core, as
+      // much as eight chats streaming cost the compositor besides (bench/README, "A spinner in the
+      // status bar"). The chat itself shows the turn's clock and its own spinner.
       const n = running();
-      return { icon: 'loading~spin', text: n > 1 ? `${name} (${n})` : name, tip: vscode.l10n.t('{0}: working on {1} turn(s)', name, n) };
+      return { icon: 'pulse', text: n > 1 ? `${name} (${n})` : name, tip: vscode.l10n.t('{0}: working on {1} turn(s)', name, n) };
     }
     case 'waitingForPermission':
       return { icon: 'bell-dot', text: vscode.l10n.t('{0}: permission needed', name), tip: vscode.l10n.t('{0} is waiting for your answer', name), bg: 'statusBarItem.warningBackground' };

@@ -65,7 +65,13 @@ suite('extension in a real VS Code', () => {
     const { a, chat } = await readySidebarChat();
     const before = a.statusBar.posts;
     let changes = 0;
-    const sub = chat.onDidChange(() => changes++);
+    const busyTexts = new Set<string>();
+    const sub = chat.onDidChange(() => {
+      changes++;
+      if (a.statusBar.state === 'busy') {
+        busyTexts.add(a.statusBar.text);
+      }
+    });
     // Chunks 10 ms apart: most change the chat on their own (the controller coalesces what arrives together).
     const result = await chat.submit([{ type: 'text', text: '[slow n=60 ms=10]' }]);
     sub.dispose();
@@ -76,6 +82,11 @@ suite('extension in a real VS Code', () => {
     console.log(`status bar: ${posts} posts for ${changes} changes of the chat`);
     assert.ok(changes >= 20, `${changes} changes of the chat`);
     assert.ok(posts <= 8, `${posts} posts to the workbench for ${changes} changes of the chat`);
+    // Busy for the whole turn, and still: a spinning icon there kept the workbench compositing frames.
+    assert.ok(busyTexts.size > 0, 'the item showed the turn running');
+    for (const text of busyTexts) {
+      assert.doesNotMatch(text, /~spin\)/, `the busy item spins: ${text}`);
+    }
     assert.equal(a.statusBar.state, 'ready');
     assert.match(a.statusBar.text, /\bScripted$/);
   });
