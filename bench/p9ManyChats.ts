@@ -101,8 +101,8 @@ function rssMB(pid: number): number {
 }
 
 interface ProbeWindow {
-  __endAt?: number | undefined;
-  __onEnd?: ((at: number) => void) | undefined;
+  /** Settles with the moment (epoch ms) the round's end marker showed. */
+  __end?: Promise<number>;
   __typingMs?: number[];
   __typingWaitMs?: number[];
   readonly performance: { now(): number; readonly timeOrigin: number };
@@ -113,23 +113,23 @@ interface ProbeWindow {
   readonly document: { readonly body: unknown };
 }
 
-/** Notes (epoch ms) when `marker` first shows in the chat's document. */
+/** Notes (epoch ms) when `marker` first shows in the chat's document, as a promise the page keeps. */
 async function watchEnd(chat: FrameLocator, marker: string): Promise<void> {
   await chat.locator('body').evaluate((_body, m) => {
     const w = globalThis as unknown as ProbeWindow;
-    w.__endAt = undefined;
-    const observer = new w.MutationObserver((records) => {
-      for (const r of records) {
-        const nodes = Array.from(r.addedNodes);
-        if (nodes.some((n) => (n.textContent ?? '').includes(m)) || (nodes.length === 0 && (r.target.textContent ?? '').includes(m))) {
-          w.__endAt = w.performance.timeOrigin + w.performance.now();
-          w.__onEnd?.(w.__endAt);
-          observer.disconnect();
-          return;
+    w.__end = new Promise<number>((resolve) => {
+      const observer = new w.MutationObserver((records) => {
+        for (const r of records) {
+          const nodes = Array.from(r.addedNodes);
+          if (nodes.some((n) => (n.textContent ?? '').includes(m)) || (nodes.length === 0 && (r.target.textContent ?? '').includes(m))) {
+            resolve(w.performance.timeOrigin + w.performance.now());
+            observer.disconnect();
+            return;
+          }
         }
-      }
+      });
+      observer.observe(w.document.body, { childList: true, subtree: true, characterData: true });
     });
-    observer.observe(w.document.body, { childList: true, subtree: true, characterData: true });
   }, marker);
 }
 
@@ -144,11 +144,11 @@ async function endShown(chat: FrameLocator, timeoutMs: number): Promise<number> 
     (_body, ms) =>
       new Promise<number>((resolve, reject) => {
         const w = globalThis as unknown as ProbeWindow & { setTimeout(cb: () => void, ms: number): unknown };
-        if (w.__endAt !== undefined) {
-          resolve(w.__endAt);
+        if (w.__end === undefined) {
+          reject(new Error('no end marker was watched in this page'));
           return;
         }
-        w.__onEnd = resolve;
+        w.__end.then(resolve, reject);
         w.setTimeout(() => reject(new Error(`the reply's end did not show within ${ms} ms`)), ms);
       }),
     timeoutMs,
