@@ -1,5 +1,5 @@
 import { firstBlocksWithin } from './blockLexer';
-import { finishedCharsPerBatch, finishedCharsPerTask, finishedMsPerTask, isPageFocused, unfocusedTaskScale } from './viewLimits';
+import { finishedCharsPerBatch, finishedCharsPerTask, finishedMsPerTask } from './viewLimits';
 
 /**
  * Places finished blocks a batch at a time within one task's budget: at least one batch, then
@@ -8,12 +8,10 @@ import { finishedCharsPerBatch, finishedCharsPerTask, finishedMsPerTask, isPageF
  * none after a key or click came to wait for the page (`inputPending`): the user's input goes
  * first. Returns the blocks left for the next task. A refresh that fits runs as one task (one
  * frame follows, not one per batch); on a loaded machine, where a batch alone may take tens of
- * milliseconds, the task stops after it. In a page without the keyboard, the budget is
- * `unfocusedTaskScale` times larger (viewLimits.ts).
+ * milliseconds, the task stops after it.
  */
 export function placeWithinBudget<T extends { readonly raw: string }>(finished: T[], place: (batch: T[]) => void, clock: { now(): number; inputPending(): boolean }, all = false): T[] {
   const started = clock.now();
-  const scale = isPageFocused() ? 1 : unfocusedTaskScale;
   let rest = finished;
   let chars = 0;
   do {
@@ -23,7 +21,7 @@ export function placeWithinBudget<T extends { readonly raw: string }>(finished: 
     rest = rest.slice(batch.length);
   } while (
     rest.length > 0 &&
-    (all || (chars < finishedCharsPerTask * scale && ((clock.now() - started) * (chars + finishedCharsPerBatch)) / chars <= finishedMsPerTask * scale)) &&
+    (all || (chars < finishedCharsPerTask && ((clock.now() - started) * (chars + finishedCharsPerBatch)) / chars <= finishedMsPerTask)) &&
     !clock.inputPending()
   );
   return rest;

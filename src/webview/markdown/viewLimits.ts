@@ -59,14 +59,6 @@ export const groupSize = 20;
  */
 export const unfocusedRefreshScale = 4;
 export const maxUnfocusedRefreshMs = 2_000;
-/**
- * A chat without the keyboard places finished blocks `unfocusedTaskScale` times a task's budget
- * (`finishedCharsPerTask`, `finishedMsPerTask`) a task: the chats share the page's frames, and each
- * frame of a page of eight chats cost 30–65 ms while bursts streamed whatever changed in it, so fewer
- * tasks mean fewer frames between the keys typed in the focused one (P9, bench/README: "Fewer,
- * larger tasks in chats without the keyboard"). The chat with the keyboard keeps the budget.
- */
-export const unfocusedTaskScale = 3;
 
 let focused = true;
 

@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
 import type { Token } from 'marked';
 import { placeWithinBudget } from '../../../src/webview/markdown/taskBudget';
-import { finishedCharsPerTask, finishedMsPerTask, setPageFocused, unfocusedTaskScale } from '../../../src/webview/markdown/viewLimits';
+import { finishedCharsPerTask, finishedMsPerTask } from '../../../src/webview/markdown/viewLimits';
 
 /** Paragraph tokens of 1 KB each (a batch is two of them). */
 function blocks(n: number): Token[] {
@@ -51,19 +51,6 @@ suite('webview: placing finished blocks within a task budget', () => {
     assert.deepEqual(r.batches, [2, 2, 2]);
     assert.equal(r.left, 2);
     assert.ok(r.ms <= finishedMsPerTask, `${r.ms} ms`);
-  });
-
-  test('in a page without the keyboard a task places up to unfocusedTaskScale times the budget (fewer tasks, fewer frames)', () => {
-    setPageFocused(false);
-    try {
-      // 4 ms per KB: 8 ms a batch; with the keyboard three batches (above), without it up to 90 ms.
-      const slow = run(40, 4);
-      assert.ok(slow.batches.length > 3 && slow.ms <= finishedMsPerTask * unfocusedTaskScale, `${slow.batches.length} batches, ${slow.ms} ms`);
-      const fast = run(80, 0.01);
-      assert.equal(fast.batches.reduce((a, b) => a + b, 0) * 1024, finishedCharsPerTask * unfocusedTaskScale);
-    } finally {
-      setPageFocused(true);
-    }
   });
 
   test('one batch always goes, even past the budget (a slow batch is not split)', () => {
