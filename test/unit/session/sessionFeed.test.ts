@@ -104,9 +104,6 @@ suite('session feed: updates gather for a window, then are reduced together', ()
     assert.deepEqual(seen, ['in state', 'in state', 'in state', 'in state']);
     // Every chunk reached the state exactly once: none lost, none applied twice by a read and then
     // again by the window (two chunks read together make one change of two, so count chunks).
-    assert.equal(
-      changes.reduce((sum, n) => sum + n, 0),
-      4,
-    );
+    assert.equal(changes.reduce((sum, n) => sum + n, 0), 4);
   });
 });
