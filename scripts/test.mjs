@@ -99,11 +99,15 @@ async function stage(name, fn) {
 const check = async (cmd, cmdArgs) => ((await run(cmd, cmdArgs)).code === 0 ? { passed: 1, failed: 0 } : { passed: 0, failed: 1 });
 const bin = (name) => join(root, 'node_modules', '.bin', name);
 
-/** Counts from mocha's spec reporter ("N passing", "N failing"). */
+/**
+ * Counts from mocha's spec reporter ("N passing", "N failing"), and its list of failures, which the
+ * summary prints again: a CI log is often read from its end, and a long stage pushes the list far up.
+ */
 function mochaCounts({ code, out }) {
   const passed = Number(/(\d+) passing/.exec(out)?.[1] ?? 0);
   const failed = Number(/(\d+) failing/.exec(out)?.[1] ?? 0);
-  return { passed, failed: failed === 0 && code !== 0 ? 1 : failed };
+  const list = /\n {2}\d+ failing\n[\s\S]*/.exec(out)?.[0];
+  return { passed, failed: failed === 0 && code !== 0 ? 1 : failed, failures: list?.replace(/\u001b\[[0-9;]*m/g, '').trim().slice(0, 6000) };
 }
 
 /**
@@ -209,6 +213,9 @@ if (!quick) {
 console.log('\n=== summary ===');
 for (const s of stageResults) {
   console.log(`${s.name.padEnd(6)} ${String(s.passed).padStart(4)} passed ${String(s.failed).padStart(3)} failed  ${s.seconds.toFixed(1)} s`);
+}
+for (const s of stageResults.filter((r) => r.failures !== undefined)) {
+  console.log(`\n--- what failed in ${s.name} (again from above) ---\n${s.failures}`);
 }
 console.log(`total time ${((Date.now() - t0) / 1000).toFixed(1)} s`);
 console.log(`${totals.passed} passed, ${totals.failed} failed`);
