@@ -47,7 +47,7 @@ async function main(): Promise<void> {
       result = await runP8(defaultP8);
       break;
     case 'p7':
-      result = await runP7({ ...defaultP7, chunks: num('BENCH_P7_CHUNKS', defaultP7.chunks) });
+      result = await runP7({ ...defaultP7, chunks: num('BENCH_P7_CHUNKS', defaultP7.chunks), editorFocused: process.env.BENCH_P7_EDITOR === '1' });
       break;
     case 'p4': {
       const [extensionDir, sizesFile] = process.argv.slice(3);
