@@ -137,6 +137,37 @@ export interface SuiteVsCode {
 }
 
 /**
+ * The screenshot of a failed test, which never fails the hook (that would skip the suite's other
+ * tests). A screenshot waits for the page's next frame, so the page is first asked whether it runs a
+ * script at all, and a hung renderer is said as such (seen on CI: a test timed out after 20 minutes
+ * of a page that did not answer, then the hook's screenshot after 30 s more).
+ */
+export async function failureShot(session: UiSession, name: string): Promise<void> {
+  const state = await pageAnswers(session.page, 5000);
+  process.stderr.write(`      after the failure, the workbench page: ${state}\n`);
+  if (state.startsWith('answered')) {
+    await session.shot(name).catch((e: unknown) => process.stderr.write(`      no screenshot: ${String(e).split('\n')[0]}\n`));
+  }
+}
+
+/** Whether `page` runs a script within `ms`, and if so whether it is visible and has the focus. */
+export async function pageAnswers(page: Page, ms: number): Promise<string> {
+  const asked = page.evaluate(() => {
+    const d = (globalThis as unknown as { document: { visibilityState: string; hasFocus(): boolean } }).document;
+    return `answered: ${d.visibilityState}, ${d.hasFocus() ? 'focused' : 'not focused'}`;
+  });
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<string>((resolve) => {
+    timer = setTimeout(() => resolve(`no answer to a script in ${ms} ms (its renderer is busy or hung)`), ms);
+  });
+  try {
+    return await Promise.race([asked.catch((e: unknown) => `no answer: ${String(e).split('\n')[0]}`), late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
  * One code-server for the whole suite: opened in suiteSetup with a new session whose chat is ready,
  * a screenshot `FAILED-<prefix>-<test>` of every failed test, closed in suiteTeardown.
  */
@@ -150,8 +181,8 @@ export function vsCodeForSuite(shotPrefix: string, options: UiOptions = {}): Sui
     await chatFrame.getByRole('textbox', { name: 'Message', exact: true }).waitFor({ timeout: 30_000 });
   });
   teardown(async function () {
-    if (this.currentTest?.state === 'failed') {
-      await session?.shot(`FAILED-${shotPrefix}-${this.currentTest.title.replace(/\W+/g, '-')}`.slice(0, 120));
+    if (this.currentTest?.state === 'failed' && session !== undefined) {
+      await failureShot(session, `FAILED-${shotPrefix}-${this.currentTest.title.replace(/\W+/g, '-')}`.slice(0, 120));
     }
   });
   suiteTeardown(async () => {
