@@ -3,6 +3,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { BrowserContext, FrameLocator, Page } from 'playwright-core';
 import { repoRoot, scriptedAgentPath } from '../support/paths';
+import { DeadlineError, within } from '../unit/hardening/support';
 import { tempDir } from '../support/tempDirs';
 
 /** The harness modules are plain ESM (test/harness); these are the parts the UI tests use. */
@@ -156,14 +157,10 @@ export async function pageAnswers(page: Page, ms: number): Promise<string> {
     const d = (globalThis as unknown as { document: { visibilityState: string; hasFocus(): boolean } }).document;
     return `answered: ${d.visibilityState}, ${d.hasFocus() ? 'focused' : 'not focused'}`;
   });
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<string>((resolve) => {
-    timer = setTimeout(() => resolve(`no answer to a script in ${ms} ms (its renderer is busy or hung)`), ms);
-  });
   try {
-    return await Promise.race([asked.catch((e: unknown) => `no answer: ${String(e).split('\n')[0]}`), late]);
-  } finally {
-    clearTimeout(timer);
+    return await within(asked, ms, 'a script in the page');
+  } catch (e) {
+    return e instanceof DeadlineError ? `no answer to a script in ${ms} ms (its renderer is busy or hung)` : `no answer: ${String(e).split('\n')[0]}`;
   }
 }
 
