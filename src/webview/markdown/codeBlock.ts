@@ -1,17 +1,19 @@
 import { doc } from '../dom';
 import { fenceLabel, highlightTokens, isHighlightable, prepareLanguage, type TokenNode } from '../highlight';
-import { sanitizeInPlace } from './sanitizer';
 
 /** Highlighted code nests no deeper than this (grammars nest a few levels). */
 const maxTokenDepth = 32;
 
 /**
- * The `<code>` of a fenced block: `hljs language-<name>` when the fence names a language,
- * highlighted when a grammar covers it. The first block of a language shows as plain text while
- * the grammar's script loads, then is highlighted in place (the element, its class and its text
- * stay the same; only spans are added, so nothing moves).
+ * The `<code>` of a fenced block: `hljs language-<name>` when the fence names a language. Its
+ * highlighting goes into `later`, for the caller to run once the block has been sanitized: it adds
+ * only `<span class="hljs-…">` elements and text nodes built from highlight.js's token tree (no
+ * HTML is parsed, no other element or attribute is made), so the sanitizer need not walk the
+ * thousands of spans a long code block becomes. The first block of a language shows as plain text
+ * while the grammar's script loads, then is highlighted in place (the element, its class and its
+ * text stay the same; only spans are added, so nothing moves).
  */
-export function codeElement(text: string, info: string | undefined): HTMLElement {
+export function codeElement(text: string, info: string | undefined, later: (() => void)[]): HTMLElement {
   const code = doc().createElement('code');
   code.textContent = text;
   const label = fenceLabel(info);
@@ -19,6 +21,12 @@ export function codeElement(text: string, info: string | undefined): HTMLElement
     return code;
   }
   code.className = `hljs language-${label}`;
+  later.push(() => highlightInto(code, text, label));
+  return code;
+}
+
+/** Highlights `code` (holding `text`) now when its grammar is loaded, else once it has loaded. */
+function highlightInto(code: HTMLElement, text: string, label: string): void {
   const ready = isHighlightable(text) ? prepareLanguage(label) : false;
   if (typeof ready === 'string') {
     fill(code, text, ready);
@@ -27,14 +35,12 @@ export function codeElement(text: string, info: string | undefined): HTMLElement
       if (grammar === false) {
         return;
       }
-      // The block is on the page already: sanitize what replaces its text before it goes in.
-      const box = doc().createElement('div');
+      // The block is on the page already: build the spans aside, then swap them in at once.
+      const box = doc().createElement('code');
       fill(box, text, grammar);
-      sanitizeInPlace(box);
       code.replaceChildren(...Array.from(box.childNodes));
     });
   }
-  return code;
 }
 
 /** Fills `parent` with `text` as highlight.js's spans (elements and text nodes, no HTML parsed). */

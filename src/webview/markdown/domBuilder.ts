@@ -16,6 +16,8 @@ const maxDepth = 12;
 /** Builds DOM from marked tokens. Never parses HTML. */
 export class DomBuilder {
   readonly #d = doc();
+  /** Highlighting of the code blocks built, to run once what was built has been sanitized. */
+  readonly #highlights: (() => void)[] = [];
 
   /** An element of the page's document (the webview's; in tests, jsdom's). */
   #make<K extends keyof HTMLElementTagNameMap>(tag: K): HTMLElementTagNameMap[K] {
@@ -24,6 +26,13 @@ export class DomBuilder {
 
   #text(text: string): Text {
     return this.#d.createTextNode(text);
+  }
+
+  /** Highlights the code blocks built so far; call it after sanitizing them (codeBlock.ts says why that is safe). */
+  highlight(): void {
+    for (const run of this.#highlights.splice(0)) {
+      run();
+    }
   }
 
   blocks(tokens: readonly Token[], parent: Node, depth: number, loose: boolean): void {
@@ -164,7 +173,7 @@ export class DomBuilder {
 
   #code(token: Tokens.Code): HTMLElement {
     const pre = this.#make('pre');
-    pre.appendChild(codeElement(token.text, token.codeBlockStyle === 'indented' ? undefined : token.lang));
+    pre.appendChild(codeElement(token.text, token.codeBlockStyle === 'indented' ? undefined : token.lang, this.#highlights));
     return pre;
   }
 

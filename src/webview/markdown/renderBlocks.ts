@@ -12,8 +12,8 @@ export interface RenderedBlock {
 
 /**
  * Renders top-level tokens into a detached container, sanitizes it (every render, streaming or
- * final: nothing reaches the page unsanitized) and returns its nodes with the position of the
- * token each came from.
+ * final: nothing reaches the page unsanitized), then highlights its code blocks (spans and text
+ * only, codeBlock.ts) and returns its nodes with the position of the token each came from.
  */
 export function renderBlocks(tokens: readonly Token[]): RenderedBlock[] {
   const box = doc().createElement('div');
@@ -32,6 +32,7 @@ export function renderBlocks(tokens: readonly Token[]): RenderedBlock[] {
     ordinal++;
   }
   sanitizeInPlace(box);
+  builder.highlight();
   return Array.from(box.childNodes, (node) => ({ node, ordinal: ordinals.get(node) ?? Math.max(0, ordinal - 1) }));
 }
 

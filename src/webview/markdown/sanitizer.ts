@@ -4,10 +4,12 @@ import { isInlineImage } from '../links';
 
 /**
  * The sanitizer of rendered Markdown: DOMPurify with a strict allow-list, run on every block the
- * renderer builds before it reaches the page (finished blocks, the streaming tail, one-shot
- * renders and highlighted code alike). The renderer never parses HTML (it builds nodes with
- * `createElement`/`textContent`, highlighted code from highlight.js's token tree), so this is
- * the second line of defence.
+ * renderer builds before it reaches the page (finished blocks, the streaming tail and one-shot
+ * renders alike). The renderer never parses HTML (it builds nodes with `createElement`/
+ * `textContent`), so this is the second line of defence. Code is highlighted after it: only
+ * `<span class>` elements and text nodes from highlight.js's token tree (codeBlock.ts), which the
+ * sanitizer would leave as they are (test/unit/webview/highlight.test.ts checks that over the R4
+ * corpus) and which made up most of the nodes it walked.
  */
 
 const allowedTags = [

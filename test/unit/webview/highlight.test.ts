@@ -6,7 +6,8 @@ import type { HLJSApi, LanguageFn } from 'highlight.js';
 import { fenceLabel, prepareLanguage, setScriptLoader } from '../../../src/webview/highlight';
 import { mailbox, publishGrammar } from '../../../src/webview/highlight/mailbox';
 import { renderMarkdown } from '../../../src/webview/markdown';
-import { repoRoot } from '../../support/paths';
+import { sanitizeInPlace } from '../../../src/webview/markdown/sanitizer';
+import { fixturesDir, repoRoot } from '../../support/paths';
 import { loadGrammarsSynchronously } from './grammars';
 import { bareWindowEachTest } from './harness';
 
@@ -71,6 +72,36 @@ suite('webview: highlighting with highlight.js grammars loaded on demand', () =>
       assert.equal(element.className, `hljs language-${language}`);
     });
   }
+
+  // Highlighting runs after the sanitizer (codeBlock.ts): safe only while highlighted code is
+  // nothing but <span class> elements and the source's text. The R4 payloads in fences of the
+  // grammars that know HTML, SVG, CSS, URLs and Markdown; the samples above are the benign twins.
+  test('highlighted code is only <span class> and the source as text: the sanitizer would change nothing in it (R4 payloads)', () => {
+    const { payloads } = JSON.parse(fs.readFileSync(path.join(fixturesDir, 'hostile', 'payloads.json'), 'utf8')) as { payloads: { id: string; text?: unknown }[] };
+    const languages = ['html', 'xml', 'svg', 'css', 'javascript', 'markdown', 'bash', 'json'];
+    const sources = [...payloads.flatMap((p) => (typeof p.text === 'string' ? [{ id: p.id, text: p.text }] : [])), ...Object.entries(samples).map(([id, text]) => ({ id, text }))];
+    let spans = 0;
+    for (const { id, text } of sources) {
+      const fence = '`'.repeat(Math.max(3, ...Array.from(text.matchAll(/`+/g), (m) => m[0].length + 1)));
+      for (const language of languages) {
+        const code = renderMarkdown(`${fence}${language}\n${text}\n${fence}\n`, fx.timers).querySelector('pre code');
+        assert.ok(code, `${id} in ${language}`);
+        assert.equal(code.textContent, text.replace(/\r\n?/g, '\n'), `${id} in ${language}: the source, as text`);
+        for (const element of Array.from(code.querySelectorAll('*'))) {
+          assert.equal(element.tagName, 'SPAN', `${id} in ${language}`);
+          assert.deepEqual(element.getAttributeNames(), ['class'], `${id} in ${language}`);
+          assert.match(element.className, /^(?:hljs-[a-z0-9_-]+|language-[a-z0-9-]+|[a-z]+_+)(?: (?:hljs-[a-z0-9_-]+|[a-z]+_+))*$/, `${id} in ${language}: class ${element.className}`);
+          spans++;
+        }
+        const twice = code.cloneNode(true) as HTMLElement;
+        const box = fx.win.document.createElement('div');
+        box.appendChild(twice);
+        sanitizeInPlace(box);
+        assert.equal(twice.innerHTML, code.innerHTML, `${id} in ${language}: sanitized again, unchanged`);
+      }
+    }
+    assert.ok(sources.length >= 60 && spans > 2_000, `${sources.length} sources, ${spans} spans`);
+  });
 
   test('the first fence of a language shows as text with the same element, then is highlighted in place', async () => {
     const requested: string[] = [];
