@@ -183,6 +183,6 @@ export async function replayFile(turn: Turn, marker: Marker): Promise<void> {
   // Benchmarks time the client against the moment the last update went out (bench/p9ManyChats.ts).
   const events = process.env.SCRIPTED_AGENT_EVENTS_FILE;
   if (events !== undefined && events !== '') {
-    appendFileSync(events, `${JSON.stringify({ event: 'replay-file-done', path, sent, sessionId: turn.sessionId, at: Date.now() })}\n`);
+    appendFileSync(events, `${JSON.stringify({ event: 'replay-file-done', path, sent, sessionId: turn.sessionId, startedAt: started, at: Date.now() })}\n`);
   }
 }
