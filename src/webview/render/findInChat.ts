@@ -1,3 +1,4 @@
+import type { OutputBox } from './contentItem';
 import type { FindResult } from '../../protocol/webviewProtocol';
 import { t } from '../strings';
 import { FindBar } from './findBar';
@@ -151,7 +152,9 @@ export class FindInChat {
     this.clearMark();
     let range = this.findRange(row, occurrence);
     if (range === undefined) {
-      // In a collapsed section: open thoughts, raw details and tool cards, then look again.
+      // In a collapsed section or the part of a long output not put in yet (toolContent.ts): open
+      // thoughts, raw details and tool cards, complete the outputs, then look again.
+      row.querySelectorAll<OutputBox>('.tool-output').forEach((box) => box.rest?.());
       for (const d of Array.from(row.querySelectorAll('details:not([open])'))) {
         (d as HTMLDetailsElement).open = true;
       }

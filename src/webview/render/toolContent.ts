@@ -6,7 +6,7 @@ import { renderMarkdown } from '../markdown';
 import { t } from '../strings';
 import { visibleLabel } from '../text';
 import { renderBlock } from './blocks';
-import type { ContentItem } from './contentItem';
+import type { ContentItem, OutputBox } from './contentItem';
 import type { RenderEnv } from './env';
 
 export type { ContentItem } from './contentItem';
@@ -49,7 +49,7 @@ function sameContent(a: ToolContentView, b: ToolContentView): boolean {
 }
 
 function textContent(content: Extract<ToolContentView, { type: 'text' }>, index: number, entryId: string, env: RenderEnv): HTMLElement {
-  const body = content.markdown ? renderMarkdown(content.text, env.scheduler, 'markdown tool-markdown') : el('pre', { class: 'tool-output', text: content.text });
+  const body = content.markdown ? renderMarkdown(content.text, env.scheduler, 'markdown tool-markdown') : outputBox(content.text, env);
   const truncated = content.fullLength > content.text.length;
   return el('div', { class: 'tool-text' }, [
     body,
@@ -59,6 +59,26 @@ function textContent(content: Extract<ToolContentView, { type: 'text' }>, index:
         button(t('Open full output'), { icon: 'go-to-file', class: 'link-button', onClick: () => env.actions.openOutput(entryId, index) }),
       ]),
   ]);
+}
+
+/**
+ * A tool's output in its capped box. A long one goes in as its first 4,000 characters and the rest
+ * once the page is idle (500 ms at the latest), or when find looks in it: laying out 16 KB of
+ * wrapped text was most of the first frame of a long session's opening (bench/README.md, P8), and
+ * now takes a task of its own. Two text nodes flow as one, so nothing shows where it was cut.
+ */
+function outputBox(text: string, env: RenderEnv): OutputBox {
+  /** Characters put in at once: more than the 320 px box shows. */
+  const firstChars = 4_000;
+  const box: OutputBox = el('pre', { class: 'tool-output', text: text.slice(0, firstChars) });
+  if (text.length > firstChars) {
+    box.rest = () => {
+      box.rest = undefined;
+      box.append(text.slice(firstChars));
+    };
+    env.scheduler.whenIdle(() => box.rest?.(), 500);
+  }
+  return box;
 }
 
 function diffContent(content: Extract<ToolContentView, { type: 'diff' }>, index: number, entryId: string, env: RenderEnv): HTMLElement {

@@ -315,6 +315,21 @@ suite('webview: interaction', () => {
     }
   });
 
+  test('a long tool output shows its first 4,000 characters at once and the rest when the page is idle, as one text; a short one whole', () => {
+    const long = Array.from({ length: 250 }, (_, i) => `line ${String(i).padStart(3, '0')}: ${'x'.repeat(40)}`).join('\n');
+    const short = long.slice(0, 3_999);
+    const output = (id: string, text: string): EntryView => tool(id, { title: `Run ${id}`, toolKind: 'execute', content: [{ type: 'text', text, fullLength: text.length, markdown: false }] });
+    h.send(snapshot(1, [output('long', long), output('short', short)]));
+    const box = (id: string): Element | null => h.doc.querySelector(`[data-entry-id="${id}"] pre.tool-output`);
+    assert.equal(box('long')?.textContent, long.slice(0, 4_000), 'the first 4,000 characters in the first frame');
+    assert.equal(box('short')?.textContent, short);
+    h.timers.advance(0); // the page is idle
+    assert.equal(box('long')?.textContent, long, 'then the rest, after it');
+    assert.equal(box('long')?.childNodes.length, 2);
+    h.timers.advance(1_000);
+    assert.equal(box('long')?.textContent, long, 'once');
+  });
+
   test('a running terminal grows in place', () => {
     const running = (output: string): EntryView =>
       tool('t1', { toolKind: 'execute', status: 'in_progress', content: [{ type: 'terminal', terminalId: 'x', output, fullLength: output.length, running: true }] });
