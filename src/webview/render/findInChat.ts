@@ -18,6 +18,11 @@ export interface FindTarget {
   reveal(id: string): Promise<HTMLElement | undefined>;
 }
 
+/** Puts in the text of the row's long outputs not put in yet (toolContent.ts): the host counted their matches too. */
+function completeOutputs(row: HTMLElement): void {
+  row.querySelectorAll<OutputBox>('.tool-output').forEach((box) => box.rest?.());
+}
+
 /**
  * Find in the chat (Ctrl+F). The virtualized transcript has only the entries near the view in its
  * DOM, so the host searches the whole conversation (`transcript/find`, over the view model it
@@ -150,17 +155,17 @@ export class FindInChat {
 
   private mark(row: HTMLElement, occurrence: number): void {
     this.clearMark();
+    completeOutputs(row);
     let range = this.findRange(row, occurrence);
     if (range === undefined) {
-      // In a collapsed section or the part of a long output not put in yet (toolContent.ts): open
-      // thoughts, raw details and tool cards, complete the outputs, then look again.
-      row.querySelectorAll<OutputBox>('.tool-output').forEach((box) => box.rest?.());
+      // In a collapsed section: open thoughts, raw details and tool cards, then look again.
       for (const d of Array.from(row.querySelectorAll('details:not([open])'))) {
         (d as HTMLDetailsElement).open = true;
       }
       for (const toggle of Array.from(row.querySelectorAll<HTMLElement>('.tool-toggle[aria-expanded="false"]'))) {
         toggle.click();
       }
+      completeOutputs(row);
       range = this.findRange(row, occurrence);
     }
     const css = (this.doc.defaultView as unknown as { CSS?: CssHighlights; Highlight?: new (r: Range) => unknown } | null) ?? undefined;
