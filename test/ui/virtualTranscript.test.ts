@@ -22,7 +22,8 @@ function longSession(turns: number): { harness: SessionHarness; chat: ChatSessio
     harness.prompt(`Question ${i}: what about module ${i}?`);
     harness.update(textChunk(answer(i)));
     harness.update(toolCall(`t${i}`, { title: `npm test -- module${i}`, kind: 'execute', status: 'in_progress' }));
-    const lines = 3 + (i % 9) * 4;
+    // Turn 7 ran a long test: 1,000 lines, shown clipped to its head and tail.
+    const lines = i === 7 ? 1_000 : 3 + (i % 9) * 4;
     harness.update(toolUpdate(`t${i}`, { status: 'completed', content: [{ type: 'content', content: { type: 'text', text: Array.from({ length: lines }, (_, k) => `PASS module${i} case ${k}`).join('\n') } }] }));
     harness.end();
   }
@@ -342,6 +343,48 @@ suite('the virtualized transcript: a 5,000-entry session (Chromium, fake host, t
     await status.filter({ hasText: 'No results' }).waitFor({ timeout: 10_000 });
     await field.press('Escape');
     assert.equal(await field.isVisible(), false);
+  });
+
+  test('Find in chat marks a match in the tail of a long, clipped tool output (its own box scrolls to it)', async () => {
+    const entry = ids()[4 * 7 + 2];
+    // Three rounds from the bottom of the chat, each a line of the output's tail, far below the top of its 320 px box.
+    for (const line of [998, 960, 999]) {
+      await log().focus();
+      await page.keyboard.press('Control+f');
+      const field = page.getByRole('searchbox', { name: 'Find in chat' });
+      await field.waitFor({ timeout: 10_000 });
+      const query = `module7 case ${line}`;
+      await field.fill(query);
+      const status = page.getByRole('search', { name: 'Find in chat' }).getByRole('status');
+      await status.filter({ hasText: '1 of 1' }).waitFor({ timeout: 10_000 });
+      // (The status said "1 of 1" for the round before too: wait for this round's mark.)
+      const mark = (): Promise<{ text: string; entry: string; inView: boolean }> => page.evaluate(() => {
+        const w = globalThis as unknown as { CSS: { highlights: Map<string, Set<{ toString(): string; getBoundingClientRect(): { top: number; bottom: number }; startContainer: { parentElement: PageElement | null } }>> } };
+        const range = Array.from(w.CSS.highlights.get('hermes-find') ?? [])[0];
+        const pre = range?.startContainer.parentElement;
+        const inBox = (box: PageElement | null | undefined): boolean => {
+          const b = box?.getBoundingClientRect();
+          const r = range?.getBoundingClientRect();
+          return b !== undefined && r !== undefined && r.top >= b.top && r.bottom <= b.bottom;
+        };
+        const entry = (pre as unknown as { closest(s: string): PageElement | null } | null | undefined)?.closest('[data-entry-id]');
+        const log = (pre as unknown as { closest(s: string): PageElement | null } | null | undefined)?.closest('[role="log"]');
+        return { text: range?.toString() ?? '', entry: entry?.getAttribute('data-entry-id') ?? '', inView: inBox(pre) && inBox(log) };
+      });
+      let m = await mark();
+      for (let i = 0; i < 100 && m.text !== query; i++) {
+        await new Promise((r) => setTimeout(r, 50));
+        m = await mark();
+      }
+      await settled();
+      m = await mark();
+      assert.deepEqual(m, { text: query, entry, inView: true }, query);
+      await field.press('Escape');
+      await log().evaluate((l: PageElement) => {
+        l.scrollTop = l.scrollHeight;
+      });
+      await settled();
+    }
   });
 
   test('the log keeps its role and name, and says how many entries are outside it', async () => {

@@ -171,11 +171,34 @@ export class FindInChat {
     const css = (this.doc.defaultView as unknown as { CSS?: CssHighlights; Highlight?: new (r: Range) => unknown } | null) ?? undefined;
     if (range !== undefined && css?.CSS?.highlights !== undefined && css.Highlight !== undefined) {
       css.CSS.highlights.set(highlightName, new css.Highlight(range));
+      this.scrollBoxesTo(range);
       this.scrollTo(range.getBoundingClientRect());
     } else {
       row.classList.add('find-current');
       this.marked = row;
       this.scrollTo(row.getBoundingClientRect());
+    }
+  }
+
+  /**
+   * Scrolls the boxes between the match and the log (a tool output capped at 320 px scrolls in its
+   * own box) to the match: otherwise its place in the box's text, thousands of pixels below the
+   * box, scrolled the log past the entry and the virtualized transcript took the entry out.
+   */
+  private scrollBoxesTo(range: Range): void {
+    const log = this.transcript.log;
+    for (let box = range.startContainer.parentElement; box !== null && box !== log; box = box.parentElement) {
+      if (box.scrollHeight <= box.clientHeight && box.scrollWidth <= box.clientWidth) {
+        continue;
+      }
+      const rect = range.getBoundingClientRect();
+      const view = box.getBoundingClientRect();
+      if (rect.top < view.top || rect.bottom > view.bottom) {
+        box.scrollTop += rect.top - view.top - box.clientHeight / 3;
+      }
+      if (rect.left < view.left || rect.right > view.right) {
+        box.scrollLeft += rect.left - view.left - box.clientWidth / 3;
+      }
     }
   }
 
