@@ -20,11 +20,18 @@ function longSession(turns: number): { harness: SessionHarness; chat: ChatSessio
   const harness = new SessionHarness();
   for (let i = 0; i < turns; i++) {
     harness.prompt(`Question ${i}: what about module ${i}?`);
-    harness.update(textChunk(answer(i)));
-    harness.update(toolCall(`t${i}`, { title: `npm test -- module${i}`, kind: 'execute', status: 'in_progress' }));
-    // Turn 7 ran a long test: 1,000 lines, shown clipped to its head and tail.
-    const lines = i === 7 ? 1_000 : 3 + (i % 9) * 4;
-    harness.update(toolUpdate(`t${i}`, { status: 'completed', content: [{ type: 'content', content: { type: 'text', text: Array.from({ length: lines }, (_, k) => `PASS module${i} case ${k}`).join('\n') } }] }));
+    // Places a card keeps out of sight, for find: turn 5 thought at length (a thought is folded once
+    // done), turn 6 read a 400-line file (a read's card starts folded; the output is Markdown), turn
+    // 7 ran a 1,000-line test (shown clipped to head and tail, in a box that scrolls on its own),
+    // turn 8 answered with a code block of one long line (it scrolls sideways).
+    if (i === 5) {
+      harness.update(textChunk(`Thinking about it. ${'Some thought goes on. '.repeat(200)}thought-needle here.`, 'agent_thought_chunk'));
+    }
+    harness.update(textChunk(i === 8 ? `${answer(i)}\n\n\`\`\`text\n${'wide '.repeat(400)}wide-needle\n\`\`\`\n` : answer(i)));
+    harness.update(toolCall(`t${i}`, { title: `npm test -- module${i}`, kind: i === 6 ? 'read' : 'execute', status: 'in_progress' }));
+    const lines = i === 7 ? 1_000 : i === 6 ? 400 : 3 + (i % 9) * 4;
+    const line = (k: number): string => (i === 6 && k === 350 ? 'read-needle in the file' : `PASS module${i} case ${k}`);
+    harness.update(toolUpdate(`t${i}`, { status: 'completed', content: [{ type: 'content', content: { type: 'text', text: Array.from({ length: lines }, (_, k) => line(k)).join('\n') } }] }));
     harness.end();
   }
   const { chat, changed } = chatOver(harness);
@@ -345,40 +352,51 @@ suite('the virtualized transcript: a 5,000-entry session (Chromium, fake host, t
     assert.equal(await field.isVisible(), false);
   });
 
-  test('Find in chat marks a match in the tail of a long, clipped tool output (its own box scrolls to it)', async () => {
-    const entry = ids()[4 * 7 + 2];
-    // Three rounds from the bottom of the chat, each a line of the output's tail, far below the top of its 320 px box.
-    for (const line of [998, 960, 999]) {
+  test('Find in chat shows a match a card keeps out of sight: a folded thought or card, a capped box, a long line', async () => {
+    const cases: [query: string, entry: number][] = [
+      ['module7 case 998', 4 * 7 + 2], // the tail of a clipped output, far below the top of its 320 px box
+      ['module7 case 960', 4 * 7 + 2],
+      ['thought-needle', 4 * 5 + 1], // a folded thought (its text is put in when it opens)
+      ['read-needle', 4 * 6 + 2], // a folded card, its long Markdown output laid out only once shown
+      ['wide-needle', 4 * 8 + 1], // the end of a code block's long line
+    ];
+    const field = page.getByRole('searchbox', { name: 'Find in chat' });
+    for (const [query, index] of cases) {
+      // Each from the bottom of the chat, the cards folded as they were.
       await log().focus();
       await page.keyboard.press('Control+f');
-      const field = page.getByRole('searchbox', { name: 'Find in chat' });
       await field.waitFor({ timeout: 10_000 });
-      const query = `module7 case ${line}`;
       await field.fill(query);
-      const status = page.getByRole('search', { name: 'Find in chat' }).getByRole('status');
-      await status.filter({ hasText: '1 of 1' }).waitFor({ timeout: 10_000 });
-      // (The status said "1 of 1" for the round before too: wait for this round's mark.)
-      const mark = (): Promise<{ text: string; entry: string; inView: boolean }> => page.evaluate(() => {
-        const w = globalThis as unknown as { CSS: { highlights: Map<string, Set<{ toString(): string; getBoundingClientRect(): { top: number; bottom: number }; startContainer: { parentElement: PageElement | null } }>> } };
-        const range = Array.from(w.CSS.highlights.get('hermes-find') ?? [])[0];
-        const pre = range?.startContainer.parentElement;
-        const inBox = (box: PageElement | null | undefined): boolean => {
-          const b = box?.getBoundingClientRect();
+      // The mark: its text, its entry, and whether every box between it and the log shows it.
+      const mark = (): Promise<{ text: string; entry: string; inView: boolean }> =>
+        page.evaluate(() => {
+          interface Box {
+            readonly parentElement: Box | null;
+            getBoundingClientRect(): { top: number; bottom: number; left: number; right: number };
+            getAttribute(name: string): string | null;
+          }
+          const w = globalThis as unknown as { CSS: { highlights: Map<string, Set<{ toString(): string; getBoundingClientRect(): { top: number; bottom: number; left: number; right: number }; startContainer: { parentElement: Box | null } }>> } };
+          const range = Array.from(w.CSS.highlights.get('hermes-find') ?? [])[0];
           const r = range?.getBoundingClientRect();
-          return b !== undefined && r !== undefined && r.top >= b.top && r.bottom <= b.bottom;
-        };
-        const entry = (pre as unknown as { closest(s: string): PageElement | null } | null | undefined)?.closest('[data-entry-id]');
-        const log = (pre as unknown as { closest(s: string): PageElement | null } | null | undefined)?.closest('[role="log"]');
-        return { text: range?.toString() ?? '', entry: entry?.getAttribute('data-entry-id') ?? '', inView: inBox(pre) && inBox(log) };
-      });
+          let inView = r !== undefined;
+          let entry = '';
+          for (let box = range?.startContainer.parentElement ?? null; box !== null && r !== undefined; box = box.parentElement) {
+            const b = box.getBoundingClientRect();
+            inView &&= r.top >= b.top - 1 && r.bottom <= b.bottom + 1 && r.left >= b.left - 1 && r.right <= b.right + 1;
+            entry ||= box.getAttribute('data-entry-id') ?? '';
+            if (box.getAttribute('role') === 'log') {
+              break;
+            }
+          }
+          return { text: range?.toString() ?? '', entry, inView };
+        });
       let m = await mark();
       for (let i = 0; i < 100 && m.text !== query; i++) {
         await new Promise((r) => setTimeout(r, 50));
         m = await mark();
       }
       await settled();
-      m = await mark();
-      assert.deepEqual(m, { text: query, entry, inView: true }, query);
+      assert.deepEqual(await mark(), { text: query, entry: ids()[index], inView: true }, query);
       await field.press('Escape');
       await log().evaluate((l: PageElement) => {
         l.scrollTop = l.scrollHeight;

@@ -143,36 +143,56 @@ export class FindInChat {
       return;
     }
     // A long message renders its text a piece per task: give it a few frames to show the match.
-    const win = this.doc.defaultView;
-    for (let frame = 0; frame < 30 && win !== null && this.findRange(row, k) === undefined; frame++) {
-      await new Promise((resolve) => win.requestAnimationFrame(resolve));
-      if (stale()) {
+    for (let frame = 0; frame < 30 && this.findRange(row, k) === undefined; frame++) {
+      if (!(await this.frame()) || stale()) {
         return;
       }
     }
-    this.mark(row, k);
+    await this.mark(row, k, stale);
   }
 
-  private mark(row: HTMLElement, occurrence: number): void {
+  /** The next frame; false when the page has no window (nothing to wait for). */
+  private frame(): Promise<boolean> {
+    const win = this.doc.defaultView;
+    return win === null ? Promise.resolve(false) : new Promise((resolve) => win.requestAnimationFrame(() => resolve(true)));
+  }
+
+  private async mark(row: HTMLElement, occurrence: number, stale: () => boolean): Promise<void> {
     this.clearMark();
     completeOutputs(row);
     let range = this.findRange(row, occurrence);
     if (range === undefined) {
-      // In a collapsed section: open thoughts, raw details and tool cards, then look again.
+      // In a collapsed section: open thoughts, raw details and tool cards, then look again. A
+      // thought's or raw output's text is put in on its `toggle` event, after this task: a few frames.
       for (const d of Array.from(row.querySelectorAll('details:not([open])'))) {
         (d as HTMLDetailsElement).open = true;
       }
       for (const toggle of Array.from(row.querySelectorAll<HTMLElement>('.tool-toggle[aria-expanded="false"]'))) {
         toggle.click();
       }
-      completeOutputs(row);
-      range = this.findRange(row, occurrence);
+      for (let frame = 0; frame < 10; frame++) {
+        completeOutputs(row);
+        range = this.findRange(row, occurrence);
+        if (range !== undefined || !(await this.frame()) || stale()) {
+          break;
+        }
+      }
+      if (stale()) {
+        return;
+      }
     }
     const css = (this.doc.defaultView as unknown as { CSS?: CssHighlights; Highlight?: new (r: Range) => unknown } | null) ?? undefined;
     if (range !== undefined && css?.CSS?.highlights !== undefined && css.Highlight !== undefined) {
       css.CSS.highlights.set(highlightName, new css.Highlight(range));
-      this.scrollBoxesTo(range);
-      this.scrollTo(range.getBoundingClientRect());
+      // A Markdown group out of view keeps a 600 px stand-in height until it is shown (content-
+      // visibility), so the first scroll can land short of the match: scroll again once it has
+      // its real height (a few frames at most).
+      for (let frame = 0; frame < 5; frame++) {
+        this.scrollBoxesTo(range);
+        if (!this.scrollTo(range.getBoundingClientRect()) || !(await this.frame()) || stale()) {
+          return;
+        }
+      }
     } else {
       row.classList.add('find-current');
       this.marked = row;
@@ -202,12 +222,15 @@ export class FindInChat {
     }
   }
 
-  private scrollTo(rect: DOMRect): void {
+  /** Scrolls the log to put `rect` a third of the way down when it is not in view; true if it scrolled. */
+  private scrollTo(rect: DOMRect): boolean {
     const log = this.transcript.log;
     const view = log.getBoundingClientRect();
-    if (rect.top < view.top || rect.bottom > view.bottom) {
-      log.scrollTop += rect.top - view.top - view.height / 3;
+    if (rect.top >= view.top && rect.bottom <= view.bottom) {
+      return false;
     }
+    log.scrollTop += rect.top - view.top - view.height / 3;
+    return true;
   }
 
   /** The `occurrence`-th match of the query in the row's text (the last one when it has fewer). */
