@@ -15,6 +15,9 @@ const context = (): ViewContext => ({ agentName: 'Hermes', readOnly: false, acce
 const answer = (i: number): string =>
   `Turn ${i} answer marker-${i}: the cache key of module ${i} is built from the folder.\n\n- it reads the folder\n- it hashes the path\n\n${'The rest of the explanation goes on for a while. '.repeat(1 + (i % 4))}`;
 
+/** An answer of 90 KB (1,000 paragraphs): the webview renders it a piece per task. */
+const longAnswer = `${Array.from({ length: 1_000 }, (_, k) => `Paragraph ${k} of a very long answer: it goes on and on, as long answers do, for a while.`).join('\n\n')}\n\nlong-needle at the end.`;
+
 /** A real session state of `turns` finished turns (prompt, Markdown answer, shell call with output, footer). */
 function longSession(turns: number): { harness: SessionHarness; chat: ChatSession; changed: () => void } {
   const harness = new SessionHarness();
@@ -23,11 +26,15 @@ function longSession(turns: number): { harness: SessionHarness; chat: ChatSessio
     // Places a card keeps out of sight, for find: turn 5 thought at length (a thought is folded once
     // done), turn 6 read a 400-line file (a read's card starts folded; the output is Markdown), turn
     // 7 ran a 1,000-line test (shown clipped to head and tail, in a box that scrolls on its own),
-    // turn 8 answered with a code block of one long line (it scrolls sideways).
+    // turn 8 answered with a code block of one long line (it scrolls sideways), turn 9 at length
+    // after a short thought.
     if (i === 5) {
       harness.update(textChunk(`Thinking about it. ${'Some thought goes on. '.repeat(200)}thought-needle here.`, 'agent_thought_chunk'));
     }
-    harness.update(textChunk(i === 8 ? `${answer(i)}\n\n\`\`\`text\n${'wide '.repeat(400)}wide-needle\n\`\`\`\n` : answer(i)));
+    if (i === 9) {
+      harness.update(textChunk('A short thought.', 'agent_thought_chunk'));
+    }
+    harness.update(textChunk(i === 8 ? `${answer(i)}\n\n\`\`\`text\n${'wide '.repeat(400)}wide-needle\n\`\`\`\n` : i === 9 ? longAnswer : answer(i)));
     harness.update(toolCall(`t${i}`, { title: `npm test -- module${i}`, kind: i === 6 ? 'read' : 'execute', status: 'in_progress' }));
     const lines = i === 7 ? 1_000 : i === 6 ? 400 : 3 + (i % 9) * 4;
     const line = (k: number): string => (i === 6 && k === 350 ? 'read-needle in the file' : `PASS module${i} case ${k}`);
@@ -359,6 +366,7 @@ suite('the virtualized transcript: a 5,000-entry session (Chromium, fake host, t
       ['thought-needle', 4 * 5 + 1], // a folded thought (its text is put in when it opens)
       ['read-needle', 4 * 6 + 2], // a folded card, its long Markdown output laid out only once shown
       ['wide-needle', 4 * 8 + 1], // the end of a code block's long line
+      ['long-needle', 4 * 9 + 1], // the end of a 90 KB answer, rendered a piece per task
     ];
     const field = page.getByRole('searchbox', { name: 'Find in chat' });
     for (const [query, index] of cases) {

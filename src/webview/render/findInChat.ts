@@ -185,11 +185,12 @@ export class FindInChat {
     if (range !== undefined && css?.CSS?.highlights !== undefined && css.Highlight !== undefined) {
       css.CSS.highlights.set(highlightName, new css.Highlight(range));
       // A Markdown group out of view keeps a 600 px stand-in height until it is shown (content-
-      // visibility), so the first scroll can land short of the match: scroll again once it has
-      // its real height (a few frames at most).
-      for (let frame = 0; frame < 5; frame++) {
+      // visibility), and rows near it are still being measured: the first scroll can land short of
+      // the match. Scroll again until it has stayed in view for three frames (twenty at most).
+      for (let frame = 0, still = 0; frame < 20 && still < 3; frame++) {
         this.scrollBoxesTo(range);
-        if (!this.scrollTo(range.getBoundingClientRect()) || !(await this.frame()) || stale()) {
+        still = this.scrollTo(range.getBoundingClientRect()) ? 0 : still + 1;
+        if (!(await this.frame()) || stale()) {
           return;
         }
       }
