@@ -143,12 +143,20 @@ export class FindInChat {
       return;
     }
     // A long message renders its text a piece per task: give it a few frames to show the match.
-    for (let frame = 0; frame < 30 && this.findRange(row, k) === undefined; frame++) {
-      if (!(await this.frame()) || stale()) {
-        return;
+    await this.rangeWithin(row, k, 30, stale);
+    if (!stale()) {
+      await this.mark(row, k, stale);
+    }
+  }
+
+  /** The match's range as soon as the row shows it, looked for each frame up to `frames` frames. */
+  private async rangeWithin(row: HTMLElement, occurrence: number, frames: number, stale: () => boolean): Promise<Range | undefined> {
+    for (let frame = 0; ; frame++) {
+      const range = this.findRange(row, occurrence);
+      if (range !== undefined || frame === frames || !(await this.frame()) || stale()) {
+        return range;
       }
     }
-    await this.mark(row, k, stale);
   }
 
   /** The next frame; false when the page has no window (nothing to wait for). */
@@ -170,13 +178,8 @@ export class FindInChat {
       for (const toggle of Array.from(row.querySelectorAll<HTMLElement>('.tool-toggle[aria-expanded="false"]'))) {
         toggle.click();
       }
-      for (let frame = 0; frame < 10; frame++) {
-        completeOutputs(row);
-        range = this.findRange(row, occurrence);
-        if (range !== undefined || !(await this.frame()) || stale()) {
-          break;
-        }
-      }
+      completeOutputs(row);
+      range = await this.rangeWithin(row, occurrence, 10, stale);
       if (stale()) {
         return;
       }
