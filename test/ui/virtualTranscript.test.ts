@@ -413,6 +413,57 @@ suite('the virtualized transcript: a 5,000-entry session (Chromium, fake host, t
     }
   });
 
+  test('Find in chat keeps its mark on a reply that streams on: an open code fence, then the fence closed', async () => {
+    const { harness, changed } = session;
+    harness.prompt('Show me the code.');
+    changed();
+    // The match is in the fence's last, unfinished line.
+    harness.update(textChunk("Here it is:\n\n```ts\nconst first = 1;\nconst key = 'fence-needle"));
+    changed();
+    await page.getByText("const key = 'fence-needle").waitFor({ timeout: 10_000 });
+    await log().focus();
+    await page.keyboard.press('Control+f');
+    const field = page.getByRole('searchbox', { name: 'Find in chat' });
+    await field.waitFor({ timeout: 10_000 });
+    await field.fill('fence-needle');
+    const status = page.getByRole('search', { name: 'Find in chat' }).getByRole('status');
+    await status.filter({ hasText: '1 of 1' }).waitFor({ timeout: 10_000 });
+    const marked = (): Promise<string> =>
+      page.evaluate(() => {
+        const w = globalThis as unknown as { CSS: { highlights: Map<string, Set<{ toString(): string }>> } };
+        return Array.from(w.CSS.highlights.get('hermes-find') ?? [])[0]?.toString() ?? '';
+      });
+    const markedSoon = async (): Promise<string> => {
+      let text = await marked();
+      for (let i = 0; i < 40 && text !== 'fence-needle'; i++) {
+        await new Promise((r) => setTimeout(r, 50));
+        text = await marked();
+      }
+      return text;
+    };
+    assert.equal(await markedSoon(), 'fence-needle', 'marked in the unfinished line');
+    // The line ends (it joins the fence's finished lines), more lines come, then the fence closes
+    // (highlighted anew) and a paragraph follows: the mark stays on the same words.
+    const steps: [chunk: string, shown: string][] = [
+      ["';\n", 'const first = 1;'],
+      ['const more = 2;\nconst last', 'const last'],
+      [' = 3;\n```\n\nThat is all', 'That is all'],
+      [' of it.\n\nDone.', 'Done.'],
+    ];
+    for (const [chunk, shown] of steps) {
+      harness.update(textChunk(chunk));
+      changed();
+      await page.getByText(shown).first().waitFor({ timeout: 10_000 });
+      await settled();
+      assert.equal(await markedSoon(), 'fence-needle', `after ${JSON.stringify(chunk)}`);
+    }
+    harness.end();
+    changed();
+    await settled();
+    assert.equal(await markedSoon(), 'fence-needle', 'after the turn ended');
+    await field.press('Escape');
+  });
+
   test('the log keeps its role and name, and says how many entries are outside it', async () => {
     const snapshot = await log().ariaSnapshot();
     assert.match(snapshot, /log "Conversation"/);

@@ -38,6 +38,9 @@ export class FindInChat {
   private timer: ReturnType<typeof setTimeout> | undefined;
   private asked = 0;
   private marked: HTMLElement | undefined;
+  /** The marked match, and what puts the mark back when the row's text is rendered anew (see `keep`). */
+  private held: Range | undefined;
+  private keeper: MutationObserver | undefined;
 
   constructor(
     private readonly doc: Document,
@@ -186,13 +189,17 @@ export class FindInChat {
     }
     const css = (this.doc.defaultView as unknown as { CSS?: CssHighlights; Highlight?: new (r: Range) => unknown } | null) ?? undefined;
     if (range !== undefined && css?.CSS?.highlights !== undefined && css.Highlight !== undefined) {
-      css.CSS.highlights.set(highlightName, new css.Highlight(range));
+      const { highlights } = css.CSS;
+      const Highlight = css.Highlight;
+      highlights.set(highlightName, new Highlight(range));
+      this.keep(row, occurrence, range, (r) => highlights.set(highlightName, new Highlight(r)));
       // A Markdown group out of view keeps a 600 px stand-in height until it is shown (content-
       // visibility), and rows near it are still being measured: the first scroll can land short of
       // the match. Scroll again until it has stayed in view for three frames (twenty at most).
       for (let frame = 0, still = 0; frame < 20 && still < 3; frame++) {
-        this.scrollBoxesTo(range);
-        still = this.scrollTo(range.getBoundingClientRect()) ? 0 : still + 1;
+        const held = this.held ?? range;
+        this.scrollBoxesTo(held);
+        still = this.scrollTo(held.getBoundingClientRect()) ? 0 : still + 1;
         if (!(await this.frame()) || stale()) {
           return;
         }
@@ -202,6 +209,32 @@ export class FindInChat {
       this.marked = row;
       this.scrollTo(row.getBoundingClientRect());
     }
+  }
+
+  /**
+   * Keeps the mark on its words while the row changes: a reply that streams on renders its open end
+   * anew (an unfinished line of a code fence joins the finished ones, a fence closes and is
+   * highlighted), and a range in text that is replaced or removed collapses. Looked at after each
+   * batch of changes (before the frame is painted), found again only when it no longer holds them.
+   */
+  private keep(row: HTMLElement, occurrence: number, range: Range, show: (range: Range) => void): void {
+    const win = this.doc.defaultView;
+    if (win === null) {
+      return;
+    }
+    const needle = this.query.toLowerCase();
+    this.held = range;
+    this.keeper = new win.MutationObserver(() => {
+      if (this.held === undefined || this.held.toString().toLowerCase() === needle) {
+        return;
+      }
+      const again = this.findRange(row, occurrence);
+      if (again !== undefined) {
+        this.held = again;
+        show(again);
+      }
+    });
+    this.keeper.observe(row, { subtree: true, childList: true, characterData: true });
   }
 
   /**
@@ -284,6 +317,9 @@ export class FindInChat {
   private clearMark(): void {
     const css = this.doc.defaultView as unknown as { CSS?: CssHighlights } | null;
     css?.CSS?.highlights?.delete(highlightName);
+    this.keeper?.disconnect();
+    this.keeper = undefined;
+    this.held = undefined;
     this.marked?.classList.remove('find-current');
     this.marked = undefined;
   }
