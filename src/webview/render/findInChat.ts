@@ -225,7 +225,8 @@ export class FindInChat {
     const needle = this.query.toLowerCase();
     this.held = range;
     this.keeper = new win.MutationObserver(() => {
-      if (this.held === undefined || this.held.toString().toLowerCase() === needle) {
+      // (A query being typed is not asked yet: the mark it replaces stays as it is until then.)
+      if (this.held === undefined || this.held.toString().toLowerCase() === needle || this.query.toLowerCase() !== needle) {
         return;
       }
       const again = this.findRange(row, occurrence);
