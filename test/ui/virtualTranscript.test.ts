@@ -35,9 +35,9 @@ function longSession(turns: number): { harness: SessionHarness; chat: ChatSessio
       harness.update(textChunk('A short thought.', 'agent_thought_chunk'));
     }
     harness.update(textChunk(i === 8 ? `${answer(i)}\n\n\`\`\`text\n${'wide '.repeat(400)}wide-needle\n\`\`\`\n` : i === 9 ? longAnswer : answer(i)));
-    harness.update(toolCall(`t${i}`, { title: `npm test -- module${i}`, kind: i === 6 ? 'read' : 'execute', status: 'in_progress' }));
+    harness.update(toolCall(`t${i}`, { title: i === 6 ? 'Read notes.md (title-needle)' : `npm test -- module${i}`, kind: i === 6 ? 'read' : 'execute', status: 'in_progress' }));
     const lines = i === 7 ? 1_000 : i === 6 ? 400 : 3 + (i % 9) * 4;
-    const line = (k: number): string => (i === 6 && k === 350 ? 'read-needle in the file' : `PASS module${i} case ${k}`);
+    const line = (k: number): string => (i === 6 && k === 350 ? 'read-needle in the file' : i === 6 && k === 200 ? 'title-needle in the file too' : `PASS module${i} case ${k}`);
     harness.update(toolUpdate(`t${i}`, { status: 'completed', content: [{ type: 'content', content: { type: 'text', text: Array.from({ length: lines }, (_, k) => line(k)).join('\n') } }] }));
     harness.end();
   }
@@ -360,51 +360,65 @@ suite('the virtualized transcript: a 5,000-entry session (Chromium, fake host, t
   });
 
   test('Find in chat shows a match a card keeps out of sight: a folded thought or card, a capped box, a long line', async () => {
-    const cases: [query: string, entry: number][] = [
-      ['module7 case 998', 4 * 7 + 2], // the tail of a clipped output, far below the top of its 320 px box
-      ['module7 case 960', 4 * 7 + 2],
-      ['thought-needle', 4 * 5 + 1], // a folded thought (its text is put in when it opens)
-      ['read-needle', 4 * 6 + 2], // a folded card, its long Markdown output laid out only once shown
-      ['wide-needle', 4 * 8 + 1], // the end of a code block's long line
-      ['long-needle', 4 * 9 + 1], // the end of a 90 KB answer, rendered a piece per task
+    // The query, its entry, whether the match is in a tool card's body, and how many times to step (Enter).
+    const cases: [query: string, entry: number, inBody: boolean, steps: number][] = [
+      ['module7 case 998', 4 * 7 + 2, true, 0], // the tail of a clipped output, far below the top of its 320 px box
+      ['module7 case 960', 4 * 7 + 2, true, 0],
+      ['thought-needle', 4 * 5 + 1, false, 0], // a folded thought (its text is put in when it opens)
+      ['title-needle', 4 * 6 + 2, false, 0], // a folded card's title…
+      ['title-needle', 4 * 6 + 2, true, 1], // …and the next match, in its output (the card opens): not the title again
+      ['read-needle', 4 * 6 + 2, true, 0], // the same card's long Markdown output, laid out only once shown
+      ['wide-needle', 4 * 8 + 1, false, 0], // the end of a code block's long line
+      ['long-needle', 4 * 9 + 1, false, 0], // the end of a 90 KB answer, rendered a piece per task
     ];
     const field = page.getByRole('searchbox', { name: 'Find in chat' });
-    for (const [query, index] of cases) {
+    const status = page.getByRole('search', { name: 'Find in chat' }).getByRole('status');
+    for (const [query, index, inBody, steps] of cases) {
       // Each from the bottom of the chat, the cards folded as they were.
       await log().focus();
       await page.keyboard.press('Control+f');
       await field.waitFor({ timeout: 10_000 });
       await field.fill(query);
-      // The mark: its text, its entry, and whether every box between it and the log shows it.
-      const mark = (): Promise<{ text: string; entry: string; inView: boolean }> =>
+      for (let step = 0; step < steps; step++) {
+        // Two matches here (the bar says nothing until the query is answered).
+        await status.filter({ hasText: `${step + 1} of 2` }).waitFor({ timeout: 10_000 });
+        await field.press('Enter');
+      }
+      const expected = { text: query, entry: ids()[index], inView: true, inBody };
+      // The mark: its text, its entry, whether every box between it and the log shows it, and
+      // whether it is in a tool card's body.
+      const mark = (): Promise<{ text: string; entry: string; inView: boolean; inBody: boolean }> =>
         page.evaluate(() => {
           interface Box {
             readonly parentElement: Box | null;
             getBoundingClientRect(): { top: number; bottom: number; left: number; right: number };
             getAttribute(name: string): string | null;
+            readonly classList: { contains(name: string): boolean };
           }
           const w = globalThis as unknown as { CSS: { highlights: Map<string, Set<{ toString(): string; getBoundingClientRect(): { top: number; bottom: number; left: number; right: number }; startContainer: { parentElement: Box | null } }>> } };
           const range = Array.from(w.CSS.highlights.get('hermes-find') ?? [])[0];
           const r = range?.getBoundingClientRect();
           let inView = r !== undefined;
           let entry = '';
+          let inBody = false;
           for (let box = range?.startContainer.parentElement ?? null; box !== null && r !== undefined; box = box.parentElement) {
             const b = box.getBoundingClientRect();
             inView &&= r.top >= b.top - 1 && r.bottom <= b.bottom + 1 && r.left >= b.left - 1 && r.right <= b.right + 1;
             entry ||= box.getAttribute('data-entry-id') ?? '';
+            inBody ||= box.classList.contains('tool-body');
             if (box.getAttribute('role') === 'log') {
               break;
             }
           }
-          return { text: range?.toString() ?? '', entry, inView };
+          return { text: range?.toString() ?? '', entry, inView, inBody };
         });
       let m = await mark();
-      for (let i = 0; i < 100 && m.text !== query; i++) {
+      for (let i = 0; i < 100 && (m.text !== query || m.inBody !== inBody); i++) {
         await new Promise((r) => setTimeout(r, 50));
         m = await mark();
       }
       await settled();
-      assert.deepEqual(await mark(), { text: query, entry: ids()[index], inView: true }, query);
+      assert.deepEqual(await mark(), expected, `${query} (${steps} steps)`);
       await field.press('Escape');
       await log().evaluate((l: PageElement) => {
         l.scrollTop = l.scrollHeight;

@@ -61,6 +61,7 @@ export class FindInChat {
     this.clearMark();
     this.result = undefined;
     this.current = -1;
+    this.bar.setStatus(''); // not "1 of 2" from before when it opens again, until its query is answered
     this.transcript.log.focus({ preventScroll: true });
   }
 
@@ -271,7 +272,10 @@ export class FindInChat {
     return true;
   }
 
-  /** The `occurrence`-th match of the query in the row's text (the last one when it has fewer). */
+  /**
+   * The `occurrence`-th match of the query in the row's text; undefined while the row has fewer (a
+   * folded card shows its title, not its output: the title's match is not the output's).
+   */
   private findRange(row: HTMLElement, occurrence: number): Range | undefined {
     const needle = this.query.toLowerCase();
     const win = this.doc.defaultView;
@@ -289,7 +293,7 @@ export class FindInChat {
     for (let i = text.indexOf(needle); i >= 0 && found.length <= occurrence; i = text.indexOf(needle, i + needle.length)) {
       found.push(i);
     }
-    const at = found[Math.min(occurrence, found.length - 1)];
+    const at = found[occurrence];
     if (at === undefined) {
       return undefined;
     }
