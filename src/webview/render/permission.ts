@@ -17,34 +17,37 @@ export const rejectShortcut = 'Alt+N';
  */
 export class PermissionPrompt {
   readonly element: HTMLElement;
-  private readonly headingId = uniqueId('permission');
-  private readonly timer = el('span', { class: 'permission-timer' });
-  private permission: PermissionView | undefined;
-  private title = '';
-  private remember: RememberChoice | undefined;
-  private ticking = false;
-  private readonly tick = (): void => this.updateTimer();
+  readonly #headingId = uniqueId('permission');
+  readonly #timer = el('span', { class: 'permission-timer' });
+  #permission: PermissionView | undefined;
+  #title = '';
+  #remember: RememberChoice | undefined;
+  #ticking = false;
+  readonly #tick = (): void => this.#updateTimer();
 
-  constructor(private readonly env: RenderEnv) {
+  readonly #env: RenderEnv;
+
+  constructor(env: RenderEnv) {
+    this.#env = env;
     this.element = el('div', { class: 'permission', attrs: { role: 'group', tabindex: '-1' } });
   }
 
   get pending(): boolean {
-    return this.permission?.status === 'pending';
+    return this.#permission?.status === 'pending';
   }
 
   update(permission: PermissionView, title: string): void {
     const same =
-      this.permission?.requestId === permission.requestId &&
-      this.permission.status === permission.status &&
-      this.permission.optionId === permission.optionId &&
-      this.permission.answeredBy === permission.answeredBy &&
-      this.permission.expiresAt === permission.expiresAt &&
-      this.permission.check === permission.check &&
-      this.permission.remembered === permission.remembered &&
-      this.title === title;
-    this.permission = permission;
-    this.title = title;
+      this.#permission?.requestId === permission.requestId &&
+      this.#permission.status === permission.status &&
+      this.#permission.optionId === permission.optionId &&
+      this.#permission.answeredBy === permission.answeredBy &&
+      this.#permission.expiresAt === permission.expiresAt &&
+      this.#permission.check === permission.check &&
+      this.#permission.remembered === permission.remembered &&
+      this.#title === title;
+    this.#permission = permission;
+    this.#title = title;
     if (same) {
       return;
     }
@@ -52,37 +55,37 @@ export class PermissionPrompt {
     clear(e);
     e.className = `permission permission-${permission.status}`;
     e.setAttribute('aria-label', t('Permission requested: {0}', visibleTitle(title)));
-    this.remember = undefined;
+    this.#remember = undefined;
     if (permission.status === 'pending') {
-      this.remember = offersRememberChoice(permission) ? new RememberChoice(permission.check.argv) : undefined;
+      this.#remember = offersRememberChoice(permission) ? new RememberChoice(permission.check.argv) : undefined;
       append(e, [
         el('div', { class: 'permission-head' }, [
           icon('shield'),
-          el('span', { class: 'permission-title', attrs: { id: this.headingId }, text: t('{0} asks for permission', agentName(this.env)) }),
+          el('span', { class: 'permission-title', attrs: { id: this.#headingId }, text: t('{0} asks for permission', agentName(this.#env)) }),
         ]),
-        this.timer,
+        this.#timer,
         permission.check !== undefined ? checkDetails(permission.check, undefined) : null,
-        this.remember?.element,
-        this.options(permission),
+        this.#remember?.element,
+        this.#options(permission),
       ]);
-      this.updateTimer();
+      this.#updateTimer();
     } else {
       e.removeAttribute('aria-label');
-      e.append(el('div', { class: 'permission-head' }, [icon(outcomeIcon(permission)), el('span', { text: outcomeText(permission, this.env) })]));
+      e.append(el('div', { class: 'permission-head' }, [icon(outcomeIcon(permission)), el('span', { text: outcomeText(permission, this.#env) })]));
       if (permission.check !== undefined || permission.remembered !== undefined) {
         e.append(checkDetails(permission.check ?? { targets: [], decision: '' }, permission.remembered));
       }
     }
-    this.setTicking(permission.status === 'pending');
+    this.#setTicking(permission.status === 'pending');
   }
 
   /** The first option of `kind`, for the keyboard shortcuts. */
   option(kind: PermissionOptionView['kind']): PermissionOptionView | undefined {
-    return this.permission?.status === 'pending' ? this.permission.options.find((o) => o.kind === kind) : undefined;
+    return this.#permission?.status === 'pending' ? this.#permission.options.find((o) => o.kind === kind) : undefined;
   }
 
   choose(option: PermissionOptionView): void {
-    const permission = this.permission;
+    const permission = this.#permission;
     if (permission?.status !== 'pending') {
       return;
     }
@@ -91,16 +94,16 @@ export class PermissionPrompt {
       b.disabled = true;
     }
     this.element.classList.add('answering');
-    this.remember?.disable();
+    this.#remember?.disable();
     const always = option.kind === 'allow_always' || option.kind === 'reject_always';
-    this.env.actions.choosePermission(permission.requestId, option.optionId, always ? this.remember?.prefix : undefined);
+    this.#env.actions.choosePermission(permission.requestId, option.optionId, always ? this.#remember?.prefix : undefined);
   }
 
   dispose(): void {
-    this.setTicking(false);
+    this.#setTicking(false);
   }
 
-  private options(permission: PermissionView): HTMLElement {
+  #options(permission: PermissionView): HTMLElement {
     const row = el('div', { class: 'permission-options' });
     const firstAllow = permission.options.find((o) => o.kind === 'allow_once');
     const firstReject = permission.options.find((o) => o.kind === 'reject_once');
@@ -109,7 +112,7 @@ export class PermissionPrompt {
       const shortcut = option === firstAllow ? allowShortcut : option === firstReject ? rejectShortcut : undefined;
       const b = el('button', {
         class: `option ${allow ? 'option-allow' : 'option-reject'} kind-${option.kind.replace('_', '-')}`,
-        attrs: { type: 'button', 'aria-keyshortcuts': shortcut, 'aria-describedby': this.headingId },
+        attrs: { type: 'button', 'aria-keyshortcuts': shortcut, 'aria-describedby': this.#headingId },
       });
       b.append(icon(allow ? (option.kind === 'allow_always' ? 'check-all' : 'check') : option.kind === 'reject_always' ? 'circle-slash' : 'close'));
       b.append(el('span', { class: 'label', text: option.name }));
@@ -122,29 +125,29 @@ export class PermissionPrompt {
     return row;
   }
 
-  private updateTimer(): void {
-    const p = this.permission;
+  #updateTimer(): void {
+    const p = this.#permission;
     if (p?.status !== 'pending') {
       return;
     }
-    const now = this.env.clock.hostNow();
+    const now = this.#env.clock.hostNow();
     const waited = Math.max(0, Math.floor((now - p.requestedAt) / 1000));
     let text = t('Waiting for you for {0} s', waited);
     if (p.expiresAt !== undefined) {
       const left = Math.max(0, Math.ceil((p.expiresAt - now) / 1000));
-      text += ` · ${t('{0} denies in {1} s', agentName(this.env), left)}`;
-      this.timer.classList.toggle('urgent', left <= 10);
+      text += ` · ${t('{0} denies in {1} s', agentName(this.#env), left)}`;
+      this.#timer.classList.toggle('urgent', left <= 10);
     }
-    this.timer.textContent = text;
+    this.#timer.textContent = text;
   }
 
-  private setTicking(on: boolean): void {
-    if (on && !this.ticking) {
-      this.env.ticker.add(this.tick);
-    } else if (!on && this.ticking) {
-      this.env.ticker.remove(this.tick);
+  #setTicking(on: boolean): void {
+    if (on && !this.#ticking) {
+      this.#env.ticker.add(this.#tick);
+    } else if (!on && this.#ticking) {
+      this.#env.ticker.remove(this.#tick);
     }
-    this.ticking = on;
+    this.#ticking = on;
   }
 }
 

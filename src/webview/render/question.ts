@@ -27,63 +27,66 @@ function statusText(q: QuestionEntryView): string {
 export class QuestionView implements EntryComponent {
   readonly kind = 'question';
   readonly element = el('article', { class: 'entry question-card' });
-  private readonly titleId = uniqueId('question-title');
-  private entry: QuestionEntryView | undefined;
+  readonly #titleId = uniqueId('question-title');
+  #entry: QuestionEntryView | undefined;
 
-  constructor(private readonly env: RenderEnv) {
-    this.element.setAttribute('aria-labelledby', this.titleId);
+  readonly #env: RenderEnv;
+
+  constructor(env: RenderEnv) {
+    this.#env = env;
+    this.element.setAttribute('aria-labelledby', this.#titleId);
   }
 
   update(entry: EntryView): void {
-    if (entry.kind !== 'question' || entry === this.entry) {
+    if (entry.kind !== 'question' || entry === this.#entry) {
       return;
     }
-    const wasPending = this.entry?.status === 'pending';
-    const sameRequest = this.entry?.requestId === entry.requestId;
-    this.entry = entry;
+    const wasPending = this.#entry?.status === 'pending';
+    const sameRequest = this.#entry?.requestId === entry.requestId;
+    this.#entry = entry;
     setAttr(this.element, 'data-entry-id', entry.id);
     this.element.className = `entry question-card question-${entry.question.kind} status-${entry.status}`;
     // A pending card keeps what the user is typing across a lock update; anything else re-renders.
     if (wasPending && sameRequest && entry.status === 'pending' && entry.question.kind === 'clarify') {
-      this.markLocked(entry.question.locked);
+      this.#markLocked(entry.question.locked);
       return;
     }
-    replaceChildren(this.element, entry.question.kind === 'clarify' ? this.clarify(entry, entry.question) : this.secret(entry, entry.question));
+    replaceChildren(this.element, entry.question.kind === 'clarify' ? this.#clarify(entry, entry.question) : this.#secret(entry, entry.question));
     if (entry.status === 'pending' && !wasPending) {
-      this.env.announce(t('The agent asks a question.'));
+      this.#env.announce(t('The agent asks a question.'));
     }
   }
 
-  private head(text: string, q: QuestionEntryView): HTMLElement {
+  #head(text: string, q: QuestionEntryView): HTMLElement {
     const status = statusText(q);
     return el('div', { class: 'question-head' }, [
       icon(q.question.kind === 'secret' ? 'lock' : 'question'),
-      el('h3', { class: 'question-title', text, attrs: { id: this.titleId } }),
+      el('h3', { class: 'question-title', text, attrs: { id: this.#titleId } }),
       status !== '' ? el('span', { class: 'question-status muted', text: status }) : false,
     ]);
   }
 
-  private clarify(q: QuestionEntryView, c: Extract<QuestionEntryView['question'], { kind: 'clarify' }>): HTMLElement[] {
+  #clarify(q: QuestionEntryView, c: Extract<QuestionEntryView['question'], { kind: 'clarify' }>): HTMLElement[] {
     const pending = q.status === 'pending';
     const answers = c.answers ?? c.locked;
-    const groups = c.questions.map((question) => this.questionGroup(q.requestId, question, pending, c.questions.length > 1, answers[question.id]));
-    const out: HTMLElement[] = [this.head(t('The agent asks'), q), ...groups];
+    const groups = c.questions.map((question) => this.#questionGroup(q.requestId, question, pending, c.questions.length > 1, answers[question.id]));
+    const out: HTMLElement[] = [this.#head(t('The agent asks'), q), ...groups];
     if (pending) {
       const form = this.element;
       out.push(
         el('div', { class: 'question-actions' }, [
           button(t('Submit answers'), {
             // The locks as they are now (a lock updates the card in place, not this handler).
-            onClick: () => this.env.actions.answerQuestion(q.requestId, collectAnswers(form, c.questions, this.currentLocks(c.locked))),
+            onClick: () => this.#env.actions.answerQuestion(q.requestId, collectAnswers(form, c.questions, this.#currentLocks(c.locked))),
           }),
-          button(t('Cancel question'), { class: 'secondary', onClick: () => this.env.actions.cancelQuestion(q.requestId) }),
+          button(t('Cancel question'), { class: 'secondary', onClick: () => this.#env.actions.cancelQuestion(q.requestId) }),
         ]),
       );
     }
     return out;
   }
 
-  private questionGroup(requestId: string, question: ClarifyQuestionView, pending: boolean, batch: boolean, answer: string | null | undefined): HTMLElement {
+  #questionGroup(requestId: string, question: ClarifyQuestionView, pending: boolean, batch: boolean, answer: string | null | undefined): HTMLElement {
     const labelId = uniqueId('clarify-q');
     const name = uniqueId('clarify-choice');
     const group = el('fieldset', { class: 'clarify-question', attrs: { 'data-question-id': question.id, 'aria-labelledby': labelId } }, [
@@ -106,19 +109,19 @@ export class QuestionView implements EntryComponent {
         button(t('Lock answer'), {
           class: 'secondary',
           ariaLabel: t('Lock the answer to: {0}', visibleText(question.text)),
-          onClick: () => this.env.actions.lockAnswer(requestId, question.id, answerOf(group)),
+          onClick: () => this.#env.actions.lockAnswer(requestId, question.id, answerOf(group)),
         }),
       );
     }
     return group;
   }
 
-  private currentLocks(fallback: Readonly<Record<string, string | null>>): Readonly<Record<string, string | null>> {
-    const q = this.entry?.question;
+  #currentLocks(fallback: Readonly<Record<string, string | null>>): Readonly<Record<string, string | null>> {
+    const q = this.#entry?.question;
     return q?.kind === 'clarify' ? q.locked : fallback;
   }
 
-  private markLocked(locked: Readonly<Record<string, string | null>>): void {
+  #markLocked(locked: Readonly<Record<string, string | null>>): void {
     for (const group of Array.from(this.element.querySelectorAll<HTMLElement>('fieldset.clarify-question'))) {
       const id = group.getAttribute('data-question-id') ?? '';
       if (id in locked && group.querySelector('.clarify-answer') === null) {
@@ -130,9 +133,9 @@ export class QuestionView implements EntryComponent {
     }
   }
 
-  private secret(q: QuestionEntryView, s: Extract<QuestionEntryView['question'], { kind: 'secret' }>): HTMLElement[] {
+  #secret(q: QuestionEntryView, s: Extract<QuestionEntryView['question'], { kind: 'secret' }>): HTMLElement[] {
     const title = s.secretKind === 'sudo' ? t('The agent needs your sudo password') : s.envVar !== undefined ? t('The agent asks for {0}', s.envVar) : t('The agent asks for a secret');
-    const out: HTMLElement[] = [this.head(title, q), el('p', { class: 'question-prompt', text: visibleText(s.prompt) })];
+    const out: HTMLElement[] = [this.#head(title, q), el('p', { class: 'question-prompt', text: visibleText(s.prompt) })];
     if (q.status !== 'pending') {
       return out;
     }
@@ -140,7 +143,7 @@ export class QuestionView implements EntryComponent {
     const submit = (): void => {
       const value = input.value;
       input.value = '';
-      this.env.actions.answerSecret(q.requestId, value);
+      this.#env.actions.answerSecret(q.requestId, value);
     };
     input.addEventListener('keydown', (e) => {
       if (e.key === 'Enter') {
@@ -152,7 +155,7 @@ export class QuestionView implements EntryComponent {
       input,
       el('div', { class: 'question-actions' }, [
         button(t('Submit secret'), { onClick: submit }),
-        button(t('Cancel'), { class: 'secondary', ariaLabel: t('Decline: {0}', title), onClick: () => this.env.actions.cancelQuestion(q.requestId) }),
+        button(t('Cancel'), { class: 'secondary', ariaLabel: t('Decline: {0}', title), onClick: () => this.#env.actions.cancelQuestion(q.requestId) }),
       ]),
     );
     return out;

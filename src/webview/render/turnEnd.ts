@@ -57,15 +57,19 @@ const outcomeIcons: Readonly<Record<TurnEndEntry['outcome'], string>> = {
 export class TurnEndView implements EntryComponent {
   readonly kind = 'turnEnd';
   readonly element = el('div', { class: 'entry turn-end', attrs: { role: 'note' } });
-  private entry: TurnEndEntry | undefined;
+  #entry: TurnEndEntry | undefined;
 
-  constructor(private readonly env: RenderEnv) {}
+  readonly #env: RenderEnv;
+
+  constructor(env: RenderEnv) {
+    this.#env = env;
+  }
 
   update(entry: EntryView): void {
-    if (entry.kind !== 'turnEnd' || entry === this.entry) {
+    if (entry.kind !== 'turnEnd' || entry === this.#entry) {
       return;
     }
-    this.entry = entry;
+    this.#entry = entry;
     setAttr(this.element, 'data-entry-id', entry.id);
     this.element.className = `entry turn-end outcome-${entry.outcome}`;
     const facts: string[] = [formatDuration(entry.durationMs)];
@@ -87,15 +91,15 @@ export class TurnEndView implements EntryComponent {
           attrs: { title: entry.usage !== undefined ? t('Tokens this turn sent and received; the header’s figure is how full the context window is now.') : undefined },
         }),
       ]),
-      failed ? this.failureBlock(entry) : entry.error !== undefined && entry.error !== '' ? el('pre', { class: 'turn-error', text: entry.error }) : false,
-      entry.changes !== undefined ? this.changesRow(entry.turnId, entry.changes) : false,
+      failed ? this.#failureBlock(entry) : entry.error !== undefined && entry.error !== '' ? el('pre', { class: 'turn-error', text: entry.error }) : false,
+      entry.changes !== undefined ? this.#changesRow(entry.turnId, entry.changes) : false,
     ]);
   }
 
   /** The cause, what to do, and the actions: everything the chat says about this failure. */
-  private failureBlock(entry: TurnEndEntry): HTMLElement {
+  #failureBlock(entry: TurnEndEntry): HTMLElement {
     const p = entry.provider;
-    const agent = this.env.header()?.agentName ?? t('The agent');
+    const agent = this.#env.header()?.agentName ?? t('The agent');
     const hint = [
       p === undefined ? t('The traffic log shows what the agent answered.') : p.transient ? t('This is usually temporary: try again in a moment.') : t('Check the model provider’s configuration.'),
       entry.retryIn === 'newSession' ? t('{0} keeps this message and would send it again in front of your next one, so Retry sends it once, in a new session that starts from before it.', agent) : '',
@@ -112,23 +116,23 @@ export class TurnEndView implements EntryComponent {
             icon: 'refresh',
             class: 'secondary',
             title: newSession ? t('Send this message once, in a new session forked from before it') : t('Send this prompt again'),
-            onClick: () => this.env.actions.retryTurn(turnId),
+            onClick: () => this.#env.actions.retryTurn(turnId),
           }),
         startFresh !== undefined &&
-          button(t('Start fresh'), { icon: 'repo-forked', class: 'secondary', title: t('A new session from before this message, with it in the composer'), onClick: () => this.env.actions.forkFromHere(startFresh) }),
-        p !== undefined && !p.transient && button(t('Set Up Provider'), { class: 'secondary', onClick: () => this.env.actions.noticeAction('setupProvider') }),
-        button(t('Show Traffic'), { class: 'secondary', onClick: () => this.env.actions.noticeAction('showTraffic') }),
+          button(t('Start fresh'), { icon: 'repo-forked', class: 'secondary', title: t('A new session from before this message, with it in the composer'), onClick: () => this.#env.actions.forkFromHere(startFresh) }),
+        p !== undefined && !p.transient && button(t('Set Up Provider'), { class: 'secondary', onClick: () => this.#env.actions.noticeAction('setupProvider') }),
+        button(t('Show Traffic'), { class: 'secondary', onClick: () => this.#env.actions.noticeAction('showTraffic') }),
       ]),
     ]);
   }
 
   /** The turn's file changes still pending review, with the checkpoint actions. */
-  private changesRow(turnId: number, changes: NonNullable<TurnEndEntry['changes']>): HTMLElement {
+  #changesRow(turnId: number, changes: NonNullable<TurnEndEntry['changes']>): HTMLElement {
     return el('div', { class: 'turn-changes' }, [
       icon('diff-multiple'),
       el('span', { class: 'muted', text: t('{0} file(s) changed · +{1} −{2}', changes.files, changes.added, changes.removed) }),
-      button(t('Restore files to before this turn'), { class: 'secondary', onClick: () => this.env.actions.restoreTurn(turnId) }),
-      button(t('Rewind code and conversation'), { class: 'secondary', onClick: () => this.env.actions.rewindTurn(turnId) }),
+      button(t('Restore files to before this turn'), { class: 'secondary', onClick: () => this.#env.actions.restoreTurn(turnId) }),
+      button(t('Rewind code and conversation'), { class: 'secondary', onClick: () => this.#env.actions.rewindTurn(turnId) }),
     ]);
   }
 }
