@@ -4,7 +4,9 @@ import { maxFindEntries, type FindResult } from '../protocol/webviewProtocol';
 /**
  * The text an entry shows, for "Find in chat" (the webview's Ctrl+F): what a reader can find on
  * the card, collapsed parts included (the webview opens them to show a match). Markdown is searched
- * as written: `**bold**` finds "bold".
+ * as written: `**bold**` finds "bold". The webview walks these matches in the row's text, leaving out
+ * what a card shows besides (its status, duration, command, raw input and output: `unsearched` in
+ * src/webview/render/findInChat.ts): what this adds or drops, that list follows.
  */
 export function searchableText(view: EntryView): string {
   switch (view.kind) {

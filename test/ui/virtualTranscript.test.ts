@@ -37,8 +37,10 @@ function longSession(turns: number): { harness: SessionHarness; chat: ChatSessio
     harness.update(textChunk(i === 8 ? `${answer(i)}\n\n\`\`\`text\n${'wide '.repeat(400)}wide-needle\n\`\`\`\n` : i === 9 ? longAnswer : answer(i)));
     harness.update(toolCall(`t${i}`, { title: i === 6 ? 'Read notes.md (title-needle)' : `npm test -- module${i}`, kind: i === 6 ? 'read' : 'execute', status: 'in_progress' }));
     const lines = i === 7 ? 1_000 : i === 6 ? 400 : 3 + (i % 9) * 4;
-    const line = (k: number): string => (i === 6 && k === 350 ? 'read-needle in the file' : i === 6 && k === 200 ? 'title-needle in the file too' : `PASS module${i} case ${k}`);
-    harness.update(toolUpdate(`t${i}`, { status: 'completed', content: [{ type: 'content', content: { type: 'text', text: Array.from({ length: lines }, (_, k) => line(k)).join('\n') } }] }));
+    const line = (k: number): string =>
+      i === 6 && k === 350 ? 'read-needle in the file' : i === 6 && k === 200 ? 'title-needle in the file too' : i === 4 && k === 2 ? 'Tests: 1 failed, 2 passed' : `PASS module${i} case ${k}`;
+    // Turn 4's tests failed: its card says "Failed" too, which find must not count.
+    harness.update(toolUpdate(`t${i}`, { status: i === 4 ? 'failed' : 'completed', content: [{ type: 'content', content: { type: 'text', text: Array.from({ length: lines }, (_, k) => line(k)).join('\n') } }] }));
     harness.end();
   }
   const { chat, changed } = chatOver(harness);
@@ -368,6 +370,7 @@ suite('the virtualized transcript: a 5,000-entry session (Chromium, fake host, t
       ['title-needle', 4 * 6 + 2, false, 0], // a folded card's title…
       ['title-needle', 4 * 6 + 2, true, 1], // …and the next match, in its output (the card opens): not the title again
       ['read-needle', 4 * 6 + 2, true, 0], // the same card's long Markdown output, laid out only once shown
+      ['failed', 4 * 4 + 2, true, 0], // in a failed card's output, not its status ("Failed")
       ['wide-needle', 4 * 8 + 1, false, 0], // the end of a code block's long line
       ['long-needle', 4 * 9 + 1, false, 0], // the end of a 90 KB answer, rendered a piece per task
     ];

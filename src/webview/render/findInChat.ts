@@ -6,6 +6,18 @@ import { FindBar } from './findBar';
 /** Typing pauses this long before the host is asked. */
 const queryDelayMs = 150;
 const highlightName = 'hermes-find';
+/**
+ * What a row shows that the host's search does not count (`searchableText`, src/session/viewSearch.ts):
+ * a card's status, duration, command and raw input/output, notes and badges, a thought's label, a
+ * turn's footer, words for screen readers. The matches find walks are the host's: the n-th one in
+ * the row is the n-th the host counted only when this text is left out ("Failed" on a failed card
+ * was the first match of "failed", and the output's last match was never reached).
+ */
+const unsearched = [
+  '.status-text', '.tool-duration', '.tool-command', '.tool-raw', '.truncated', '.diff-stats', '.badge',
+  '.thought-label', '.turn-end-line', '.failure-hint', '.turn-actions', '.turn-changes', '.notice-log',
+  '.notice-actions', '.notice-suggestions', '.permission', '.visually-hidden',
+].join(', ');
 
 interface CssHighlights {
   readonly highlights?: { set(name: string, value: unknown): void; delete(name: string): void };
@@ -31,73 +43,75 @@ function completeOutputs(row: HTMLElement): void {
  * card does not show (a collapsed section) opens it; one that is still not in the text marks its entry.
  */
 export class FindInChat {
-  private readonly bar: FindBar;
-  private result: FindResult | undefined;
-  private query = '';
-  private current = -1;
-  private timer: ReturnType<typeof setTimeout> | undefined;
-  private asked = 0;
-  private marked: HTMLElement | undefined;
+  readonly #bar: FindBar;
+  #result: FindResult | undefined;
+  #query = '';
+  #current = -1;
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  #asked = 0;
+  #marked: HTMLElement | undefined;
   /** The marked match, and what puts the mark back when the row's text is rendered anew (see `keep`). */
-  private held: Range | undefined;
-  private keeper: MutationObserver | undefined;
+  #held: Range | undefined;
+  #keeper: MutationObserver | undefined;
 
-  constructor(
-    private readonly doc: Document,
-    private readonly transcript: FindTarget,
-    private readonly search: (query: string) => Promise<FindResult>,
-    mount: HTMLElement,
-  ) {
-    this.bar = new FindBar({ query: (q) => this.typed(q), step: (d) => void this.step(d), close: () => this.close() });
-    mount.replaceChildren(this.bar.element);
+  readonly #doc: Document;
+  readonly #transcript: FindTarget;
+  readonly #search: (query: string) => Promise<FindResult>;
+
+  constructor(doc: Document, transcript: FindTarget, search: (query: string) => Promise<FindResult>, mount: HTMLElement) {
+    this.#doc = doc;
+    this.#transcript = transcript;
+    this.#search = search;
+    this.#bar = new FindBar({ query: (q) => this.#typed(q), step: (d) => void this.#step(d), close: () => this.close() });
+    mount.replaceChildren(this.#bar.element);
   }
 
   open(): void {
-    this.bar.show();
+    this.#bar.show();
   }
 
   close(): void {
-    this.bar.hide();
-    this.clearMark();
-    this.result = undefined;
-    this.current = -1;
-    this.bar.setStatus(''); // not "1 of 2" from before when it opens again, until its query is answered
-    this.transcript.log.focus({ preventScroll: true });
+    this.#bar.hide();
+    this.#clearMark();
+    this.#result = undefined;
+    this.#current = -1;
+    this.#bar.setStatus(''); // not "1 of 2" from before when it opens again, until its query is answered
+    this.#transcript.log.focus({ preventScroll: true });
   }
 
-  private typed(query: string): void {
-    this.query = query;
-    clearTimeout(this.timer);
-    this.timer = setTimeout(() => void this.ask(), queryDelayMs);
+  #typed(query: string): void {
+    this.#query = query;
+    clearTimeout(this.#timer);
+    this.#timer = setTimeout(() => void this.#ask(), queryDelayMs);
   }
 
-  private async ask(): Promise<void> {
-    const query = this.query;
-    const ask = ++this.asked;
-    this.clearMark();
+  async #ask(): Promise<void> {
+    const query = this.#query;
+    const ask = ++this.#asked;
+    this.#clearMark();
     if (query.trim() === '') {
-      this.result = undefined;
-      this.bar.setStatus('');
+      this.#result = undefined;
+      this.#bar.setStatus('');
       return;
     }
     let result: FindResult;
     try {
-      result = await this.search(query);
+      result = await this.#search(query);
     } catch (e) {
-      this.bar.setStatus(t('Find failed: {0}', e instanceof Error ? e.message : String(e)));
+      this.#bar.setStatus(t('Find failed: {0}', e instanceof Error ? e.message : String(e)));
       return;
     }
-    if (ask !== this.asked) {
+    if (ask !== this.#asked) {
       return; // a newer query is on its way
     }
-    this.result = result;
+    this.#result = result;
     if (result.total === 0) {
-      this.current = -1;
-      this.bar.setStatus(t('No results'));
+      this.#current = -1;
+      this.#bar.setStatus(t('No results'));
       return;
     }
     // The first match from the top of the view down (wrapping around).
-    const first = this.transcript.extentOf.start;
+    const first = this.#transcript.extentOf.start;
     let n = 0;
     let chosen = -1;
     for (const m of result.matches) {
@@ -107,23 +121,23 @@ export class FindInChat {
       }
       n += m.count;
     }
-    await this.go(chosen < 0 ? 0 : chosen);
+    await this.#go(chosen < 0 ? 0 : chosen);
   }
 
-  private async step(direction: 1 | -1): Promise<void> {
-    const total = this.result?.total ?? 0;
+  async #step(direction: 1 | -1): Promise<void> {
+    const total = this.#result?.total ?? 0;
     if (total === 0) {
-      if (this.query.trim() !== '' && this.result === undefined) {
-        await this.ask();
+      if (this.#query.trim() !== '' && this.#result === undefined) {
+        await this.#ask();
       }
       return;
     }
-    await this.go((this.current + direction + total) % total);
+    await this.#go((this.#current + direction + total) % total);
   }
 
   /** Match `n` (0-based, over the whole transcript): its entry in view, the match marked. */
-  private async go(n: number): Promise<void> {
-    const result = this.result;
+  async #go(n: number): Promise<void> {
+    const result = this.#result;
     if (result === undefined) {
       return;
     }
@@ -135,80 +149,80 @@ export class FindInChat {
       k -= m.count;
       return false;
     });
-    this.current = n;
-    this.bar.setStatus(t('{0} of {1}', n + 1, result.total));
+    this.#current = n;
+    this.#bar.setStatus(t('{0} of {1}', n + 1, result.total));
     if (match === undefined) {
       return;
     }
-    const ask = this.asked;
-    const row = await this.transcript.reveal(match.id);
-    const stale = (): boolean => ask !== this.asked || this.current !== n;
+    const ask = this.#asked;
+    const row = await this.#transcript.reveal(match.id);
+    const stale = (): boolean => ask !== this.#asked || this.#current !== n;
     if (row === undefined || stale()) {
       return;
     }
     // A long message renders its text a piece per task: give it a few frames to show the match.
-    await this.rangeWithin(row, k, 30, stale);
+    await this.#rangeWithin(row, k, 30, stale);
     if (!stale()) {
-      await this.mark(row, k, stale);
+      await this.#mark(row, k, stale);
     }
   }
 
   /** The match's range as soon as the row shows it, looked for each frame up to `frames` frames. */
-  private async rangeWithin(row: HTMLElement, occurrence: number, frames: number, stale: () => boolean): Promise<Range | undefined> {
+  async #rangeWithin(row: HTMLElement, occurrence: number, frames: number, stale: () => boolean): Promise<Range | undefined> {
     for (let frame = 0; ; frame++) {
-      const range = this.findRange(row, occurrence);
-      if (range !== undefined || frame === frames || !(await this.frame()) || stale()) {
+      const range = this.#findRange(row, occurrence);
+      if (range !== undefined || frame === frames || !(await this.#frame()) || stale()) {
         return range;
       }
     }
   }
 
   /** The next frame; false when the page has no window (nothing to wait for). */
-  private frame(): Promise<boolean> {
-    const win = this.doc.defaultView;
+  #frame(): Promise<boolean> {
+    const win = this.#doc.defaultView;
     return win === null ? Promise.resolve(false) : new Promise((resolve) => win.requestAnimationFrame(() => resolve(true)));
   }
 
-  private async mark(row: HTMLElement, occurrence: number, stale: () => boolean): Promise<void> {
-    this.clearMark();
+  async #mark(row: HTMLElement, occurrence: number, stale: () => boolean): Promise<void> {
+    this.#clearMark();
     completeOutputs(row);
-    let range = this.findRange(row, occurrence);
+    let range = this.#findRange(row, occurrence);
     if (range === undefined) {
-      // In a collapsed section: open thoughts, raw details and tool cards, then look again. A
-      // thought's or raw output's text is put in on its `toggle` event, after this task: a few frames.
-      for (const d of Array.from(row.querySelectorAll('details:not([open])'))) {
+      // In a collapsed section: open thoughts and tool cards, then look again. A thought's text is
+      // put in on its `toggle` event, after this task: a few frames.
+      for (const d of Array.from(row.querySelectorAll('details.thought:not([open])'))) {
         (d as HTMLDetailsElement).open = true;
       }
       for (const toggle of Array.from(row.querySelectorAll<HTMLElement>('.tool-toggle[aria-expanded="false"]'))) {
         toggle.click();
       }
       completeOutputs(row);
-      range = await this.rangeWithin(row, occurrence, 10, stale);
+      range = await this.#rangeWithin(row, occurrence, 10, stale);
       if (stale()) {
         return;
       }
     }
-    const css = (this.doc.defaultView as unknown as { CSS?: CssHighlights; Highlight?: new (r: Range) => unknown } | null) ?? undefined;
+    const css = (this.#doc.defaultView as unknown as { CSS?: CssHighlights; Highlight?: new (r: Range) => unknown } | null) ?? undefined;
     if (range !== undefined && css?.CSS?.highlights !== undefined && css.Highlight !== undefined) {
       const { highlights } = css.CSS;
       const Highlight = css.Highlight;
       highlights.set(highlightName, new Highlight(range));
-      this.keep(row, occurrence, range, (r) => highlights.set(highlightName, new Highlight(r)));
+      this.#keep(row, occurrence, range, (r) => highlights.set(highlightName, new Highlight(r)));
       // A Markdown group out of view keeps a 600 px stand-in height until it is shown (content-
       // visibility), and rows near it are still being measured: the first scroll can land short of
       // the match. Scroll again until it has stayed in view for three frames (twenty at most).
       for (let frame = 0, still = 0; frame < 20 && still < 3; frame++) {
-        const held = this.held ?? range;
-        this.scrollBoxesTo(held);
-        still = this.scrollTo(held.getBoundingClientRect()) ? 0 : still + 1;
-        if (!(await this.frame()) || stale()) {
+        const held = this.#held ?? range;
+        this.#scrollBoxesTo(held);
+        still = this.#scrollTo(held.getBoundingClientRect()) ? 0 : still + 1;
+        if (!(await this.#frame()) || stale()) {
           return;
         }
       }
     } else {
       row.classList.add('find-current');
-      this.marked = row;
-      this.scrollTo(row.getBoundingClientRect());
+      this.#marked = row;
+      this.#scrollTo(row.getBoundingClientRect());
     }
   }
 
@@ -218,25 +232,25 @@ export class FindInChat {
    * highlighted), and a range in text that is replaced or removed collapses. Looked at after each
    * batch of changes (before the frame is painted), found again only when it no longer holds them.
    */
-  private keep(row: HTMLElement, occurrence: number, range: Range, show: (range: Range) => void): void {
-    const win = this.doc.defaultView;
+  #keep(row: HTMLElement, occurrence: number, range: Range, show: (range: Range) => void): void {
+    const win = this.#doc.defaultView;
     if (win === null) {
       return;
     }
-    const needle = this.query.toLowerCase();
-    this.held = range;
-    this.keeper = new win.MutationObserver(() => {
+    const needle = this.#query.toLowerCase();
+    this.#held = range;
+    this.#keeper = new win.MutationObserver(() => {
       // (A query being typed is not asked yet: the mark it replaces stays as it is until then.)
-      if (this.held === undefined || this.held.toString().toLowerCase() === needle || this.query.toLowerCase() !== needle) {
+      if (this.#held === undefined || this.#held.toString().toLowerCase() === needle || this.#query.toLowerCase() !== needle) {
         return;
       }
-      const again = this.findRange(row, occurrence);
+      const again = this.#findRange(row, occurrence);
       if (again !== undefined) {
-        this.held = again;
+        this.#held = again;
         show(again);
       }
     });
-    this.keeper.observe(row, { subtree: true, childList: true, characterData: true });
+    this.#keeper.observe(row, { subtree: true, childList: true, characterData: true });
   }
 
   /**
@@ -244,8 +258,8 @@ export class FindInChat {
    * own box) to the match: otherwise its place in the box's text, thousands of pixels below the
    * box, scrolled the log past the entry and the virtualized transcript took the entry out.
    */
-  private scrollBoxesTo(range: Range): void {
-    const log = this.transcript.log;
+  #scrollBoxesTo(range: Range): void {
+    const log = this.#transcript.log;
     for (let box = range.startContainer.parentElement; box !== null && box !== log; box = box.parentElement) {
       if (box.scrollHeight <= box.clientHeight && box.scrollWidth <= box.clientWidth) {
         continue;
@@ -262,8 +276,8 @@ export class FindInChat {
   }
 
   /** Scrolls the log to put `rect` a third of the way down when it is not in view; true if it scrolled. */
-  private scrollTo(rect: DOMRect): boolean {
-    const log = this.transcript.log;
+  #scrollTo(rect: DOMRect): boolean {
+    const log = this.#transcript.log;
     const view = log.getBoundingClientRect();
     if (rect.top >= view.top && rect.bottom <= view.bottom) {
       return false;
@@ -276,15 +290,18 @@ export class FindInChat {
    * The `occurrence`-th match of the query in the row's text; undefined while the row has fewer (a
    * folded card shows its title, not its output: the title's match is not the output's).
    */
-  private findRange(row: HTMLElement, occurrence: number): Range | undefined {
-    const needle = this.query.toLowerCase();
-    const win = this.doc.defaultView;
+  #findRange(row: HTMLElement, occurrence: number): Range | undefined {
+    const needle = this.#query.toLowerCase();
+    const win = this.#doc.defaultView;
     if (needle === '' || win === null) {
       return undefined;
     }
     const nodes: { node: Text; start: number }[] = [];
     let text = '';
-    const walker = this.doc.createTreeWalker(row, win.NodeFilter.SHOW_TEXT);
+    const { FILTER_ACCEPT, FILTER_REJECT } = win.NodeFilter;
+    const walker = this.#doc.createTreeWalker(row, win.NodeFilter.SHOW_TEXT, {
+      acceptNode: (node) => (node.parentElement?.closest(unsearched) ? FILTER_REJECT : FILTER_ACCEPT),
+    });
     for (let node = walker.nextNode(); node !== null; node = walker.nextNode()) {
       nodes.push({ node: node as Text, start: text.length });
       text += (node.textContent ?? '').toLowerCase();
@@ -313,19 +330,19 @@ export class FindInChat {
     if (start === undefined || end === undefined) {
       return undefined;
     }
-    const range = this.doc.createRange();
+    const range = this.#doc.createRange();
     range.setStart(start.node, start.offset);
     range.setEnd(end.node, end.offset + 1);
     return range;
   }
 
-  private clearMark(): void {
-    const css = this.doc.defaultView as unknown as { CSS?: CssHighlights } | null;
+  #clearMark(): void {
+    const css = this.#doc.defaultView as unknown as { CSS?: CssHighlights } | null;
     css?.CSS?.highlights?.delete(highlightName);
-    this.keeper?.disconnect();
-    this.keeper = undefined;
-    this.held = undefined;
-    this.marked?.classList.remove('find-current');
-    this.marked = undefined;
+    this.#keeper?.disconnect();
+    this.#keeper = undefined;
+    this.#held = undefined;
+    this.#marked?.classList.remove('find-current');
+    this.#marked = undefined;
   }
 }
